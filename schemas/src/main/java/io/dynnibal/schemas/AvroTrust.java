@@ -1,0 +1,31 @@
+package io.dynnibal.schemas;
+
+import org.apache.avro.util.ClassSecurityValidator;
+
+/**
+ * Avro 1.12 refuses to instantiate generated classes outside a trusted set ({@code SecurityException: Forbidden
+ * ... not trusted}). Our generated records live in this package; trusting it here, once per JVM, saves every
+ * launcher, test runner and TaskManager from having to pass {@code -Dorg.apache.avro.SERIALIZABLE_PACKAGES}.
+ */
+public final class AvroTrust {
+  private static volatile boolean installed;
+
+  private AvroTrust() {}
+
+  /** Adds this package to the JVM-wide trusted set; the previous predicate keeps trusting what it trusted. */
+  public static void install() {
+    if (installed) {
+      return;
+    }
+    synchronized (AvroTrust.class) {
+      if (installed) {
+        return;
+      }
+      String trustedPackage = AvroTrust.class.getPackageName();
+      ClassSecurityValidator.setGlobal(
+          ClassSecurityValidator.composite(
+              ClassSecurityValidator.getGlobal(), type -> trustedPackage.equals(type.getPackageName())));
+      installed = true;
+    }
+  }
+}
