@@ -1,0 +1,50 @@
+package io.dynnibal.jobs.cli;
+
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.PositionalParamSpec;
+
+/**
+ * A command that users will have but that is not built yet: it is listed in {@code --help} so the shape of the tool
+ * is visible, accepts any arguments, says which issue builds it and exits with {@link #NOT_BUILT_YET}. Each entry
+ * leaves this table when its issue lands a real command.
+ */
+final class PlannedCommand implements Callable<Integer> {
+  static final int NOT_BUILT_YET = 3;
+
+  private record Plan(String name, String description, int issue) {}
+
+  private static final List<Plan> PLANS =
+      List.of(
+          new Plan("demo", "Train on the bundled Debian corpus with an in-process broker and cluster.", 6),
+          new Plan("publish", "Publish targets and training pairs from JSONL files to Kafka.", 7),
+          new Plan("submit", "Submit the training job to a Flink cluster.", 8),
+          new Plan("experiment", "Replay a dataset through every sampler and print the results table.", 7),
+          new Plan("eval", "Evaluate a parameter snapshot: R@k and MRR@k over all targets.", 5),
+          new Plan("bench", "Benchmarks of the index, sampler and tree maintenance (JSON).", 3));
+
+  private final Plan plan;
+
+  private PlannedCommand(Plan plan) {
+    this.plan = plan;
+  }
+
+  static void addAll(CommandLine parent) {
+    for (Plan plan : PLANS) {
+      CommandSpec spec = CommandSpec.wrapWithoutInspection(new PlannedCommand(plan));
+      spec.usageMessage().description(plan.description() + " (not built yet: issue #" + plan.issue() + ")");
+      spec.parser().unmatchedOptionsArePositionalParams(true);
+      spec.addPositional(PositionalParamSpec.builder().arity("0..*").type(String[].class).hidden(true).build());
+      parent.addSubcommand(plan.name(), new CommandLine(spec));
+    }
+  }
+
+  @Override
+  public Integer call() {
+    System.err.println(
+        "dynnibal " + plan.name() + " is not built yet; issue #" + plan.issue() + " builds it. See ./dynnibal --help.");
+    return NOT_BUILT_YET;
+  }
+}

@@ -1,0 +1,182 @@
+package io.dynnibal.jobs.embedded;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.storage.Formatter;
+
+/**
+ * A real single-node Kafka broker (KRaft: broker and controller in one process) running inside this JVM, on free
+ * loopback ports, with its log under a directory the caller chooses. `dynnibal demo` and the tests use it; the
+ * separate-JVM broker of deploy/ runs the same server class from the same jars.
+ *
+ * <p>Internal topics (consumer offsets, transactions, share groups) have replication factor 1, or the broker
+ * would wait forever for replicas and consumers would read nothing.
+ */
+public final class EmbeddedKafkaBroker implements AutoCloseable {
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+
+  private final KafkaRaftServer server;
+  private final String bootstrapServers;
+  private final Path logDir;
+
+  private EmbeddedKafkaBroker(KafkaRaftServer server, String bootstrapServers, Path logDir) {
+    this.server = server;
+    this.bootstrapServers = bootstrapServers;
+    this.logDir = logDir;
+  }
+
+  /** Formats {@code logDir} (which must not hold another cluster's data), starts the broker and waits until it serves. */
+  public static EmbeddedKafkaBroker start(Path logDir) {
+    return start(logDir, Map.of());
+  }
+
+  /** As {@link #start(Path)}, with broker properties that override the defaults (e.g. listeners for SASL). */
+  public static EmbeddedKafkaBroker start(Path logDir, Map<String, String> overrides) {
+    try {
+      Files.createDirectories(logDir);
+      int brokerPort = freePort();
+      int controllerPort = freePort();
+      Properties props = defaults(logDir, brokerPort, controllerPort);
+      props.putAll(overrides);
+      KafkaConfig config = KafkaConfig.fromProps(props, false);
+      format(logDir, config);
+      KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
+      server.startup();
+      EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(server, "127.0.0.1:" + brokerPort, logDir);
+      broker.awaitReady();
+      return broker;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the embedded Kafka broker under " + logDir, e);
+    }
+  }
+
+  /** {@code host:port} for {@code bootstrap.servers}. */
+  public String bootstrapServers() {
+    return bootstrapServers;
+  }
+
+  public Path logDir() {
+    return logDir;
+  }
+
+  /** Client properties that reach this broker; add your own on top. */
+  public Properties clientProperties() {
+    Properties props = new Properties();
+    props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    return props;
+  }
+
+  /** Creates topics and waits until they exist. */
+  public void createTopics(Collection<NewTopic> topics) {
+    try (Admin admin = Admin.create(clientProperties())) {
+      admin.createTopics(topics).all().get(READY_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot create topics " + topics + ": " + e.getCause(), e.getCause());
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot create topics " + topics, e);
+    }
+  }
+
+  /** Creates one topic with the given partition count, replication factor 1. */
+  public void createTopic(String name, int partitions) {
+    createTopics(List.of(new NewTopic(name, partitions, (short) 1)));
+  }
+
+  @Override
+  public void close() {
+    server.shutdown();
+    server.awaitShutdown();
+  }
+
+  private void awaitReady() {
+    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+    Exception last = null;
+    try (Admin admin = Admin.create(clientProperties())) {
+      while (System.nanoTime() < deadline) {
+        try {
+          if (!admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty()) {
+            return;
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while waiting for the embedded Kafka broker", e);
+        } catch (Exception e) {
+          last = e;
+        }
+      }
+    }
+    close();
+    throw new IllegalStateException("the embedded Kafka broker did not serve within " + READY_TIMEOUT, last);
+  }
+
+  private static Properties defaults(Path logDir, int brokerPort, int controllerPort) {
+    Properties p = new Properties();
+    p.put("process.roles", "broker,controller");
+    p.put("node.id", "1");
+    p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+    p.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+    p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    p.put("inter.broker.listener.name", "PLAINTEXT");
+    p.put("controller.listener.names", "CONTROLLER");
+    p.put("log.dirs", logDir.toAbsolutePath().toString());
+    p.put("num.partitions", "1");
+    p.put("auto.create.topics.enable", "false");
+    p.put("offsets.topic.replication.factor", "1");
+    p.put("offsets.topic.num.partitions", "4");
+    p.put("transaction.state.log.replication.factor", "1");
+    p.put("transaction.state.log.min.isr", "1");
+    p.put("transaction.state.log.num.partitions", "4");
+    p.put("share.coordinator.state.topic.replication.factor", "1");
+    p.put("share.coordinator.state.topic.min.isr", "1");
+    // Flink's exactly-once sink opens transactions of up to an hour by default; the broker's cap must allow it.
+    p.put("transaction.max.timeout.ms", String.valueOf(TimeUnit.HOURS.toMillis(1)));
+    p.put("group.initial.rebalance.delay.ms", "0");
+    return p;
+  }
+
+  private static void format(Path logDir, KafkaConfig config) throws IOException {
+    if (Files.exists(logDir.resolve("meta.properties"))) {
+      return; // formatted before: restart on the same data
+    }
+    try {
+      new Formatter()
+          .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
+          .setNodeId(config.nodeId())
+          .setClusterId(Uuid.randomUuid().toString())
+          .setControllerListenerName("CONTROLLER")
+          .setMetadataLogDirectory(config.metadataLogDir())
+          .addDirectory(logDir.toAbsolutePath().toString())
+          .run();
+    } catch (Exception e) {
+      throw new IOException("cannot format Kafka storage in " + logDir + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      socket.setReuseAddress(true);
+      return socket.getLocalPort();
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package io.dynnibal.training;
+
+import ai.djl.Device;
+import ai.djl.engine.Engine;
+
+/**
+ * The one way into DJL's PyTorch engine. It fixes the JVM-wide defaults before libtorch loads, because they are read
+ * once at load time:
+ *
+ * <ul>
+ *   <li>{@code ai.djl.offline=true}: libtorch comes from the native jar on the classpath, never from the network
+ *       (none here; a download attempt fails the run).
+ *   <li>one intra-op and one inter-op thread: on 2 shared cores PyTorch's default thread pools made a training step
+ *       10-40x slower (OpenMP spinning, see STACK.md). GPU work is unaffected.
+ * </ul>
+ *
+ * A value the user set with {@code -D...} always wins.
+ */
+public final class TorchRuntime {
+  public static final String ENGINE_NAME = "PyTorch";
+
+  private TorchRuntime() {}
+
+  /** The PyTorch engine, loaded on first use with the defaults above. */
+  public static Engine engine() {
+    setIfAbsent("ai.djl.offline", "true");
+    setIfAbsent("ai.djl.pytorch.num_threads", "1");
+    setIfAbsent("ai.djl.pytorch.num_interop_threads", "1");
+    return Engine.getEngine(ENGINE_NAME);
+  }
+
+  /** GPU 0 when libtorch sees a CUDA device, else the CPU. */
+  public static Device trainingDevice() {
+    return engine().getGpuCount() > 0 ? Device.gpu() : Device.cpu();
+  }
+
+  /** What `dynnibal version` reports. Loads libtorch (about 0.5 s warm, a few seconds on first unpack). */
+  public static Description describe() {
+    Engine engine = engine();
+    return new Description(Engine.getDjlVersion(), engine.getVersion(), engine.getGpuCount(), trainingDevice());
+  }
+
+  private static void setIfAbsent(String key, String value) {
+    if (System.getProperty(key) == null) {
+      System.setProperty(key, value);
+    }
+  }
+
+  /** Versions of DJL and libtorch, and the device training will use. */
+  public record Description(String djlVersion, String libtorchVersion, int gpuCount, Device trainingDevice) {}
+}
