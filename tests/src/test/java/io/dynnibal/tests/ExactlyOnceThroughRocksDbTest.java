@@ -27,7 +27,6 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
-import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -123,8 +122,7 @@ class ExactlyOnceThroughRocksDbTest {
   }
 
   /** Counts how often the job has seen each pair (RocksDB keyed state) and fails once, mid-stream. */
-  static final class CountSightings extends KeyedProcessFunction<String, TrainingPair, String>
-      implements CheckpointListener {
+  static final class CountSightings extends KeyedProcessFunction<String, TrainingPair, String> {
     private transient ValueState<Integer> sightings;
 
     @Override
@@ -142,9 +140,6 @@ class ExactlyOnceThroughRocksDbTest {
       sightings.update(now);
       out.collect(pair.getPairId() + "\t" + now);
     }
-
-    @Override
-    public void notifyCheckpointComplete(long checkpointId) {}
   }
 
   private static KafkaSource<TrainingPair> pairSource(EmbeddedKafkaBroker kafka) {

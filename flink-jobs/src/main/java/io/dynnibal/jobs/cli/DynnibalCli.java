@@ -22,11 +22,11 @@ public final class DynnibalCli implements Runnable {
   @Spec CommandSpec spec;
 
   public static void main(String[] args) {
-    System.exit(run(args));
+    System.exit(execute(args));
   }
 
   /** Runs the CLI in this JVM and returns its exit code (tests call this). */
-  public static int run(String... args) {
+  public static int execute(String... args) {
     return commandLine().execute(args);
   }
 

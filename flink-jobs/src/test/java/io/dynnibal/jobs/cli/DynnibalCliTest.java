@@ -1,0 +1,63 @@
+package io.dynnibal.jobs.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class DynnibalCliTest {
+
+  @Test
+  void helpListsEveryCommand() {
+    String help = captureStdout(() -> assertEquals(0, DynnibalCli.execute("--help")));
+    for (String command : new String[] {"version", "demo", "publish", "submit", "experiment", "eval", "bench"}) {
+      assertTrue(help.contains("  " + command + " "), command + " missing from:\n" + help);
+    }
+  }
+
+  @Test
+  void noCommandIsAUsageError() {
+    assertEquals(2, DynnibalCli.execute());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"demo", "publish", "submit", "experiment", "eval", "bench"})
+  void plannedCommandsSayTheyAreNotBuiltAndFail(String command) {
+    assertEquals(PlannedCommand.NOT_BUILT_YET, DynnibalCli.execute(command, "--any", "flags", "--steps=3"));
+  }
+
+  @Test
+  void versionNamesTheStackItRunsOn() {
+    Map<String, String> versions = VersionCommand.versions();
+    assertEquals(
+        java.util.List.of("dynnibal", "java", "flink", "kafka", "avro", "djl", "libtorch", "gpu", "device"),
+        java.util.List.copyOf(versions.keySet()));
+    assertTrue(versions.get("flink").matches("2\\.\\d+\\.\\d+"), versions.toString());
+    assertTrue(versions.get("kafka").matches("4\\.\\d+\\.\\d+"), versions.toString());
+    assertTrue(versions.get("libtorch").matches("\\d+\\.\\d+\\.\\d+.*"), versions.toString());
+  }
+
+  @Test
+  void versionAsJsonIsOneObject() {
+    String json = captureStdout(() -> assertEquals(0, DynnibalCli.execute("version", "--json"))).trim();
+    assertTrue(json.startsWith("{\"dynnibal\": ") && json.endsWith("}"), json);
+  }
+
+  private static String captureStdout(Runnable action) {
+    PrintStream original = System.out;
+    ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(buffer, true, StandardCharsets.UTF_8));
+    try {
+      action.run();
+    } finally {
+      System.setOut(original);
+    }
+    return buffer.toString(StandardCharsets.UTF_8);
+  }
+}
