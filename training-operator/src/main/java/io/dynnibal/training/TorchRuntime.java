@@ -2,6 +2,7 @@ package io.dynnibal.training;
 
 import ai.djl.Device;
 import ai.djl.engine.Engine;
+import ai.djl.engine.EngineException;
 
 /**
  * The one way into DJL's PyTorch engine. It fixes the JVM-wide defaults before libtorch loads, because they are read
@@ -26,7 +27,17 @@ public final class TorchRuntime {
     setIfAbsent("ai.djl.offline", "true");
     setIfAbsent("ai.djl.pytorch.num_threads", "1");
     setIfAbsent("ai.djl.pytorch.num_interop_threads", "1");
-    return Engine.getEngine(ENGINE_NAME);
+    try {
+      return Engine.getEngine(ENGINE_NAME);
+    } catch (EngineException e) {
+      // DJL's own message ("Failed to save pytorch index file") hides the usual cause: it found no libtorch on the
+      // classpath that fits this machine and, being offline, could not download one.
+      throw new IllegalStateException(
+          "libtorch could not be loaded. A CPU build needs ai.djl.pytorch:pytorch-native-cpu on the classpath;"
+              + " a CUDA build (-Pcuda) loads only where a GPU and a driver for its CUDA version are visible -"
+              + " build without -Pcuda on machines without one. DJL said: " + e.getMessage(),
+          e);
+    }
   }
 
   /** GPU 0 when libtorch sees a CUDA device, else the CPU. */
