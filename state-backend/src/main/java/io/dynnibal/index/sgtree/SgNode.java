@@ -1,0 +1,140 @@
+package io.dynnibal.index.sgtree;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A node of an {@link SgTree}: a cached vector, the targets that share it exactly (duplicates are distinct targets,
+ * never dropped), and the subtrees hanging off it.
+ *
+ * <p>The tree is stored compressed: a node's point is implicitly present at every level below its own (nesting),
+ * and a child sits at the level fixed by its distance {@code d} to the parent, {@code b^level < d <= b^(level+1)}
+ * (self-separation and covering). Per node the tree keeps:
+ *
+ * <ul>
+ *   <li>{@code radius}: the cover radius, {@code max over children (d(this, child) + child.radius)}, 0 for a leaf. It
+ *       bounds the distance to every descendant, and a child's radius ball lies inside its parent's, which the
+ *       samplers' nested bounds rely on. Exact after a build; after deletes an upper bound.
+ *   <li>{@code minChildDistance} ({@code mind}): the smallest distance between two children, +inf below two children.
+ *       Exact after a build; after deletes a lower bound.
+ *   <li>{@code size}: targets in the subtree, own duplicates included.
+ * </ul>
+ */
+public final class SgNode {
+  final float[] vector;
+  int level;
+  int[] targets;
+  int targetCount;
+  SgNode parent;
+  double parentDistance;
+  final List<SgNode> children = new ArrayList<>(0);
+  double radius;
+  double minChildDistance = Double.POSITIVE_INFINITY;
+  int size;
+
+  SgNode(float[] vector, int[] targets, int targetCount) {
+    this.vector = vector;
+    this.targets = targets;
+    this.targetCount = targetCount;
+    this.size = targetCount;
+  }
+
+  /** The representative vector (shared by all own targets). Do not modify. */
+  public float[] vector() {
+    return vector;
+  }
+
+  public int level() {
+    return level;
+  }
+
+  /** Targets whose vector is exactly this node's vector. At least one while the node is in a tree. */
+  public int ownTargetCount() {
+    return targetCount;
+  }
+
+  public int ownTarget(int i) {
+    return targets[i];
+  }
+
+  public int childCount() {
+    return children.size();
+  }
+
+  public SgNode child(int i) {
+    return children.get(i);
+  }
+
+  public SgNode parent() {
+    return parent;
+  }
+
+  /** Distance to the parent; 0 for the root. */
+  public double parentDistance() {
+    return parentDistance;
+  }
+
+  /** Upper bound on the distance from this vector to any target in the subtree. */
+  public double radius() {
+    return radius;
+  }
+
+  /** Lower bound on the distance between two children (mind). */
+  public double minChildDistance() {
+    return minChildDistance;
+  }
+
+  /** Targets in the subtree, own duplicates included. */
+  public int size() {
+    return size;
+  }
+
+  /**
+   * The {@code index}-th target of the subtree in a fixed order (own targets, then each child's subtree in turn) and
+   * the node that holds it: how the samplers draw a target uniformly from a cluster with one random number.
+   */
+  public Located locate(int index) {
+    if (index < 0 || index >= size) {
+      throw new IndexOutOfBoundsException(index + " outside a subtree of " + size + " targets");
+    }
+    SgNode node = this;
+    while (index >= node.targetCount) {
+      index -= node.targetCount;
+      for (SgNode child : node.children) {
+        if (index < child.size) {
+          node = child;
+          break;
+        }
+        index -= child.size;
+      }
+    }
+    return new Located(node.targets[index], node);
+  }
+
+  /** A target and the node whose vector it has. */
+  public record Located(int target, SgNode node) {}
+
+  void addTarget(int target) {
+    if (targetCount == targets.length) {
+      targets = Arrays.copyOf(targets, Math.max(2, targetCount * 2));
+    }
+    targets[targetCount++] = target;
+  }
+
+  boolean removeTarget(int target) {
+    for (int i = 0; i < targetCount; i++) {
+      if (targets[i] == target) {
+        targets[i] = targets[--targetCount];
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public String toString() {
+    return "SgNode{level=" + level + ", targets=" + Arrays.toString(Arrays.copyOf(targets, targetCount))
+        + ", children=" + children.size() + ", size=" + size + ", radius=" + radius + "}";
+  }
+}

@@ -1,0 +1,326 @@
+package io.dynnibal.index.sgtree;
+
+import static io.dynnibal.index.VectorMath.distance;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A Stable Greedy (SG) tree (Zaheer et al. 2019; paper §3.2) over d'-dimensional target vectors with Euclidean
+ * distance and base {@code b > 1}. In the compressed form kept here (see {@link SgNode}) the invariants are, for
+ * every node {@code p} and child {@code c} at level {@code l}:
+ *
+ * <ol>
+ *   <li>levels: {@code l < level(p)};
+ *   <li>covering: {@code d(p, c) <= b^(l+1)};
+ *   <li>separation from the parent's own point (its implicit self-child): {@code d(p, c) > b^l};
+ *   <li>separation between siblings (SG: siblings only, not the whole level): two children of {@code p} at the same
+ *       level {@code l} are more than {@code b^l} apart;
+ *   <li>bookkeeping: radius, mind and size as documented on {@link SgNode}.
+ * </ol>
+ *
+ * Nesting holds by construction: a node's point stands for itself at every level below its own. Targets are int ids;
+ * a vector equal to a node's vector joins that node as a duplicate. Not thread-safe.
+ */
+public final class SgTree {
+  private final int dimension;
+  private final double base;
+  private final double logBase;
+  private final Map<Integer, SgNode> nodeOfTarget = new HashMap<>();
+  private SgNode root;
+
+  public SgTree(int dimension, double base) {
+    if (dimension < 1) {
+      throw new IllegalArgumentException("dimension must be positive, got " + dimension);
+    }
+    if (!(base > 1) || Double.isInfinite(base)) {
+      throw new IllegalArgumentException("base must be a finite number > 1, got " + base);
+    }
+    this.dimension = dimension;
+    this.base = base;
+    this.logBase = Math.log(base);
+  }
+
+  /** Bulk build (farthest-first from an approximate medoid); see {@link SgTreeBuilder}. */
+  public static SgTree build(int dimension, double base, int[] targets, float[][] vectors, long seed) {
+    SgTree tree = new SgTree(dimension, base);
+    new SgTreeBuilder(tree, seed).build(targets, vectors);
+    return tree;
+  }
+
+  public int dimension() {
+    return dimension;
+  }
+
+  public double base() {
+    return base;
+  }
+
+  /** The root, or null for an empty tree. */
+  public SgNode root() {
+    return root;
+  }
+
+  /** Number of targets (duplicates counted). */
+  public int size() {
+    return root == null ? 0 : root.size;
+  }
+
+  public boolean contains(int target) {
+    return nodeOfTarget.containsKey(target);
+  }
+
+  /** The node holding a target, or null. */
+  public SgNode nodeOf(int target) {
+    return nodeOfTarget.get(target);
+  }
+
+  /** {@code b^level}: the covering distance of a child at {@code level - 1}, the separation of children at it. */
+  public double scale(int level) {
+    return Math.pow(base, level);
+  }
+
+  /** The level of a child at distance {@code d > 0} from its parent: {@code b^level < d <= b^(level+1)}. */
+  public int levelFor(double d) {
+    int level = (int) Math.ceil(Math.log(d) / logBase) - 1;
+    while (scale(level + 1) < d) {
+      level++;
+    }
+    while (scale(level) >= d) {
+      level--;
+    }
+    return level;
+  }
+
+  /**
+   * Inserts a target: descends greedily into the closest child that can cover the vector and becomes a new child
+   * where none can (the root grows its level as needed); an equal vector joins its node as a duplicate.
+   *
+   * @throws IllegalArgumentException if the target is already present or the vector is not finite or of the wrong
+   *     dimension
+   */
+  public void insert(int target, float[] vector) {
+    validate(vector, target);
+    if (nodeOfTarget.containsKey(target)) {
+      throw new IllegalArgumentException("target " + target + " is already in the tree");
+    }
+    insertPoint(root, vector, new int[] {target}, 1);
+  }
+
+  /**
+   * Removes a target; it is never returned by a search or sampler afterwards. A duplicate just leaves its node; the
+   * last target of a node takes the node out, and the node's descendants are re-inserted from its parent (climbing
+   * only as far as covering requires), so the repair stays local to the removed subtree.
+   *
+   * @return false if the target was not in the tree
+   */
+  public boolean delete(int target) {
+    SgNode node = nodeOfTarget.remove(target);
+    if (node == null) {
+      return false;
+    }
+    if (node.targetCount > 1) {
+      node.removeTarget(target);
+      for (SgNode a = node; a != null; a = a.parent) {
+        a.size--;
+      }
+      return true;
+    }
+    List<SgNode> orphans = descendants(node);
+    SgNode parent = node.parent;
+    if (parent == null) {
+      root = null;
+    } else {
+      parent.children.remove(node);
+      for (SgNode a = parent; a != null; a = a.parent) {
+        a.size -= node.size;
+      }
+    }
+    for (SgNode orphan : orphans) {
+      insertPoint(parent == null ? root : parent, orphan.vector,
+          Arrays.copyOf(orphan.targets, orphan.targetCount), orphan.targetCount);
+    }
+    return true;
+  }
+
+  /** Places a point (with all its targets) under {@code start}, or under the lowest ancestor of it that covers it. */
+  private void insertPoint(SgNode start, float[] vector, int[] targets, int count) {
+    if (root == null) {
+      root = new SgNode(vector, targets, count);
+      root.level = Integer.MIN_VALUE / 2;
+      register(root, targets, count);
+      return;
+    }
+    SgNode node = start;
+    double d = distance(node.vector, vector);
+    while (node.parent != null && d > scale(node.level)) {
+      node = node.parent;
+      d = distance(node.vector, vector);
+    }
+    while (true) {
+      if (d == 0) {
+        for (int i = 0; i < count; i++) {
+          node.addTarget(targets[i]);
+        }
+        register(node, targets, count);
+        for (SgNode a = node; a != null; a = a.parent) {
+          a.size += count;
+        }
+        return;
+      }
+      SgNode closest = null;
+      double closestDistance = Double.POSITIVE_INFINITY;
+      double nearestChild = Double.POSITIVE_INFINITY;
+      for (SgNode child : node.children) {
+        double dc = distance(child.vector, vector);
+        nearestChild = Math.min(nearestChild, dc);
+        if (dc <= scale(child.level) && dc < closestDistance) {
+          closest = child;
+          closestDistance = dc;
+        }
+      }
+      if (closest == null) {
+        SgNode leaf = new SgNode(vector, targets, count);
+        leaf.level = levelFor(d);
+        attach(node, leaf, d);
+        node.minChildDistance = Math.min(node.minChildDistance, nearestChild);
+        register(leaf, targets, count);
+        for (SgNode a = node; a != null; a = a.parent) {
+          a.size += count;
+          if (a.parent != null) {
+            a.parent.radius = Math.max(a.parent.radius, a.parentDistance + a.radius);
+          }
+        }
+        return;
+      }
+      node = closest;
+      d = closestDistance;
+    }
+  }
+
+  /** Links a child (whose level is set) under a parent at distance {@code d}; the root's level rises above it. */
+  void attach(SgNode parent, SgNode child, double d) {
+    child.parent = parent;
+    child.parentDistance = d;
+    parent.children.add(child);
+    parent.radius = Math.max(parent.radius, d + child.radius);
+    if (parent == root && parent.level <= child.level) {
+      parent.level = child.level + 1;
+    }
+  }
+
+  void setRoot(SgNode node) {
+    root = node;
+  }
+
+  void register(SgNode node, int[] targets, int count) {
+    for (int i = 0; i < count; i++) {
+      nodeOfTarget.put(targets[i], node);
+    }
+  }
+
+  void validate(float[] vector, int target) {
+    if (vector.length != dimension) {
+      throw new IllegalArgumentException(
+          "target " + target + " has a vector of dimension " + vector.length + ", the tree's is " + dimension);
+    }
+    for (int i = 0; i < vector.length; i++) {
+      if (!Float.isFinite(vector[i])) {
+        throw new IllegalArgumentException("target " + target + " has a non-finite value at " + i + ": " + vector[i]);
+      }
+    }
+  }
+
+  private static List<SgNode> descendants(SgNode node) {
+    List<SgNode> out = new ArrayList<>();
+    Deque<SgNode> stack = new ArrayDeque<>(node.children);
+    while (!stack.isEmpty()) {
+      SgNode n = stack.pop();
+      out.add(n);
+      stack.addAll(n.children);
+    }
+    return out;
+  }
+
+  /**
+   * Every violated invariant, one line each (empty when the tree is sound): levels, covering, both separations,
+   * radius and mind bounds against the true distances, sizes, parent links, and the target index.
+   */
+  public List<String> checkInvariants() {
+    List<String> violations = new ArrayList<>();
+    if (root == null) {
+      if (!nodeOfTarget.isEmpty()) {
+        violations.add("empty tree but " + nodeOfTarget.size() + " targets indexed");
+      }
+      return violations;
+    }
+    if (root.parent != null) {
+      violations.add("root has a parent");
+    }
+    int indexed = 0;
+    Deque<SgNode> stack = new ArrayDeque<>(List.of(root));
+    while (!stack.isEmpty()) {
+      SgNode p = stack.pop();
+      String at = "node " + (p.targetCount > 0 ? p.targets[0] : "?") + "@" + p.level;
+      if (p.targetCount < 1) {
+        violations.add(at + ": holds no target");
+      }
+      for (int i = 0; i < p.targetCount; i++) {
+        if (nodeOfTarget.get(p.targets[i]) != p) {
+          violations.add(at + ": target " + p.targets[i] + " is not indexed to this node");
+        }
+        indexed++;
+      }
+      int size = p.targetCount;
+      double minChild = Double.POSITIVE_INFINITY;
+      for (int i = 0; i < p.children.size(); i++) {
+        SgNode c = p.children.get(i);
+        size += c.size;
+        double d = distance(p.vector, c.vector);
+        String edge = at + " -> child " + c.targets[0] + "@" + c.level;
+        if (c.parent != p) {
+          violations.add(edge + ": wrong parent link");
+        }
+        if (Math.abs(c.parentDistance - d) > 1e-9 * (1 + d)) {
+          violations.add(edge + ": cached parent distance " + c.parentDistance + " != " + d);
+        }
+        if (c.level >= p.level) {
+          violations.add(edge + ": child level not below parent level");
+        }
+        if (d > scale(c.level + 1)) {
+          violations.add(edge + ": covering broken, d=" + d + " > b^(l+1)=" + scale(c.level + 1));
+        }
+        if (d <= scale(c.level)) {
+          violations.add(edge + ": separation from parent broken, d=" + d + " <= b^l=" + scale(c.level));
+        }
+        if (p.radius < d + c.radius - 1e-9 * (1 + p.radius)) {
+          violations.add(edge + ": radius " + p.radius + " < d + child radius " + (d + c.radius));
+        }
+        for (int j = i + 1; j < p.children.size(); j++) {
+          SgNode s = p.children.get(j);
+          double ds = distance(c.vector, s.vector);
+          minChild = Math.min(minChild, ds);
+          if (s.level == c.level && ds <= scale(c.level)) {
+            violations.add(edge + ": sibling " + s.targets[0] + " at the same level only " + ds + " away");
+          }
+        }
+        stack.push(c);
+      }
+      if (p.minChildDistance > minChild + 1e-9 * (1 + minChild)) {
+        violations.add(at + ": mind " + p.minChildDistance + " above the true " + minChild);
+      }
+      if (size != p.size) {
+        violations.add(at + ": size " + p.size + " but subtree holds " + size);
+      }
+    }
+    if (indexed != nodeOfTarget.size()) {
+      violations.add("the tree holds " + indexed + " targets but " + nodeOfTarget.size() + " are indexed");
+    }
+    return violations;
+  }
+}

@@ -1,0 +1,199 @@
+package io.dynnibal.index.sgtree;
+
+import static io.dynnibal.index.VectorMath.distance;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+/**
+ * Bulk construction of an {@link SgTree}, top down: the root is an approximate medoid; under each center, children
+ * are chosen level by level by farthest-first traversal, so that siblings at one level are separated by more than
+ * {@code b^level} and every point is covered by its nearest center. Each point then continues under the center it
+ * was assigned to. Radii are exact and mind is computed over all pairs of children.
+ */
+final class SgTreeBuilder {
+  private static final int MEDOID_SAMPLE = 128;
+
+  private final SgTree tree;
+  private final SplittableRandom random;
+
+  SgTreeBuilder(SgTree tree, long seed) {
+    this.tree = tree;
+    this.random = new SplittableRandom(seed);
+  }
+
+  /** A center and the points it must cover (indices into the input, the center itself excluded). */
+  private record Task(SgNode node, int[] members) {}
+
+  void build(int[] targets, float[][] vectors) {
+    if (tree.root() != null) {
+      throw new IllegalStateException("bulk build needs an empty tree");
+    }
+    if (targets.length != vectors.length) {
+      throw new IllegalArgumentException(targets.length + " targets but " + vectors.length + " vectors");
+    }
+    Set<Integer> seen = new HashSet<>();
+    for (int i = 0; i < targets.length; i++) {
+      tree.validate(vectors[i], targets[i]);
+      if (!seen.add(targets[i])) {
+        throw new IllegalArgumentException("target " + targets[i] + " appears twice");
+      }
+    }
+    if (targets.length == 0) {
+      return;
+    }
+    int medoid = approximateMedoid(vectors);
+    SgNode root = newNode(medoid, targets, vectors);
+    root.level = Integer.MIN_VALUE / 2;
+    tree.setRoot(root);
+    int[] rest = new int[targets.length - 1];
+    for (int i = 0, j = 0; i < targets.length; i++) {
+      if (i != medoid) {
+        rest[j++] = i;
+      }
+    }
+    List<SgNode> order = new ArrayList<>();
+    Deque<Task> tasks = new ArrayDeque<>();
+    tasks.push(new Task(root, rest));
+    while (!tasks.isEmpty()) {
+      Task task = tasks.pop();
+      order.add(task.node());
+      split(task, targets, vectors, tasks);
+    }
+    // Children were built after parents: finish sizes and radii bottom up.
+    for (int i = order.size() - 1; i >= 0; i--) {
+      SgNode node = order.get(i);
+      node.size = node.targetCount;
+      node.radius = 0;
+      for (SgNode child : node.children) {
+        node.size += child.size;
+        node.radius = Math.max(node.radius, child.parentDistance + child.radius);
+      }
+      node.minChildDistance = minPairwise(node.children);
+    }
+  }
+
+  private void split(Task task, int[] targets, float[][] vectors, Deque<Task> tasks) {
+    SgNode center = task.node();
+    int[] members = task.members();
+    int n = members.length;
+    double[] toCenter = new double[n];
+    double[] toCenters = new double[n]; // to the center or the nearest child made so far: farthest-first key
+    double[] toOwner = new double[n]; // to the center or child the point is assigned to
+    int[] owner = new int[n]; // -1: stays with the center; else index into children of this call
+    List<SgNode> created = new ArrayList<>();
+    List<Integer> remaining = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      toCenter[i] = distance(center.vector, vectors[members[i]]);
+      if (toCenter[i] == 0) {
+        center.addTarget(targets[members[i]]);
+        tree.register(center, new int[] {targets[members[i]]}, 1);
+        owner[i] = -2; // a duplicate of the center
+      } else {
+        owner[i] = -1;
+        remaining.add(i);
+      }
+    }
+    while (!remaining.isEmpty()) {
+      double farthest = 0;
+      for (int i : remaining) {
+        farthest = Math.max(farthest, toCenter[i]);
+      }
+      int level = tree.levelFor(farthest);
+      double cover = tree.scale(level);
+      int firstNew = created.size();
+      for (int i : remaining) {
+        toCenters[i] = toCenter[i];
+        // A point beyond b^level cannot stay under the center at this level: any covering child takes it.
+        toOwner[i] = toCenter[i] > cover ? Double.POSITIVE_INFINITY : toCenter[i];
+      }
+      while (true) {
+        // Farthest-first among points that must live in a child at this level and no new child covers yet.
+        int pick = -1;
+        for (int i : remaining) {
+          if (owner[i] == -1 && toCenter[i] > cover && (pick < 0 || toCenters[i] > toCenters[pick])) {
+            pick = i;
+          }
+        }
+        if (pick < 0) {
+          break;
+        }
+        SgNode child = newNode(members[pick], targets, vectors);
+        child.level = level;
+        tree.attach(center, child, toCenter[pick]);
+        int childIndex = created.size();
+        created.add(child);
+        owner[pick] = -3; // the child's own point
+        for (int i : remaining) {
+          if (owner[i] == -3) {
+            continue;
+          }
+          double d = distance(child.vector, vectors[members[i]]);
+          toCenters[i] = Math.min(toCenters[i], d);
+          if (d <= cover && d < toOwner[i]) {
+            toOwner[i] = d;
+            owner[i] = childIndex;
+          }
+        }
+      }
+      List<Integer> stay = new ArrayList<>();
+      List<List<Integer>> groups = new ArrayList<>();
+      for (int c = firstNew; c < created.size(); c++) {
+        groups.add(new ArrayList<>());
+      }
+      for (int i : remaining) {
+        if (owner[i] == -1) {
+          stay.add(i);
+        } else if (owner[i] >= firstNew) {
+          groups.get(owner[i] - firstNew).add(members[i]);
+        }
+      }
+      for (int c = 0; c < groups.size(); c++) {
+        tasks.push(new Task(created.get(firstNew + c), groups.get(c).stream().mapToInt(Integer::intValue).toArray()));
+      }
+      remaining = stay;
+    }
+  }
+
+  private SgNode newNode(int index, int[] targets, float[][] vectors) {
+    SgNode node = new SgNode(vectors[index], new int[] {targets[index]}, 1);
+    tree.register(node, node.targets, 1);
+    return node;
+  }
+
+  /** The sampled point with the least total distance to a sample: a cheap, robust center for the root. */
+  private int approximateMedoid(float[][] vectors) {
+    int n = vectors.length;
+    int samples = Math.min(n, MEDOID_SAMPLE);
+    int[] candidates = random.ints(samples, 0, n).toArray();
+    int[] references = random.ints(samples, 0, n).toArray();
+    int best = candidates[0];
+    double bestCost = Double.POSITIVE_INFINITY;
+    for (int c : candidates) {
+      double cost = 0;
+      for (int r : references) {
+        cost += distance(vectors[c], vectors[r]);
+      }
+      if (cost < bestCost) {
+        bestCost = cost;
+        best = c;
+      }
+    }
+    return best;
+  }
+
+  private static double minPairwise(List<SgNode> nodes) {
+    double min = Double.POSITIVE_INFINITY;
+    for (int i = 0; i < nodes.size(); i++) {
+      for (int j = i + 1; j < nodes.size(); j++) {
+        min = Math.min(min, distance(nodes.get(i).vector, nodes.get(j).vector));
+      }
+    }
+    return min;
+  }
+}

@@ -1,0 +1,151 @@
+package io.dynnibal.index.sgtree;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dynnibal.index.bench.ClusteredVectors;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+class SgTreeTest {
+  static final int DIM = 8;
+
+  static int[] ids(int n) {
+    int[] ids = new int[n];
+    for (int i = 0; i < n; i++) {
+      ids[i] = i;
+    }
+    return ids;
+  }
+
+  @ParameterizedTest
+  @ValueSource(doubles = {1.05, 1.3, 2.0})
+  void bulkBuildSatisfiesEveryInvariant(double base) {
+    float[][] vectors = ClusteredVectors.generate(3_000, DIM, 1);
+    SgTree tree = SgTree.build(DIM, base, ids(vectors.length), vectors, 7);
+    assertEquals(List.of(), tree.checkInvariants());
+    assertEquals(vectors.length, tree.size());
+  }
+
+  @ParameterizedTest
+  @ValueSource(doubles = {1.05, 1.3, 2.0})
+  void invariantsHoldAfterTenThousandRandomInsertsAndDeletes(double base) {
+    SplittableRandom random = new SplittableRandom(11);
+    float[][] pool = ClusteredVectors.generate(6_000, DIM, 2);
+    SgTree tree = SgTree.build(DIM, base, ids(1_000), java.util.Arrays.copyOf(pool, 1_000), 3);
+    List<Integer> present = new ArrayList<>();
+    for (int i = 0; i < 1_000; i++) {
+      present.add(i);
+    }
+    int next = 1_000;
+    for (int op = 0; op < 10_000; op++) {
+      if (present.isEmpty() || (random.nextBoolean() && next < pool.length)) {
+        tree.insert(next, pool[next]);
+        present.add(next++);
+      } else {
+        int victim = present.remove(random.nextInt(present.size()));
+        assertTrue(tree.delete(victim));
+      }
+      if (op % 2_500 == 0) {
+        assertEquals(List.of(), tree.checkInvariants(), "after operation " + op);
+      }
+    }
+    assertEquals(List.of(), tree.checkInvariants());
+    assertEquals(present.size(), tree.size());
+    for (int target : present) {
+      assertTrue(tree.contains(target));
+    }
+  }
+
+  @Test
+  void insertingOneByOneFromEmptyKeepsInvariants() {
+    float[][] vectors = ClusteredVectors.generate(2_000, DIM, 3);
+    SgTree tree = new SgTree(DIM, 1.3);
+    for (int i = 0; i < vectors.length; i++) {
+      tree.insert(i, vectors[i]);
+    }
+    assertEquals(List.of(), tree.checkInvariants());
+    assertEquals(vectors.length, tree.size());
+  }
+
+  @Test
+  void duplicatesAreKeptAsDistinctTargets() {
+    float[][] vectors = ClusteredVectors.generate(500, DIM, 4);
+    float[][] withCopies = java.util.Arrays.copyOf(vectors, 600);
+    for (int i = 500; i < 600; i++) {
+      withCopies[i] = vectors[i % 7].clone();
+    }
+    SgTree tree = SgTree.build(DIM, 1.3, ids(600), withCopies, 5);
+    tree.insert(600, vectors[3].clone()); // greedy insertion may place it in another node: still kept
+    assertEquals(601, tree.size());
+    assertEquals(List.of(), tree.checkInvariants());
+    List<Neighbor> atZero = SgTreeSearch.exact(tree, vectors[3], 40, Similarity.EUCLIDEAN).stream()
+        .filter(n -> n.score() == 0).toList();
+    Set<Integer> expected = new HashSet<>(List.of(3, 600));
+    for (int i = 500; i < 600; i++) {
+      if (i % 7 == 3) {
+        expected.add(i);
+      }
+    }
+    assertEquals(expected, new HashSet<>(atZero.stream().map(Neighbor::target).toList()));
+    assertEquals(tree.nodeOf(3), tree.nodeOf(507), "a bulk build groups equal vectors into one node");
+  }
+
+  @Test
+  void deletingARootOrInnerNodeKeepsEveryOtherTarget() {
+    float[][] vectors = ClusteredVectors.generate(1_500, DIM, 6);
+    SgTree tree = SgTree.build(DIM, 1.3, ids(vectors.length), vectors, 9);
+    int rootTarget = tree.root().ownTarget(0);
+    assertTrue(tree.delete(rootTarget));
+    assertFalse(tree.contains(rootTarget));
+    assertFalse(tree.delete(rootTarget));
+    assertEquals(vectors.length - 1, tree.size());
+    assertEquals(List.of(), tree.checkInvariants());
+    Set<Integer> left = new HashSet<>();
+    java.util.ArrayDeque<SgNode> stack = new java.util.ArrayDeque<>(List.of(tree.root()));
+    while (!stack.isEmpty()) {
+      SgNode node = stack.pop();
+      for (int i = 0; i < node.ownTargetCount(); i++) {
+        left.add(node.ownTarget(i));
+      }
+      for (int i = 0; i < node.childCount(); i++) {
+        stack.push(node.child(i));
+      }
+    }
+    assertEquals(vectors.length - 1, left.size());
+    assertFalse(left.contains(rootTarget));
+  }
+
+  @Test
+  void badInputIsRejectedWithAReason() {
+    SgTree tree = new SgTree(DIM, 1.3);
+    float[] nan = new float[DIM];
+    nan[2] = Float.NaN;
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> tree.insert(1, nan));
+    assertTrue(e.getMessage().contains("non-finite"), e.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> tree.insert(1, new float[DIM + 1]));
+    tree.insert(1, new float[DIM]);
+    assertThrows(IllegalArgumentException.class, () -> tree.insert(1, new float[DIM]));
+    assertThrows(IllegalArgumentException.class, () -> new SgTree(DIM, 1.0));
+    assertNotNull(tree.root());
+  }
+
+  @Test
+  void checkInvariantsReportsABrokenCovering() {
+    float[][] vectors = ClusteredVectors.generate(300, DIM, 8);
+    SgTree tree = SgTree.build(DIM, 1.3, ids(vectors.length), vectors, 1);
+    SgNode child = tree.root().child(0);
+    child.level -= 3; // now the parent is too far to cover it at its level
+    List<String> violations = tree.checkInvariants();
+    assertTrue(violations.stream().anyMatch(v -> v.contains("covering")), violations.toString());
+  }
+}
