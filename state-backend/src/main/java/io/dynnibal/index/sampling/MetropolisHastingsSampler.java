@@ -1,0 +1,127 @@
+package io.dynnibal.index.sampling;
+
+import io.dynnibal.index.VectorMath;
+import io.dynnibal.index.sgtree.SgTree;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.random.RandomGenerator;
+import java.util.stream.IntStream;
+
+/**
+ * Independent Metropolis-Hastings with the cluster proposal Q of Eq. 6 (paper §3.3, Alg. 5's sampling step).
+ *
+ * <p>A chain starts from a draw of Q and makes {@code chainLength - 1} more proposals y' ~ Q, each accepted with
+ * probability {@code min(1, P(y') Q(y) / (P(y) Q(y')))}, where Q is the probability of the <em>target</em>
+ * ({@code exp(beta <x, rep(y)>) / Z_hat}), not of its cluster: the cluster size cancels only in that form. With
+ * {@code P/Q <= gamma} everywhere (FindClustering's guarantee) the chain's distance to the softmax falls like
+ * {@code (1 - 1/gamma)^(s-1)}.
+ *
+ * <p>Two modes:
+ *
+ * <ul>
+ *   <li>{@link Options#exact}: {@code count} independent chains, the last state of each is a sample (with repeats);
+ *   <li>{@link Options#practical} (the paper's training setting, App. D): the proposal restricted to the top-k
+ *       clusters by representative score, chains of length 2, and the {@code count} highest-scoring distinct targets
+ *       seen across all chains. Harder negatives, no longer an unbiased sample.
+ * </ul>
+ */
+public final class MetropolisHastingsSampler implements NegativeSampler {
+
+  /**
+   * @param clustering how to partition the targets per query
+   * @param chainLength proposals per chain, the first included (1: a plain draw from Q, the chain never moves)
+   * @param topClusters restrict the proposal to this many highest-scoring clusters; 0 keeps all
+   * @param keepTopScoring return the best distinct targets seen across chains instead of each chain's last state
+   */
+  public record Options(FindClustering.Options clustering, int chainLength, int topClusters, boolean keepTopScoring) {
+    public Options {
+      if (chainLength < 1) {
+        throw new IllegalArgumentException("chainLength must be >= 1, got " + chainLength);
+      }
+      if (topClusters < 0) {
+        throw new IllegalArgumentException("topClusters must be >= 0, got " + topClusters);
+      }
+    }
+
+    public static Options exact(FindClustering.Options clustering, int chainLength) {
+      return new Options(clustering, chainLength, 0, false);
+    }
+
+    public static Options practical(FindClustering.Options clustering, int topClusters) {
+      return new Options(clustering, 2, topClusters, true);
+    }
+  }
+
+  private final Options options;
+
+  public MetropolisHastingsSampler(Options options) {
+    this.options = options;
+  }
+
+  @Override
+  public Samples sample(SgTree tree, float[] query, int count, RandomGenerator random) {
+    Partition partition = FindClustering.find(tree, query, options.clustering());
+    if (partition.size() == 0 || count == 0) {
+      return new Samples(new int[0], new double[0], 0, 0);
+    }
+    double beta = options.clustering().beta();
+    ClusterProposal proposal = options.topClusters() == 0
+        ? new ClusterProposal(partition, beta)
+        : new ClusterProposal(partition, beta, topClusters(partition, options.topClusters()));
+    int[] targets = new int[count];
+    double[] logits = new double[count];
+    Map<Integer, Double> seen = new LinkedHashMap<>();
+    long proposals = 0;
+    long accepted = 0;
+    for (int chain = 0; chain < count; chain++) {
+      ClusterProposal.Draw current = proposal.draw(random);
+      double currentLogit = beta * VectorMath.dot(query, current.node().vector());
+      proposals++;
+      accepted++;
+      seen.put(current.target(), currentLogit);
+      for (int step = 1; step < options.chainLength(); step++) {
+        ClusterProposal.Draw next = proposal.draw(random);
+        double nextLogit = beta * VectorMath.dot(query, next.node().vector());
+        proposals++;
+        // log of P(y') Q(y) / (P(y) Q(y')); the normalisers of P and Q cancel.
+        double logRatio = (nextLogit - next.logQ()) - (currentLogit - current.logQ());
+        if (logRatio >= 0 || random.nextDouble() < Math.exp(logRatio)) {
+          current = next;
+          currentLogit = nextLogit;
+          accepted++;
+          seen.put(current.target(), currentLogit);
+        }
+      }
+      targets[chain] = current.target();
+      logits[chain] = currentLogit;
+    }
+    if (options.keepTopScoring()) {
+      return topScoring(seen, count, proposals, accepted);
+    }
+    return new Samples(targets, logits, proposals, accepted);
+  }
+
+  private static int[] topClusters(Partition partition, int k) {
+    double[] scores = partition.representativeScores();
+    return IntStream.range(0, partition.size()).boxed()
+        .sorted(Comparator.comparingDouble((Integer c) -> -scores[c]))
+        .limit(k)
+        .mapToInt(Integer::intValue)
+        .toArray();
+  }
+
+  private static Samples topScoring(Map<Integer, Double> seen, int count, long proposals, long accepted) {
+    Map.Entry<Integer, Double>[] entries = seen.entrySet().toArray(new Map.Entry[0]);
+    Arrays.sort(entries, Comparator.comparingDouble((Map.Entry<Integer, Double> e) -> -e.getValue()));
+    int n = Math.min(count, entries.length);
+    int[] targets = new int[n];
+    double[] logits = new double[n];
+    for (int i = 0; i < n; i++) {
+      targets[i] = entries[i].getKey();
+      logits[i] = entries[i].getValue();
+    }
+    return new Samples(targets, logits, proposals, accepted);
+  }
+}

@@ -1,0 +1,120 @@
+package io.dynnibal.index.sampling;
+
+import io.dynnibal.index.VectorMath;
+import io.dynnibal.index.sgtree.SgNode;
+import io.dynnibal.index.sgtree.SgTree;
+import java.util.Arrays;
+import java.util.random.RandomGenerator;
+
+/**
+ * Exact sampling from the softmax {@code P(y|x) ∝ exp(beta <x, y>)} by rejection down the tree (paper Alg. 1).
+ *
+ * <p>Every subtree {@code n} gets an envelope {@code E(n) = size(n) * exp(beta (<x, n> + |x| radius(n)))}, which is at
+ * least the true mass of its targets (Cauchy-Schwarz), and because a child's radius ball lies inside its parent's,
+ * the envelopes nest: own targets + children's envelopes {@code <= E(n)}. An attempt picks a cluster of the
+ * partition by envelope, then walks down: at node {@code n} it returns an own target with probability
+ * {@code own mass / E(n)} (own targets share {@code n}'s vector, so their mass is exact), moves to child {@code c}
+ * with probability {@code E(c) / E(n)}, and otherwise restarts (Alg. 1's restart option). The envelopes telescope,
+ * so an attempt returns target y with probability {@code exp(beta <x, y>) / sum of envelopes}: exactly P, whatever
+ * the partition. Alg. 1 bounds with the level's {@code b^l}; cover radii are tighter.
+ *
+ * <p>The price of exactness is restarts: an attempt succeeds with probability {@code Z / sum of envelopes}, roughly
+ * {@code 1 / gamma} for a partition whose {@link Partition#gammaBound()} is gamma, and cover radii (which add up down
+ * the tree) are loose near the root. Start from a fine partition: FindClustering with gamma of 2 to 100.
+ */
+public final class RejectionSampler implements NegativeSampler {
+  private final FindClustering.Options clustering;
+  private final long maxAttemptsPerSample;
+
+  /**
+   * @param clustering the starting partition (finer: more work per query, fewer restarts)
+   * @param maxAttemptsPerSample give up (with an exception) after this many restarts for one sample
+   */
+  public RejectionSampler(FindClustering.Options clustering, long maxAttemptsPerSample) {
+    this.clustering = clustering;
+    this.maxAttemptsPerSample = maxAttemptsPerSample;
+  }
+
+  @Override
+  public Samples sample(SgTree tree, float[] query, int count, RandomGenerator random) {
+    Partition partition = FindClustering.find(tree, query, clustering);
+    if (partition.size() == 0 || count == 0) {
+      return new Samples(new int[0], new double[0], 0, 0);
+    }
+    double beta = clustering.beta();
+    double queryNorm = VectorMath.norm(query);
+    int k = partition.size();
+    double[] logEnvelope = new double[k];
+    double shift = Double.NEGATIVE_INFINITY;
+    for (int i = 0; i < k; i++) {
+      Cluster c = partition.clusters().get(i);
+      logEnvelope[i] = Math.log(c.size()) + beta * (partition.representativeScores()[i] + queryNorm * c.radius());
+      shift = Math.max(shift, logEnvelope[i]);
+    }
+    double[] cumulative = new double[k];
+    double total = 0;
+    for (int i = 0; i < k; i++) {
+      total += Math.exp(logEnvelope[i] - shift);
+      cumulative[i] = total;
+    }
+    int[] targets = new int[count];
+    double[] logits = new double[count];
+    long attempts = 0;
+    for (int s = 0; s < count; s++) {
+      long attemptsForThis = 0;
+      int found = -1;
+      while (found < 0) {
+        if (++attemptsForThis > maxAttemptsPerSample) {
+          throw new IllegalStateException("no sample accepted in " + maxAttemptsPerSample
+              + " attempts; the partition is too coarse for beta=" + beta + " (gamma bound "
+              + partition.gammaBound() + "); use FindClustering with a smaller gamma");
+        }
+        attempts++;
+        double u = random.nextDouble() * total;
+        int i = Arrays.binarySearch(cumulative, u);
+        i = i >= 0 ? Math.min(i + 1, k - 1) : -i - 1;
+        found = attempt(partition.clusters().get(i), partition.representativeScores()[i],
+            Math.exp(logEnvelope[i] - shift), query, queryNorm, beta, shift, random);
+      }
+      targets[s] = found;
+      logits[s] = beta * VectorMath.dot(query, tree.nodeOf(found).vector());
+    }
+    return new Samples(targets, logits, attempts, count);
+  }
+
+  /** One walk down from a cluster; the accepted target, or -1 to restart. */
+  private static int attempt(Cluster cluster, double score, double envelope, float[] query, double queryNorm,
+      double beta, double shift, RandomGenerator random) {
+    SgNode node = cluster.node();
+    double u = random.nextDouble() * envelope;
+    while (true) {
+      double own = node.ownTargetCount() * Math.exp(beta * score - shift);
+      if (u < own) {
+        return node.ownTarget((int) (u / own * node.ownTargetCount()));
+      }
+      u -= own;
+      if (cluster.ownOnly()) {
+        return -1; // cannot happen: an own-only envelope is exact
+      }
+      SgNode next = null;
+      double nextScore = 0;
+      for (int i = 0; i < node.childCount() && next == null; i++) {
+        SgNode child = node.child(i);
+        double childScore = VectorMath.dot(query, child.vector());
+        double childEnvelope =
+            child.size() * Math.exp(beta * (childScore + queryNorm * child.radius()) - shift);
+        if (u < childEnvelope) {
+          next = child;
+          nextScore = childScore;
+        } else {
+          u -= childEnvelope;
+        }
+      }
+      if (next == null) {
+        return -1; // the slack between the envelope and what lies under it: restart
+      }
+      node = next;
+      score = nextScore;
+    }
+  }
+}

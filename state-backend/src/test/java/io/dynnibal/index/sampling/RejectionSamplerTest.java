@@ -1,0 +1,51 @@
+package io.dynnibal.index.sampling;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.SplittableRandom;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class RejectionSamplerTest {
+
+  /**
+   * Exact whatever the starting partition, from coarse (P/Q up to 100) to fine. Coarser starts are exact too but
+   * restart so often that they are useless: see {@link RejectionSampler}.
+   */
+  @ParameterizedTest
+  @CsvSource({"100, 0.0, 100000", "4, 0.2, 1000", "1.5, 0.0, 100000"})
+  void passesAChiSquareTestAgainstTheExactSoftmax(double gamma, double deepest, int cap) {
+    SamplerFixture f = new SamplerFixture(1_500, 8, 41);
+    double beta = 8;
+    RejectionSampler sampler = new RejectionSampler(new FindClustering.Options(beta, gamma, deepest, cap), 1_000_000);
+    int draws = 30_000;
+    Samples samples = sampler.sample(f.tree, f.query, draws, new SplittableRandom(5));
+    double[] chi = Softmax.chiSquare(f.histogram(samples.targets()), Softmax.of(f.vectors, f.query, beta), draws);
+    double critical = Softmax.chiSquareQuantile(chi[1], 3.09);
+    assertTrue(chi[0] < critical, "chi2 " + chi[0] + " >= " + critical + " at df " + chi[1]);
+  }
+
+  /** The test above must be able to fail: plain draws from the proposal Q are not the softmax. */
+  @ParameterizedTest
+  @CsvSource({"8"})
+  void theChiSquareTestRejectsTheProposalItself(double beta) {
+    SamplerFixture f = new SamplerFixture(1_500, 8, 41);
+    MetropolisHastingsSampler proposalOnly = new MetropolisHastingsSampler(
+        MetropolisHastingsSampler.Options.exact(new FindClustering.Options(beta, 1e6, 0.0, 1_000), 1));
+    int draws = 30_000;
+    Samples samples = proposalOnly.sample(f.tree, f.query, draws, new SplittableRandom(5));
+    double[] chi = Softmax.chiSquare(f.histogram(samples.targets()), Softmax.of(f.vectors, f.query, beta), draws);
+    assertTrue(chi[0] > Softmax.chiSquareQuantile(chi[1], 3.09), "chi2 " + chi[0] + " at df " + chi[1]);
+  }
+
+  @ParameterizedTest
+  @CsvSource({"8"})
+  void aSeedReproducesTheSamples(double beta) {
+    SamplerFixture f = new SamplerFixture(1_000, 8, 42);
+    RejectionSampler sampler = new RejectionSampler(new FindClustering.Options(beta, 4, 0.2, 1000), 100_000);
+    int[] first = sampler.sample(f.tree, f.query, 200, new SplittableRandom(9)).targets();
+    int[] second = sampler.sample(f.tree, f.query, 200, new SplittableRandom(9)).targets();
+    assertArrayEquals(first, second);
+  }
+}
