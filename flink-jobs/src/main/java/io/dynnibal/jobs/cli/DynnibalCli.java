@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
       "Streaming online training of dual encoders with DyNNIBAL hard negatives:",
       "Kafka -> Flink (SG-tree index in RocksDB state) -> DJL PyTorch trainer -> model updates -> index."
     },
-    subcommands = {VersionCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {VersionCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class DynnibalCli implements Runnable {
   @Spec CommandSpec spec;
 
@@ -33,6 +33,8 @@ public final class DynnibalCli implements Runnable {
   static CommandLine commandLine() {
     CommandLine commandLine = new CommandLine(new DynnibalCli());
     PlannedCommand.addAll(commandLine);
+    PlannedCommand.add(commandLine.getSubcommands().get("bench"), "maintenance",
+        "Tree repair after re-encoding vs full rebuild vs Lucene HNSW rebuild (JSON).", 4);
     return commandLine;
   }
 

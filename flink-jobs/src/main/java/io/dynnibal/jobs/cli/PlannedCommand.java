@@ -22,8 +22,7 @@ final class PlannedCommand implements Callable<Integer> {
           new Plan("publish", "Publish targets and training pairs from JSONL files to Kafka.", 7),
           new Plan("submit", "Submit the training job to a Flink cluster.", 8),
           new Plan("experiment", "Replay a dataset through every sampler and print the results table.", 7),
-          new Plan("eval", "Evaluate a parameter snapshot: R@k and MRR@k over all targets.", 5),
-          new Plan("bench", "Benchmarks of the index, sampler and tree maintenance (JSON).", 3));
+          new Plan("eval", "Evaluate a parameter snapshot: R@k and MRR@k over all targets.", 5));
 
   private final Plan plan;
 
@@ -33,18 +32,23 @@ final class PlannedCommand implements Callable<Integer> {
 
   static void addAll(CommandLine parent) {
     for (Plan plan : PLANS) {
-      CommandSpec spec = CommandSpec.wrapWithoutInspection(new PlannedCommand(plan));
-      spec.usageMessage().description(plan.description() + " (not built yet: issue #" + plan.issue() + ")");
-      spec.parser().unmatchedOptionsArePositionalParams(true);
-      spec.addPositional(PositionalParamSpec.builder().arity("0..*").type(String[].class).hidden(true).build());
-      parent.addSubcommand(plan.name(), new CommandLine(spec));
+      add(parent, plan.name(), plan.description(), plan.issue());
     }
+  }
+
+  /** Adds one planned command under {@code parent}. */
+  static void add(CommandLine parent, String name, String description, int issue) {
+    CommandSpec spec = CommandSpec.wrapWithoutInspection(new PlannedCommand(new Plan(name, description, issue)));
+    spec.usageMessage().description(description + " (not built yet: issue #" + issue + ")");
+    spec.parser().unmatchedOptionsArePositionalParams(true);
+    spec.addPositional(PositionalParamSpec.builder().arity("0..*").type(String[].class).hidden(true).build());
+    parent.addSubcommand(name, new CommandLine(spec));
   }
 
   @Override
   public Integer call() {
     System.err.println(
-        "dynnibal " + plan.name() + " is not built yet; issue #" + plan.issue() + " builds it. See ./dynnibal --help.");
+        "dynnibal: " + plan.name() + " is not built yet; issue #" + plan.issue() + " builds it. See ./dynnibal --help.");
     return NOT_BUILT_YET;
   }
 }
