@@ -12,13 +12,19 @@ public final class AvroTrust {
 
   private AvroTrust() {}
 
-  /** Adds this package to the JVM-wide trusted set; the previous predicate keeps trusting what it trusted. */
+  /**
+   * Adds this package to the JVM-wide trusted set; the previous predicate keeps trusting what it trusted. Call it
+   * before Avro touches our classes in a JVM: codecs do, and so must operators' {@code open()} (Flink's Avro
+   * serializer instantiates records when they cross the network or come back from state). Idempotent, also across
+   * class loaders: a job submitted again to a session cluster finds the package trusted and adds nothing.
+   */
   public static void install() {
     if (installed) {
       return;
     }
     synchronized (AvroTrust.class) {
-      if (installed) {
+      if (installed || ClassSecurityValidator.getGlobal().isTrusted(TrainingPair.class)) {
+        installed = true;
         return;
       }
       String trustedPackage = AvroTrust.class.getPackageName();

@@ -16,7 +16,8 @@ import org.apache.avro.specific.SpecificRecord;
  * Every released version of every record that travels on a topic, read from
  * {@code io/dynnibal/schemas/released/<Record>.v<N>.avsc}. A release is never edited: a schema change adds the next
  * version, and {@code SchemaEvolutionTest} checks each release against the current schema in both directions.
- * Decoders register all releases, so records written by an older (or newer) producer are still read.
+ * Decoders register every release bundled with them, so records written by an older producer are read. A record of a
+ * release newer than the consumer's jar is rejected as unknown (and dead-lettered): upgrade consumers first.
  */
 public final class ReleasedSchemas {
 

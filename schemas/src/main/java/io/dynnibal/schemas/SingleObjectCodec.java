@@ -80,9 +80,12 @@ public final class SingleObjectCodec<T extends SpecificRecord> implements Serial
     BinaryMessageDecoder<T> decoder = decoder();
     try {
       return decoder.decode(bytes);
+    } catch (SecurityException e) {
+      throw e; // a class not trusted by Avro is a setup problem, not bad data
     } catch (IOException | RuntimeException e) {
       // Avro reports bad bodies in many ways (EOFException, AvroRuntimeException, UnsupportedOperationException for
-      // absurd lengths); a value of a known schema that fails is malformed, of an unknown one is foreign.
+      // absurd lengths, index errors for bad enum or union positions); a value of a known schema that fails is
+      // malformed, of an unknown one is foreign.
       if (readableFingerprints.contains(fingerprint)) {
         throw new RecordDecodingException(
             "the " + expected + " record of " + bytes.length + " bytes is malformed or truncated: " + e, e);

@@ -15,11 +15,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
@@ -30,7 +33,9 @@ import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
@@ -55,14 +60,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The foundation's promise end to end, on real components: Avro pairs on a Kafka topic, a Flink job that keeps
- * keyed state in RocksDB with incremental checkpoints, an exactly-once Kafka sink. A task fails mid-stream once; after
- * the restore every pair still comes out exactly once and the state saw every pair exactly once.
+ * keyed state in RocksDB with incremental checkpoints, an exactly-once Kafka sink. The job counts pairs per target
+ * (keyed state) and emits each pair with its running count. A task fails mid-stream once; after the restore every
+ * pair still comes out exactly once, and each target's counts are exactly 1..n: state neither lost nor double-counted.
  */
 class ExactlyOnceThroughRocksDbTest {
   @RegisterExtension
   static final StreamingClusterExtension CLUSTER = StreamingClusterExtension.withTaskManagers(1, 2);
 
   private static final int PAIRS = 2_000;
+  private static final int TARGETS = 97;
   private static final String FAILING_PAIR = pairId(PAIRS * 3 / 4);
   /** Shared by the job's tasks: they run in this JVM. Set once the failure has been injected. */
   private static final AtomicBoolean FAILED = new AtomicBoolean();
@@ -74,20 +81,23 @@ class ExactlyOnceThroughRocksDbTest {
     Path checkpoints = Files.createDirectories(CLUSTER.workDir().resolve("checkpoints"));
 
     Configuration conf = RocksDbCheckpointing.apply(new Configuration(), checkpoints.toUri(), Duration.ofMillis(300));
+    // Upload every state file, however small, so the checkpoint directory shows what the backend wrote.
+    conf.set(CheckpointingOptions.FS_SMALL_FILE_THRESHOLD, MemorySize.ZERO);
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
     conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
     conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(2);
     env.fromSource(pairSource(kafka), WatermarkStrategy.noWatermarks(), "pairs")
-        .keyBy(TrainingPair::getPairId)
-        .process(new CountSightings())
+        .keyBy(TrainingPair::getTargetId)
+        .process(new CountPairsPerTarget())
         .sinkTo(exactlyOnceSink(kafka));
 
     try (KafkaConsumer<String, String> consumer = committedConsumer(kafka)) {
       consumer.subscribe(List.of("pairs-seen"));
       publish(kafka, 0, PAIRS / 2);
       JobClient job = env.executeAsync("exactly-once through RocksDB");
+      boolean passed = false;
       try {
         // The first half comes out only after a checkpoint committed the sink's transaction; the failure is
         // injected in the second half, so the restore starts from a real checkpoint with real state.
@@ -100,34 +110,62 @@ class ExactlyOnceThroughRocksDbTest {
         assertTrue(FAILED.get(), "the injected failure never happened");
         assertEquals(expectedIds(), new TreeSet<>(seen.keySet()));
         List<String> repeated =
-            seen.entrySet().stream().filter(e -> !e.getValue().equals(List.of("1"))).map(Map.Entry::toString).toList();
-        assertEquals(List.of(), repeated, "pairs emitted or counted more than once");
+            seen.entrySet().stream().filter(e -> e.getValue().size() != 1).map(Map.Entry::toString).toList();
+        assertEquals(List.of(), repeated, "pairs emitted more than once");
+        Map<String, List<Integer>> countsByTarget = new TreeMap<>();
+        seen.forEach((pair, counts) -> countsByTarget
+            .computeIfAbsent(targetOf(pair), t -> new ArrayList<>()).add(Integer.parseInt(counts.get(0))));
+        countsByTarget.forEach((target, counts) -> {
+          Collections.sort(counts);
+          assertEquals(IntStream.rangeClosed(1, counts.size()).boxed().toList(), counts,
+              "running counts of " + target + " (state lost or counted twice across the restore)");
+        });
+        passed = true;
       } finally {
-        job.cancel().get();
+        if (!job.getJobStatus().get().isGloballyTerminalState()) {
+          job.cancel().get();
+        } else if (passed) {
+          fail("the job ended by itself: " + job.getJobStatus().get());
+        }
       }
       assertRocksDbIncrementalCheckpoint(checkpoints);
     }
   }
 
   /**
-   * Incremental RocksDB checkpoints upload SST files into the shared directory; the heap backend never writes there.
-   * This is what makes the test fail if the job silently ran without RocksDB.
+   * Incremental RocksDB checkpoints upload the SST files of the keyed state into the checkpoint's shared directory;
+   * the heap backend writes none. An SST file ends with RocksDB's block-based table magic number. This is what makes
+   * the test fail if the job silently ran without RocksDB.
    */
   private static void assertRocksDbIncrementalCheckpoint(Path checkpoints) throws Exception {
+    byte[] magic = {(byte) 0xf7, (byte) 0xcf, (byte) 0xf4, (byte) 0x85, (byte) 0xb7, 0x41, (byte) 0xe2, (byte) 0x88};
     try (Stream<Path> files = Files.walk(checkpoints)) {
-      List<Path> sharedFiles =
-          files.filter(Files::isRegularFile).filter(p -> p.getParent().getFileName().toString().equals("shared")).toList();
-      assertFalse(sharedFiles.isEmpty(), "no RocksDB SST files under " + checkpoints + "/<job>/shared");
+      List<Path> sstFiles = files
+          .filter(Files::isRegularFile)
+          .filter(p -> p.getParent().getFileName().toString().equals("shared"))
+          .filter(p -> endsWith(p, magic))
+          .toList();
+      assertFalse(sstFiles.isEmpty(), "no RocksDB SST file under " + checkpoints + "/<job>/shared");
     }
   }
 
-  /** Counts how often the job has seen each pair (RocksDB keyed state) and fails once, mid-stream. */
-  static final class CountSightings extends KeyedProcessFunction<String, TrainingPair, String> {
-    private transient ValueState<Integer> sightings;
+  private static boolean endsWith(Path file, byte[] suffix) {
+    try {
+      byte[] bytes = Files.readAllBytes(file);
+      return bytes.length >= suffix.length
+          && Arrays.equals(bytes, bytes.length - suffix.length, bytes.length, suffix, 0, suffix.length);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** Counts pairs per target (RocksDB keyed state), emits each pair with the running count, fails once mid-stream. */
+  static final class CountPairsPerTarget extends KeyedProcessFunction<String, TrainingPair, String> {
+    private transient ValueState<Integer> pairsSoFar;
 
     @Override
     public void open(org.apache.flink.api.common.functions.OpenContext openContext) {
-      sightings = getRuntimeContext().getState(new ValueStateDescriptor<>("sightings", Types.INT));
+      pairsSoFar = getRuntimeContext().getState(new ValueStateDescriptor<>("pairs-so-far", Types.INT));
     }
 
     @Override
@@ -135,9 +173,9 @@ class ExactlyOnceThroughRocksDbTest {
       if (pair.getPairId().equals(FAILING_PAIR) && FAILED.compareAndSet(false, true)) {
         throw new IllegalStateException("injected failure at " + FAILING_PAIR);
       }
-      Integer before = sightings.value();
+      Integer before = pairsSoFar.value();
       int now = before == null ? 1 : before + 1;
-      sightings.update(now);
+      pairsSoFar.update(now);
       out.collect(pair.getPairId() + "\t" + now);
     }
   }
@@ -178,7 +216,7 @@ class ExactlyOnceThroughRocksDbTest {
             .setPairId(pairId(i))
             .setQueryId("q:" + i)
             .setQueryText("query number " + i)
-            .setTargetId("target-" + (i % 97))
+            .setTargetId(targetOf(pairId(i)))
             .setEventTimeMs(1_764_000_000_000L + i)
             .build();
         producer.send(new ProducerRecord<>("pairs", pair.getPairId(), codec.encode(pair)));
@@ -232,5 +270,9 @@ class ExactlyOnceThroughRocksDbTest {
 
   private static String pairId(int i) {
     return String.format("pair-%05d", i);
+  }
+
+  private static String targetOf(String pairId) {
+    return "target-" + Integer.parseInt(pairId.substring("pair-".length())) % TARGETS;
   }
 }

@@ -45,29 +45,49 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     this.logDir = logDir;
   }
 
-  /** Formats {@code logDir} (which must not hold another cluster's data), starts the broker and waits until it serves. */
+  /**
+   * Starts a broker on {@code logDir} and waits until it serves: a new directory is formatted as a new cluster, one
+   * that was formatted before is reused as it is (a restart on the same data).
+   */
   public static EmbeddedKafkaBroker start(Path logDir) {
     return start(logDir, Map.of());
   }
 
   /** As {@link #start(Path)}, with broker properties that override the defaults (e.g. listeners for SASL). */
   public static EmbeddedKafkaBroker start(Path logDir, Map<String, String> overrides) {
-    try {
-      Files.createDirectories(logDir);
-      int brokerPort = freePort();
-      int controllerPort = freePort();
-      Properties props = defaults(logDir, brokerPort, controllerPort);
-      props.putAll(overrides);
-      KafkaConfig config = KafkaConfig.fromProps(props, false);
-      format(logDir, config);
-      KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
-      server.startup();
-      EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(server, "127.0.0.1:" + brokerPort, logDir);
-      broker.awaitReady();
-      return broker;
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot start the embedded Kafka broker under " + logDir, e);
+    RuntimeException last = null;
+    // The free ports are probed, then bound by the broker: another process may take one in between. Retry then.
+    for (int attempt = 0; attempt < 3; attempt++) {
+      try {
+        return startOnce(logDir, overrides);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot start the embedded Kafka broker under " + logDir, e);
+      } catch (RuntimeException e) {
+        last = e;
+      }
     }
+    throw last;
+  }
+
+  private static EmbeddedKafkaBroker startOnce(Path logDir, Map<String, String> overrides) throws IOException {
+    Files.createDirectories(logDir);
+    int brokerPort = freePort();
+    int controllerPort = freePort();
+    Properties props = defaults(logDir, brokerPort, controllerPort);
+    props.putAll(overrides);
+    KafkaConfig config = KafkaConfig.fromProps(props, false);
+    format(logDir, config);
+    KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
+    try {
+      server.startup();
+    } catch (RuntimeException e) {
+      server.shutdown(); // release threads, ports and the log directory lock before a retry
+      server.awaitShutdown();
+      throw e;
+    }
+    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(server, "127.0.0.1:" + brokerPort, logDir);
+    broker.awaitReady();
+    return broker;
   }
 
   /** {@code host:port} for {@code bootstrap.servers}. */
@@ -175,7 +195,6 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
 
   private static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      socket.setReuseAddress(true);
       return socket.getLocalPort();
     }
   }

@@ -1,5 +1,6 @@
 package io.dynnibal.jobs.kafka;
 
+import io.dynnibal.schemas.AvroTrust;
 import io.dynnibal.schemas.SingleObjectCodec;
 import java.io.IOException;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
@@ -14,6 +15,8 @@ import org.apache.avro.specific.SpecificRecordBase;
  *
  * <p>A value that cannot be decoded throws {@link io.dynnibal.schemas.RecordDecodingException} with the reason;
  * sources that must keep running route such values to the dead-letter topic instead of using this class directly.
+ * Not for the compacted targets topic either: a null value there is a delete, which a value-only schema cannot
+ * express (it rejects null).
  */
 public final class AvroValueSchema<T extends SpecificRecordBase>
     implements DeserializationSchema<T>, SerializationSchema<T> {
@@ -27,6 +30,16 @@ public final class AvroValueSchema<T extends SpecificRecordBase>
 
   public static <T extends SpecificRecordBase> AvroValueSchema<T> of(Class<T> type) {
     return new AvroValueSchema<>(type);
+  }
+
+  @Override
+  public void open(DeserializationSchema.InitializationContext context) {
+    AvroTrust.install();
+  }
+
+  @Override
+  public void open(SerializationSchema.InitializationContext context) {
+    AvroTrust.install();
   }
 
   @Override
