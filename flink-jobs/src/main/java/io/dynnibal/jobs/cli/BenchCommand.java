@@ -50,10 +50,10 @@ final class BenchCommand implements Runnable {
     @Option(names = "--base", defaultValue = "1.3", description = "SG tree base b (default ${DEFAULT-VALUE}).")
     double base;
 
-    @Option(names = "--top-clusters", defaultValue = "10", description = "Clusters the proposal keeps (default ${DEFAULT-VALUE}).")
+    @Option(names = "--top-clusters", defaultValue = "20", description = "Clusters the proposal keeps (default ${DEFAULT-VALUE}).")
     int topClusters;
 
-    @Option(names = "--max-clusters", defaultValue = "100", description = "FindClustering's cap (default ${DEFAULT-VALUE}).")
+    @Option(names = "--max-clusters", defaultValue = "300", description = "FindClustering's cap (default ${DEFAULT-VALUE}).")
     int maxClusters;
 
     @Option(names = "--json", description = "Also write the JSON to this file.")

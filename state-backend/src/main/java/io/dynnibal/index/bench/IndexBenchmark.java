@@ -26,7 +26,7 @@ public final class IndexBenchmark {
       double gamma, double deepestRadius, int maxClusters, int topClusters, int chainLength) {
 
     public static Config defaults(int targets, int dim, int queries, int negatives, long seed) {
-      return new Config(targets, dim, queries, negatives, seed, 1.3, 20, 1e6, 0.3, 100, 10, 16);
+      return new Config(targets, dim, queries, negatives, seed, 1.3, 20, 1e6, 0.3, 300, 20, 16);
     }
 
     FindClustering.Options clustering() {
@@ -104,7 +104,7 @@ public final class IndexBenchmark {
     out.put("base", config.base());
     out.put("beta", config.beta());
     out.put("sampler", "dynnibal-mh practical: top " + config.topClusters() + " of <= " + config.maxClusters()
-        + " clusters, chains of 2");
+        + " clusters, 4 chains of 2 per negative");
     out.put("build_seconds", buildSeconds);
     out.put("sampler_ms_per_query", samplerMs);
     out.put("bruteforce_ms_per_query", bruteMs);
@@ -113,6 +113,7 @@ public final class IndexBenchmark {
     out.put("mean_logit_sampled", sampledLogitSum / sampledCount);
     out.put("mean_logit_exact_topk", exactLogitSum / ((long) k * queries.length));
     out.put("mean_partition_size", partitionSizes / (double) queries.length);
+    out.put("mean_distinct_sampled", sampledCount / (double) queries.length);
     if (config.targets() <= 100_000) {
       double[] tv = meanTotalVariation(tree, vectors, queries, config);
       out.put("tv_distance", tv[config.chainLength() - 1]);

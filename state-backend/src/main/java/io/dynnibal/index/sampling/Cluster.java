@@ -12,8 +12,13 @@ public record Cluster(SgNode node, boolean ownOnly) {
     return ownOnly ? node.ownTargetCount() : node.size();
   }
 
-  /** Upper bound on the distance from the representative to any target of the block. */
+  /** Upper bound on the distance from the representative to any target of the block (the node's maxd). */
   public double radius() {
+    return ownOnly ? 0 : node.maxDistance();
+  }
+
+  /** The nested cover radius of the block, for bounds that must shrink from parent to child (rejection sampling). */
+  public double nestedRadius() {
     return ownOnly ? 0 : node.radius();
   }
 

@@ -4,26 +4,28 @@ import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.sgtree.SgNode;
 import io.dynnibal.index.sgtree.SgTree;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
 
 /**
  * FindClustering (paper Alg. 2): an adaptive clustering of all targets for one query, coarse far from the query and
- * fine near it.
+ * fine near it. A subtree is split (into its node's own targets and one subtree per child) when
  *
  * <ol>
- *   <li>Start (Prop. 2): split subtrees, widest first, until every cluster's radius is at most
- *       {@code log(gamma) / (2 beta |x|)}, so that {@code P(y|x) / Q(y|x) <= gamma} for every target.
- *   <li>Refine (Alg. 2's loop): split, closest first, every cluster wider than {@code deepestRadius} that may hold a
- *       target within {@code deepestRadius} of the query ({@code d(x, rep) - radius <= deepestRadius}); with the
- *       tree's levels, {@code deepestRadius = b^m}.
+ *   <li>(Prop. 2) its maxd exceeds {@code log(gamma) / (2 beta |x|)}: after all such splits
+ *       {@code P(y|x) / Q(y|x) <= gamma} for every target; or
+ *   <li>(Alg. 2's refinement) its maxd exceeds {@code deepestRadius} and it may hold a target within
+ *       {@code deepestRadius} of the query ({@code d(x, rep) - maxd <= deepestRadius}); with the tree's levels,
+ *       {@code deepestRadius = b^m}.
  * </ol>
  *
- * Splitting a subtree replaces it by its node's own targets and one subtree per child, so the result always covers
- * every target exactly once. The paper fixes levels; cover radii serve the same bounds and are tighter. Both phases
- * stop at {@code maxClusters} (the frontier cap); {@link Partition#gammaBound()} reports the guarantee reached.
+ * Subtrees are considered best first by the highest score any of their targets can reach,
+ * {@code <x, rep> + |x| maxd}, so when the cap on the partition's size ({@code maxClusters}, the paper's frontier
+ * cap) stops the splitting, the budget has gone to the clusters that can hold the most probable targets. The root is
+ * always split, whatever the cap: its children are the coarsest clustering the tree offers (Alg. 2's start). Splitting
+ * keeps every target in exactly one cluster. The paper splits by level; maxd gives the same bounds and is tighter.
+ * {@link Partition#gammaBound()} reports the guarantee actually reached.
  */
 public final class FindClustering {
 
@@ -53,11 +55,7 @@ public final class FindClustering {
   private FindClustering() {}
 
   /** A block in the making: a subtree, or ({@code ownOnly}) what is left of one after its split. */
-  private record Candidate(SgNode node, boolean ownOnly, double score, double distance) {
-    double lowerBoundDistance() {
-      return distance - node.radius();
-    }
-  }
+  private record Candidate(SgNode node, boolean ownOnly, double score, double distance, double bestScore) {}
 
   public static Partition find(SgTree tree, float[] query, Options options) {
     SgNode root = tree.root();
@@ -69,32 +67,27 @@ public final class FindClustering {
         ? Double.POSITIVE_INFINITY
         : Math.log(options.gamma()) / (2 * options.beta() * queryNorm);
 
-    List<Candidate> done = new ArrayList<>(); // own-target blocks and subtrees that need no further split
-    PriorityQueue<Candidate> widest = new PriorityQueue<>(Comparator.comparingDouble(c -> -c.node().radius()));
-    widest.add(candidate(root, query));
-    int total = 1; // clusters in done + widest + closest
-    while (!widest.isEmpty() && widest.peek().node().radius() > startRadius
-        && total + widest.peek().node().childCount() <= options.maxClusters()) {
-      total += split(widest.poll(), query, done, widest);
-    }
-
-    PriorityQueue<Candidate> closest =
-        new PriorityQueue<>(Comparator.comparingDouble(Candidate::lowerBoundDistance));
-    for (Candidate c : widest) {
-      if (isNear(c, options.deepestRadius())) {
-        closest.add(c);
-      } else {
+    List<Candidate> done = new ArrayList<>();
+    PriorityQueue<Candidate> open = new PriorityQueue<>(Comparator.comparingDouble(c -> -c.bestScore()));
+    open.add(candidate(root, query, queryNorm));
+    int total = 1; // clusters in done + open
+    while (!open.isEmpty()) {
+      Candidate c = open.poll();
+      SgNode node = c.node();
+      boolean wide = node.maxDistance() > startRadius;
+      boolean near = node.maxDistance() > options.deepestRadius()
+          && c.distance() - node.maxDistance() <= options.deepestRadius();
+      boolean affordable = node == root || total + node.childCount() <= options.maxClusters();
+      if (node.childCount() == 0 || !(wide || near) || !affordable) {
         done.add(c);
+        continue;
       }
-    }
-    while (!closest.isEmpty() && total + closest.peek().node().childCount() <= options.maxClusters()) {
-      List<Candidate> children = new ArrayList<>();
-      total += split(closest.poll(), query, done, children);
-      for (Candidate c : children) {
-        (isNear(c, options.deepestRadius()) ? closest : done).add(c);
+      done.add(new Candidate(node, true, c.score(), c.distance(), c.score()));
+      for (int i = 0; i < node.childCount(); i++) {
+        open.add(candidate(node.child(i), query, queryNorm));
       }
+      total += node.childCount();
     }
-    done.addAll(closest);
 
     List<Cluster> clusters = new ArrayList<>(done.size());
     double[] scores = new double[done.size()];
@@ -108,23 +101,9 @@ public final class FindClustering {
     return new Partition(clusters, scores, Math.exp(2 * options.beta() * queryNorm * widestRadius));
   }
 
-  /** A subtree worth refining: wider than the deepest radius and possibly holding a target that close. */
-  private static boolean isNear(Candidate c, double deepestRadius) {
-    return c.node().childCount() > 0 && c.node().radius() > deepestRadius
-        && c.lowerBoundDistance() <= deepestRadius;
-  }
-
-  /** Replaces a subtree by its own targets (into {@code done}) and its children (into {@code out}). */
-  private static int split(Candidate c, float[] query, List<Candidate> done, Collection<Candidate> out) {
-    done.add(new Candidate(c.node(), true, c.score(), c.distance()));
-    for (int i = 0; i < c.node().childCount(); i++) {
-      out.add(candidate(c.node().child(i), query));
-    }
-    return c.node().childCount();
-  }
-
-  private static Candidate candidate(SgNode node, float[] query) {
-    return new Candidate(
-        node, false, VectorMath.dot(query, node.vector()), VectorMath.distance(query, node.vector()));
+  private static Candidate candidate(SgNode node, float[] query, double queryNorm) {
+    double score = VectorMath.dot(query, node.vector());
+    return new Candidate(node, false, score, VectorMath.distance(query, node.vector()),
+        score + queryNorm * node.maxDistance());
   }
 }

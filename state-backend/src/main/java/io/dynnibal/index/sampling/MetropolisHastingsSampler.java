@@ -4,7 +4,7 @@ import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.sgtree.SgTree;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.random.RandomGenerator;
 import java.util.stream.IntStream;
@@ -24,7 +24,8 @@ import java.util.stream.IntStream;
  *   <li>{@link Options#exact}: {@code count} independent chains, the last state of each is a sample (with repeats);
  *   <li>{@link Options#practical} (the paper's training setting, App. D): the proposal restricted to the top-k
  *       clusters by representative score, chains of length 2, and the {@code count} highest-scoring distinct targets
- *       seen across all chains. Harder negatives, no longer an unbiased sample.
+ *       seen across all chains ({@code chainsPerSample} chains per requested negative, so that enough distinct ones
+ *       turn up). Harder negatives, no longer an unbiased sample.
  * </ul>
  */
 public final class MetropolisHastingsSampler implements NegativeSampler {
@@ -34,9 +35,16 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
    * @param chainLength proposals per chain, the first included (1: a plain draw from Q, the chain never moves)
    * @param topClusters restrict the proposal to this many highest-scoring clusters; 0 keeps all
    * @param keepTopScoring return the best distinct targets seen across chains instead of each chain's last state
+   * @param chainsPerSample chains run per requested sample (1 in exact mode)
    */
-  public record Options(FindClustering.Options clustering, int chainLength, int topClusters, boolean keepTopScoring) {
+  public record Options(
+      FindClustering.Options clustering, int chainLength, int topClusters, boolean keepTopScoring,
+      int chainsPerSample) {
     public Options {
+      if (chainsPerSample < 1 || (!keepTopScoring && chainsPerSample != 1)) {
+        throw new IllegalArgumentException("chainsPerSample must be 1 in exact mode and >= 1 otherwise, got "
+            + chainsPerSample);
+      }
       if (chainLength < 1) {
         throw new IllegalArgumentException("chainLength must be >= 1, got " + chainLength);
       }
@@ -46,11 +54,12 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
     }
 
     public static Options exact(FindClustering.Options clustering, int chainLength) {
-      return new Options(clustering, chainLength, 0, false);
+      return new Options(clustering, chainLength, 0, false, 1);
     }
 
+    /** The paper's setting: chains of 2 over the top {@code topClusters} clusters, 4 chains per negative. */
     public static Options practical(FindClustering.Options clustering, int topClusters) {
-      return new Options(clustering, 2, topClusters, true);
+      return new Options(clustering, 2, topClusters, true, 4);
     }
   }
 
@@ -70,12 +79,13 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
     ClusterProposal proposal = options.topClusters() == 0
         ? new ClusterProposal(partition, beta)
         : new ClusterProposal(partition, beta, topClusters(partition, options.topClusters()));
-    int[] targets = new int[count];
-    double[] logits = new double[count];
-    Map<Integer, Double> seen = new LinkedHashMap<>();
+    int chains = count * options.chainsPerSample();
+    int[] targets = new int[chains];
+    double[] logits = new double[chains];
+    Map<Integer, Double> seen = new HashMap<>();
     long proposals = 0;
     long accepted = 0;
-    for (int chain = 0; chain < count; chain++) {
+    for (int chain = 0; chain < chains; chain++) {
       ClusterProposal.Draw current = proposal.draw(random);
       double currentLogit = beta * VectorMath.dot(query, current.node().vector());
       proposals++;
@@ -114,7 +124,8 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
 
   private static Samples topScoring(Map<Integer, Double> seen, int count, long proposals, long accepted) {
     Map.Entry<Integer, Double>[] entries = seen.entrySet().toArray(new Map.Entry[0]);
-    Arrays.sort(entries, Comparator.comparingDouble((Map.Entry<Integer, Double> e) -> -e.getValue()));
+    Arrays.sort(entries, Comparator.comparingDouble((Map.Entry<Integer, Double> e) -> -e.getValue())
+        .thenComparing(Map.Entry::getKey));
     int n = Math.min(count, entries.length);
     int[] targets = new int[n];
     double[] logits = new double[n];

@@ -48,7 +48,8 @@ public final class RejectionSampler implements NegativeSampler {
     double shift = Double.NEGATIVE_INFINITY;
     for (int i = 0; i < k; i++) {
       Cluster c = partition.clusters().get(i);
-      logEnvelope[i] = Math.log(c.size()) + beta * (partition.representativeScores()[i] + queryNorm * c.radius());
+      logEnvelope[i] =
+          Math.log(c.size()) + beta * (partition.representativeScores()[i] + queryNorm * c.nestedRadius());
       shift = Math.max(shift, logEnvelope[i]);
     }
     double[] cumulative = new double[k];

@@ -13,9 +13,11 @@ import java.util.List;
  * (self-separation and covering). Per node the tree keeps:
  *
  * <ul>
- *   <li>{@code radius}: the cover radius, {@code max over children (d(this, child) + child.radius)}, 0 for a leaf. It
- *       bounds the distance to every descendant, and a child's radius ball lies inside its parent's, which the
- *       samplers' nested bounds rely on. Exact after a build; after deletes an upper bound.
+ *   <li>{@code maxDistance} ({@code maxd}): the largest distance from this vector to a target of the subtree. Exact
+ *       after a build and kept exact by inserts; after deletes an upper bound. What searches and FindClustering use.
+ *   <li>{@code radius}: the nested cover radius, {@code max over children (d(this, child) + child.radius)}, 0 for a
+ *       leaf: at least maxd, and a child's radius ball lies inside its parent's, which the rejection sampler's nested
+ *       envelopes need. Looser than maxd (it adds up down the tree).
  *   <li>{@code minChildDistance} ({@code mind}): the smallest distance between two children, +inf below two children.
  *       Exact after a build; after deletes a lower bound.
  *   <li>{@code size}: targets in the subtree, own duplicates included.
@@ -30,6 +32,7 @@ public final class SgNode {
   double parentDistance;
   final List<SgNode> children = new ArrayList<>(0);
   double radius;
+  double maxDistance;
   double minChildDistance = Double.POSITIVE_INFINITY;
   int size;
 
@@ -75,9 +78,14 @@ public final class SgNode {
     return parentDistance;
   }
 
-  /** Upper bound on the distance from this vector to any target in the subtree. */
+  /** Nested cover radius: bounds every descendant's distance, and contains each child's radius ball. */
   public double radius() {
     return radius;
+  }
+
+  /** Upper bound on the distance from this vector to any target in the subtree (exact unless targets were deleted). */
+  public double maxDistance() {
+    return maxDistance;
   }
 
   /** Lower bound on the distance between two children (mind). */

@@ -163,6 +163,8 @@ public final class SgTree {
       d = distance(node.vector, vector);
     }
     while (true) {
+      // Every node passed on the way down is an ancestor of the new point: keep its maxd exact.
+      node.maxDistance = Math.max(node.maxDistance, d);
       if (d == 0) {
         for (int i = 0; i < count; i++) {
           node.addTarget(targets[i]);
@@ -236,6 +238,14 @@ public final class SgTree {
     }
   }
 
+  private static double farthestDescendant(float[] from, SgNode subtree) {
+    double farthest = distance(from, subtree.vector);
+    for (SgNode n : descendants(subtree)) {
+      farthest = Math.max(farthest, distance(from, n.vector));
+    }
+    return farthest;
+  }
+
   private static List<SgNode> descendants(SgNode node) {
     List<SgNode> out = new ArrayList<>();
     Deque<SgNode> stack = new ArrayDeque<>(node.children);
@@ -300,6 +310,10 @@ public final class SgTree {
         }
         if (p.radius < d + c.radius - 1e-9 * (1 + p.radius)) {
           violations.add(edge + ": radius " + p.radius + " < d + child radius " + (d + c.radius));
+        }
+        double farthest = farthestDescendant(p.vector, c);
+        if (p.maxDistance < farthest - 1e-9 * (1 + farthest)) {
+          violations.add(edge + ": maxd " + p.maxDistance + " below a descendant at " + farthest);
         }
         for (int j = i + 1; j < p.children.size(); j++) {
           SgNode s = p.children.get(j);

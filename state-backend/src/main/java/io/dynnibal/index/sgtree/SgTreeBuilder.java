@@ -65,6 +65,12 @@ final class SgTreeBuilder {
       order.add(task.node());
       split(task, targets, vectors, tasks);
     }
+    // maxd: every point raises the maxd of each of its ancestors to its distance from them.
+    for (SgNode node : order) {
+      for (SgNode a = node.parent; a != null; a = a.parent) {
+        a.maxDistance = Math.max(a.maxDistance, distance(a.vector, node.vector));
+      }
+    }
     // Children were built after parents: finish sizes and radii bottom up.
     for (int i = order.size() - 1; i >= 0; i--) {
       SgNode node = order.get(i);

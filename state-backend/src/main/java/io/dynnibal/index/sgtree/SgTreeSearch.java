@@ -69,7 +69,7 @@ public final class SgTreeSearch {
 
   private static Entry entry(SgNode node, float[] query, double queryNorm, Similarity similarity) {
     double score = similarity.score(query, node.vector);
-    return new Entry(node, score, similarity.bound(score, node.radius, queryNorm));
+    return new Entry(node, score, similarity.bound(score, node.maxDistance, queryNorm));
   }
 
   private static void offerOwn(PriorityQueue<Neighbor> best, Entry e, int k) {
