@@ -50,8 +50,9 @@ final class BenchCommand implements Runnable {
     @Option(names = "--base", defaultValue = "1.3", description = "SG tree base b (default ${DEFAULT-VALUE}).")
     double base;
 
-    @Option(names = "--top-clusters", defaultValue = "20", description = "Clusters the proposal keeps (default ${DEFAULT-VALUE}).")
-    int topClusters;
+    @Option(names = "--candidates", defaultValue = "8",
+        description = "The proposal keeps the closest clusters holding this many targets per negative (default ${DEFAULT-VALUE}).")
+    int candidates;
 
     @Option(names = "--max-clusters", defaultValue = "300", description = "FindClustering's cap (default ${DEFAULT-VALUE}).")
     int maxClusters;
@@ -69,7 +70,7 @@ final class BenchCommand implements Runnable {
       }
       IndexBenchmark.Config defaults = IndexBenchmark.Config.defaults(targets, dim, queries, negatives, seed);
       IndexBenchmark.Config config = new IndexBenchmark.Config(targets, dim, queries, negatives, seed, base,
-          defaults.beta(), defaults.gamma(), defaults.deepestRadius(), maxClusters, topClusters,
+          defaults.beta(), defaults.gamma(), defaults.deepestRadius(), maxClusters, candidates,
           defaults.chainLength());
       Map<String, Object> figures = IndexBenchmark.run(config);
       String out = IndexBenchmark.toJson(figures);

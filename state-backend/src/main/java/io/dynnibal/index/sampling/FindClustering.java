@@ -4,7 +4,6 @@ import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.sgtree.SgNode;
 import io.dynnibal.index.sgtree.SgTree;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
 
@@ -20,9 +19,9 @@ import java.util.PriorityQueue;
  *       {@code deepestRadius = b^m}.
  * </ol>
  *
- * Subtrees are considered best first by the highest score any of their targets can reach,
- * {@code <x, rep> + |x| maxd}, so when the cap on the partition's size ({@code maxClusters}, the paper's frontier
- * cap) stops the splitting, the budget has gone to the clusters that can hold the most probable targets. The root is
+ * Subtrees are considered best first by the softmax mass they can hold at most,
+ * {@code size * exp(beta (<x, rep> + |x| maxd))}, so when the cap on the partition's size ({@code maxClusters}, the paper's frontier
+ * cap) stops the splitting, the budget has gone to the clusters that can hold the most probability. The root is
  * always split, whatever the cap: its children are the coarsest clustering the tree offers (Alg. 2's start). Splitting
  * keeps every target in exactly one cluster. The paper splits by level; maxd gives the same bounds and is tighter.
  * {@link Partition#gammaBound()} reports the guarantee actually reached.
@@ -54,8 +53,18 @@ public final class FindClustering {
 
   private FindClustering() {}
 
-  /** A block in the making: a subtree, or ({@code ownOnly}) what is left of one after its split. */
-  private record Candidate(SgNode node, boolean ownOnly, double score, double distance, double bestScore) {}
+  /**
+   * A block in the making: a subtree, or ({@code ownOnly}) what is left of one after its split. Ordered by
+   * {@code priority}, highest first: the log of the subtree's envelope mass, {@code log size + beta (<x, rep> + |x|
+   * maxd)}, an upper bound on the softmax mass it can hold.
+   */
+  private record Candidate(SgNode node, boolean ownOnly, double score, double distance, double priority)
+      implements Comparable<Candidate> {
+    @Override
+    public int compareTo(Candidate other) {
+      return Double.compare(other.priority, priority);
+    }
+  }
 
   public static Partition find(SgTree tree, float[] query, Options options) {
     SgNode root = tree.root();
@@ -67,9 +76,11 @@ public final class FindClustering {
         ? Double.POSITIVE_INFINITY
         : Math.log(options.gamma()) / (2 * options.beta() * queryNorm);
 
-    List<Candidate> done = new ArrayList<>();
-    PriorityQueue<Candidate> open = new PriorityQueue<>(Comparator.comparingDouble(c -> -c.bestScore()));
-    open.add(candidate(root, query, queryNorm));
+    int expected = Math.min(options.maxClusters(), tree.size()) + root.childCount() + 1;
+    List<Candidate> done = new ArrayList<>(expected);
+    PriorityQueue<Candidate> open = new PriorityQueue<>(expected);
+    double querySquaredNorm = queryNorm * queryNorm;
+    open.add(candidate(root, query, queryNorm, querySquaredNorm, options.beta()));
     int total = 1; // clusters in done + open
     while (!open.isEmpty()) {
       Candidate c = open.poll();
@@ -82,9 +93,9 @@ public final class FindClustering {
         done.add(c);
         continue;
       }
-      done.add(new Candidate(node, true, c.score(), c.distance(), c.score()));
+      done.add(new Candidate(node, true, c.score(), c.distance(), c.priority()));
       for (int i = 0; i < node.childCount(); i++) {
-        open.add(candidate(node.child(i), query, queryNorm));
+        open.add(candidate(node.child(i), query, queryNorm, querySquaredNorm, options.beta()));
       }
       total += node.childCount();
     }
@@ -101,9 +112,12 @@ public final class FindClustering {
     return new Partition(clusters, scores, Math.exp(2 * options.beta() * queryNorm * widestRadius));
   }
 
-  private static Candidate candidate(SgNode node, float[] query, double queryNorm) {
+  private static Candidate candidate(
+      SgNode node, float[] query, double queryNorm, double querySquaredNorm, double beta) {
     double score = VectorMath.dot(query, node.vector());
-    return new Candidate(node, false, score, VectorMath.distance(query, node.vector()),
-        score + queryNorm * node.maxDistance());
+    double distance = VectorMath.distanceFromDot(score, querySquaredNorm, node.squaredNorm());
+    double priority = Math.log(node.size()) + beta * (score + queryNorm * node.maxDistance());
+    return new Candidate(node, false, score, distance, priority);
   }
+
 }

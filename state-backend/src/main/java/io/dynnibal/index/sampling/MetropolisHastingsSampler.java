@@ -22,10 +22,12 @@ import java.util.stream.IntStream;
  *
  * <ul>
  *   <li>{@link Options#exact}: {@code count} independent chains, the last state of each is a sample (with repeats);
- *   <li>{@link Options#practical} (the paper's training setting, App. D): the proposal restricted to the top-k
- *       clusters by representative score, chains of length 2, and the {@code count} highest-scoring distinct targets
- *       seen across all chains ({@code chainsPerSample} chains per requested negative, so that enough distinct ones
- *       turn up). Harder negatives, no longer an unbiased sample.
+ *   <li>{@link Options#practical} (the paper's training setting, App. D): the proposal restricted to the closest
+ *       clusters (highest representative score), chains of length 2, and the {@code count} highest-scoring distinct
+ *       targets seen across all chains. Harder negatives, no longer an unbiased sample. The paper keeps a fixed
+ *       top-k of clusters; here the closest clusters are kept until they hold {@code candidatesPerSample} targets per
+ *       requested negative, because how many targets k clusters hold depends on how fine FindClustering went (a
+ *       fixed k starved the proposal on fine partitions: 22 distinct negatives of 64 asked for, at 100k targets).
  * </ul>
  */
 public final class MetropolisHastingsSampler implements NegativeSampler {
@@ -33,12 +35,13 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
   /**
    * @param clustering how to partition the targets per query
    * @param chainLength proposals per chain, the first included (1: a plain draw from Q, the chain never moves)
-   * @param topClusters restrict the proposal to this many highest-scoring clusters; 0 keeps all
+   * @param candidatesPerSample restrict the proposal to the highest-scoring clusters that together hold this many
+   *     targets per requested sample; 0 keeps all clusters
    * @param keepTopScoring return the best distinct targets seen across chains instead of each chain's last state
    * @param chainsPerSample chains run per requested sample (1 in exact mode)
    */
   public record Options(
-      FindClustering.Options clustering, int chainLength, int topClusters, boolean keepTopScoring,
+      FindClustering.Options clustering, int chainLength, int candidatesPerSample, boolean keepTopScoring,
       int chainsPerSample) {
     public Options {
       if (chainsPerSample < 1 || (!keepTopScoring && chainsPerSample != 1)) {
@@ -48,8 +51,8 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
       if (chainLength < 1) {
         throw new IllegalArgumentException("chainLength must be >= 1, got " + chainLength);
       }
-      if (topClusters < 0) {
-        throw new IllegalArgumentException("topClusters must be >= 0, got " + topClusters);
+      if (candidatesPerSample < 0) {
+        throw new IllegalArgumentException("candidatesPerSample must be >= 0, got " + candidatesPerSample);
       }
     }
 
@@ -57,9 +60,9 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
       return new Options(clustering, chainLength, 0, false, 1);
     }
 
-    /** The paper's setting: chains of 2 over the top {@code topClusters} clusters, 4 chains per negative. */
-    public static Options practical(FindClustering.Options clustering, int topClusters) {
-      return new Options(clustering, 2, topClusters, true, 4);
+    /** The paper's setting: chains of 2 over the closest clusters, 4 chains per negative. */
+    public static Options practical(FindClustering.Options clustering, int candidatesPerSample) {
+      return new Options(clustering, 2, candidatesPerSample, true, 4);
     }
   }
 
@@ -76,9 +79,10 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
       return new Samples(new int[0], new double[0], 0, 0);
     }
     double beta = options.clustering().beta();
-    ClusterProposal proposal = options.topClusters() == 0
+    ClusterProposal proposal = options.candidatesPerSample() == 0
         ? new ClusterProposal(partition, beta)
-        : new ClusterProposal(partition, beta, topClusters(partition, options.topClusters()));
+        : new ClusterProposal(partition, beta,
+            closestClusters(partition, (long) options.candidatesPerSample() * count));
     int chains = count * options.chainsPerSample();
     int[] targets = new int[chains];
     double[] logits = new double[chains];
@@ -113,13 +117,19 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
     return new Samples(targets, logits, proposals, accepted);
   }
 
-  private static int[] topClusters(Partition partition, int k) {
+  /** The highest-scoring clusters, best first, until they hold at least {@code targets} targets. */
+  private static int[] closestClusters(Partition partition, long targets) {
     double[] scores = partition.representativeScores();
-    return IntStream.range(0, partition.size()).boxed()
+    int[] order = IntStream.range(0, partition.size()).boxed()
         .sorted(Comparator.comparingDouble((Integer c) -> -scores[c]))
-        .limit(k)
         .mapToInt(Integer::intValue)
         .toArray();
+    long held = 0;
+    int k = 0;
+    while (k < order.length && held < targets) {
+      held += partition.clusters().get(order[k++]).size();
+    }
+    return Arrays.copyOf(order, k);
   }
 
   private static Samples topScoring(Map<Integer, Double> seen, int count, long proposals, long accepted) {

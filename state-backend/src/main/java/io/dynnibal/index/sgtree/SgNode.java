@@ -1,5 +1,6 @@
 package io.dynnibal.index.sgtree;
 
+import io.dynnibal.index.VectorMath;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -25,6 +26,7 @@ import java.util.List;
  */
 public final class SgNode {
   final float[] vector;
+  final double squaredNorm;
   int level;
   int[] targets;
   int targetCount;
@@ -38,6 +40,7 @@ public final class SgNode {
 
   SgNode(float[] vector, int[] targets, int targetCount) {
     this.vector = vector;
+    this.squaredNorm = VectorMath.dot(vector, vector);
     this.targets = targets;
     this.targetCount = targetCount;
     this.size = targetCount;
@@ -46,6 +49,11 @@ public final class SgNode {
   /** The representative vector (shared by all own targets). Do not modify. */
   public float[] vector() {
     return vector;
+  }
+
+  /** {@code |vector|^2}, kept so a distance to a query costs one inner product. */
+  public double squaredNorm() {
+    return squaredNorm;
   }
 
   public int level() {

@@ -61,7 +61,7 @@ class MetropolisHastingsSamplerTest {
   void thePracticalVariantReturnsDistinctHardNegativesBestFirst() {
     SamplerFixture f = new SamplerFixture(3_000, 8, 53);
     MetropolisHastingsSampler practical = new MetropolisHastingsSampler(
-        MetropolisHastingsSampler.Options.practical(new FindClustering.Options(20, 1e6, 0.2, 100), 10));
+        MetropolisHastingsSampler.Options.practical(new FindClustering.Options(20, 1e6, 0.2, 100), 16));
     Samples samples = practical.sample(f.tree, f.query, 64, new SplittableRandom(2));
     Set<Integer> distinct = new HashSet<>();
     for (int i = 0; i < samples.size(); i++) {

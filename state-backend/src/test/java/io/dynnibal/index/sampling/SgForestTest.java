@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class SgForestTest {
   static final int DIM = 8;
   static final MetropolisHastingsSampler PRACTICAL = new MetropolisHastingsSampler(
-      MetropolisHastingsSampler.Options.practical(new FindClustering.Options(20, 1e6, 0.2, 100), 10));
+      MetropolisHastingsSampler.Options.practical(new FindClustering.Options(20, 1e6, 0.2, 100), 16));
 
   private static SgForest forest(int targets, int trees) {
     float[][] vectors = ClusteredVectors.generate(targets, DIM, 61);
