@@ -156,7 +156,7 @@ public final class IndexBenchmark {
     return mean;
   }
 
-  private static void normalise(double[] v) {
+  static void normalise(double[] v) {
     double sum = 0;
     for (double x : v) {
       sum += x;

@@ -21,8 +21,8 @@ class IndependentChainDistanceTest {
         p[i] = q[i] * 2; // ties in w = P/Q
       }
     }
-    normalise(p);
-    normalise(q);
+    IndexBenchmark.normalise(p);
+    IndexBenchmark.normalise(q);
     int length = 12;
     double[] fast = IndependentChainDistance.totalVariationByLength(p, q, length);
     double[] pi = q.clone();
@@ -46,16 +46,6 @@ class IndependentChainDistanceTest {
         next[from] += pi[from] * stay;
       }
       pi = next;
-    }
-  }
-
-  private static void normalise(double[] v) {
-    double sum = 0;
-    for (double x : v) {
-      sum += x;
-    }
-    for (int i = 0; i < v.length; i++) {
-      v[i] /= sum;
     }
   }
 }

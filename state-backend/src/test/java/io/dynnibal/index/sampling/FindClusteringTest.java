@@ -11,7 +11,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class FindClusteringTest {
 
   @ParameterizedTest
-  @CsvSource({"20, 1.5, 0.0, 100000", "20, 1000, 0.3, 100", "5, 2, 0.1, 7", "20, 1.01, 0.0, 1"})
+  @CsvSource({"20, 1.5, 0.0, 100000", "20, 1000, 0.3, 100", "5, 2, 0.1, 7", "20, 1.01, 0.0, 0"})
   void thePartitionCoversEveryTargetExactlyOnce(double beta, double gamma, double deepest, int cap) {
     SamplerFixture f = new SamplerFixture(2_000, 8, 31);
     Partition partition = FindClustering.find(f.tree, f.query, new FindClustering.Options(beta, gamma, deepest, cap));
@@ -24,8 +24,8 @@ class FindClusteringTest {
     for (int t = 0; t < times.length; t++) {
       assertEquals(1, times[t], "target " + t);
     }
-    int rootSplit = 1 + f.tree.root().childCount(); // the root is split whatever the cap
-    assertTrue(partition.size() <= Math.max(cap, rootSplit), "cap " + cap + " exceeded: " + partition.size());
+    int rootSplit = 1 + f.tree.root().childCount(); // the root is split outside the budget
+    assertTrue(partition.size() <= rootSplit + cap, "budget " + cap + " exceeded: " + partition.size());
   }
 
   @Test
@@ -65,5 +65,12 @@ class FindClusteringTest {
       }
     }
     assertTrue(refined > 0, "no cluster near the query at all: the check is vacuous");
+  }
+
+  @Test
+  void levelsTranslateToTheRadiiOfProposition2() {
+    FindClustering.Options o = FindClustering.Options.atLevels(20, 1.3, -2, -5, 100);
+    assertEquals(Math.pow(1.3, -2), Math.log(o.gamma()) / (2 * 20), 1e-12);
+    assertEquals(Math.pow(1.3, -5), o.deepestRadius(), 1e-12);
   }
 }
