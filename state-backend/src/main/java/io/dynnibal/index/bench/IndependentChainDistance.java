@@ -13,11 +13,17 @@ import java.util.stream.IntStream;
 public final class IndependentChainDistance {
   private IndependentChainDistance() {}
 
-  /** TV distance to P of the chain's state after {@code chainLength} proposals (the first from Q), for 1..maxLength. */
+  /**
+   * TV distance to P of the chain's state after {@code chainLength} proposals (the first from Q), for 1..maxLength.
+   * P and Q must be positive everywhere (normalised).
+   */
   public static double[] totalVariationByLength(double[] p, double[] q, int maxLength) {
     int n = p.length;
     double[] w = new double[n];
     for (int i = 0; i < n; i++) {
+      if (!(p[i] > 0 && q[i] > 0)) {
+        throw new IllegalArgumentException("P and Q must be positive; state " + i + " has P=" + p[i] + ", Q=" + q[i]);
+      }
       w[i] = p[i] / q[i];
     }
     Integer[] boxed = IntStream.range(0, n).boxed().toArray(Integer[]::new);

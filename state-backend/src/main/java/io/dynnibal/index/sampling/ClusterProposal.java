@@ -1,7 +1,6 @@
 package io.dynnibal.index.sampling;
 
 import io.dynnibal.index.sgtree.SgNode;
-import java.util.Arrays;
 import java.util.random.RandomGenerator;
 
 /**
@@ -14,7 +13,7 @@ public final class ClusterProposal {
   private final Partition partition;
   private final double beta;
   private final int[] clusterOf; // proposal cluster index -> partition index
-  private final double[] cumulative;
+  private final CumulativeWeights weights;
   private final double logNormaliser;
 
   /** A proposal over all clusters of the partition. */
@@ -40,23 +39,18 @@ public final class ClusterProposal {
       logWeights[i] = Math.log(partition.clusters().get(c).size()) + beta * partition.representativeScores()[c];
       max = Math.max(max, logWeights[i]);
     }
-    this.cumulative = new double[clusters.length];
-    double sum = 0;
     for (int i = 0; i < clusters.length; i++) {
-      sum += Math.exp(logWeights[i] - max);
-      cumulative[i] = sum;
+      logWeights[i] = Math.exp(logWeights[i] - max);
     }
-    this.logNormaliser = max + Math.log(sum);
+    this.weights = new CumulativeWeights(logWeights);
+    this.logNormaliser = max + Math.log(weights.total());
   }
 
   /** A target drawn from Q, with what MH needs to weigh it. */
   public record Draw(int target, SgNode node, double logQ) {}
 
   public Draw draw(RandomGenerator random) {
-    double u = random.nextDouble() * cumulative[cumulative.length - 1];
-    int i = Arrays.binarySearch(cumulative, u);
-    i = i >= 0 ? Math.min(i + 1, cumulative.length - 1) : -i - 1;
-    int c = clusterOf[i];
+    int c = clusterOf[weights.draw(random)];
     Cluster cluster = partition.clusters().get(c);
     SgNode.Located located = cluster.locate(random.nextInt(cluster.size()));
     return new Draw(located.target(), located.node(), beta * partition.representativeScores()[c] - logNormaliser);

@@ -88,8 +88,8 @@ public final class FindClustering {
         ? Double.POSITIVE_INFINITY
         : Math.log(options.gamma()) / (2 * options.beta() * queryNorm);
 
-    int cap = root.childCount() + 1 + options.maxClusters();
-    int expected = Math.min(cap, tree.size()) + 1;
+    long cap = root.childCount() + 1L + options.maxClusters();
+    int expected = (int) Math.min(cap, tree.size()) + 1;
     List<Candidate> done = new ArrayList<>(expected);
     PriorityQueue<Candidate> open = new PriorityQueue<>(expected);
     double querySquaredNorm = queryNorm * queryNorm;
@@ -101,7 +101,7 @@ public final class FindClustering {
       boolean wide = node.maxDistance() > startRadius;
       boolean near = node.maxDistance() > options.deepestRadius()
           && c.distance() - node.maxDistance() <= options.deepestRadius();
-      boolean affordable = node == root || total + node.childCount() <= cap;
+      boolean affordable = node == root || (long) total + node.childCount() <= cap;
       if (node.childCount() == 0 || !(wide || near) || !affordable) {
         done.add(c);
         continue;

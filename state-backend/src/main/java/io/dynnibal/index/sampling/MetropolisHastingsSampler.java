@@ -94,7 +94,9 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
       double currentLogit = beta * VectorMath.dot(query, current.node().vector());
       proposals++;
       accepted++;
-      seen.put(current.target(), currentLogit);
+      if (options.keepTopScoring()) {
+        seen.put(current.target(), currentLogit);
+      }
       for (int step = 1; step < options.chainLength(); step++) {
         ClusterProposal.Draw next = proposal.draw(random);
         double nextLogit = beta * VectorMath.dot(query, next.node().vector());
@@ -105,7 +107,9 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
           current = next;
           currentLogit = nextLogit;
           accepted++;
-          seen.put(current.target(), currentLogit);
+          if (options.keepTopScoring()) {
+            seen.put(current.target(), currentLogit);
+          }
         }
       }
       targets[chain] = current.target();

@@ -3,7 +3,6 @@ package io.dynnibal.index.sampling;
 import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.sgtree.SgNode;
 import io.dynnibal.index.sgtree.SgTree;
-import java.util.Arrays;
 import java.util.random.RandomGenerator;
 
 /**
@@ -52,12 +51,11 @@ public final class RejectionSampler implements NegativeSampler {
           Math.log(c.size()) + beta * (partition.representativeScores()[i] + queryNorm * c.nestedRadius());
       shift = Math.max(shift, logEnvelope[i]);
     }
-    double[] cumulative = new double[k];
-    double total = 0;
+    double[] envelope = new double[k];
     for (int i = 0; i < k; i++) {
-      total += Math.exp(logEnvelope[i] - shift);
-      cumulative[i] = total;
+      envelope[i] = Math.exp(logEnvelope[i] - shift);
     }
+    CumulativeWeights clusters = new CumulativeWeights(envelope);
     int[] targets = new int[count];
     double[] logits = new double[count];
     long attempts = 0;
@@ -71,11 +69,9 @@ public final class RejectionSampler implements NegativeSampler {
               + partition.gammaBound() + "); use FindClustering with a smaller gamma");
         }
         attempts++;
-        double u = random.nextDouble() * total;
-        int i = Arrays.binarySearch(cumulative, u);
-        i = i >= 0 ? Math.min(i + 1, k - 1) : -i - 1;
-        found = attempt(partition.clusters().get(i), partition.representativeScores()[i],
-            Math.exp(logEnvelope[i] - shift), query, queryNorm, beta, shift, random);
+        int i = clusters.draw(random);
+        found = attempt(partition.clusters().get(i), partition.representativeScores()[i], envelope[i], query,
+            queryNorm, beta, shift, random);
       }
       targets[s] = found;
       logits[s] = beta * VectorMath.dot(query, tree.nodeOf(found).vector());
@@ -83,15 +79,18 @@ public final class RejectionSampler implements NegativeSampler {
     return new Samples(targets, logits, attempts, count);
   }
 
-  /** One walk down from a cluster; the accepted target, or -1 to restart. */
+  /**
+   * One walk down from a cluster; the accepted target, or -1 to restart. Each step draws afresh: it needs only the
+   * conditional probabilities own / E(n) and E(c) / E(n), and a fresh number keeps full resolution for tiny ones.
+   */
   private static int attempt(Cluster cluster, double score, double envelope, float[] query, double queryNorm,
       double beta, double shift, RandomGenerator random) {
     SgNode node = cluster.node();
-    double u = random.nextDouble() * envelope;
     while (true) {
+      double u = random.nextDouble() * envelope;
       double own = node.ownTargetCount() * Math.exp(beta * score - shift);
       if (u < own) {
-        return node.ownTarget((int) (u / own * node.ownTargetCount()));
+        return node.ownTarget(random.nextInt(node.ownTargetCount()));
       }
       u -= own;
       if (cluster.ownOnly()) {
@@ -107,6 +106,7 @@ public final class RejectionSampler implements NegativeSampler {
         if (u < childEnvelope) {
           next = child;
           nextScore = childScore;
+          envelope = childEnvelope;
         } else {
           u -= childEnvelope;
         }

@@ -40,6 +40,12 @@ public final class SgForest {
     }
     List<SgTree> trees = new ArrayList<>(treeCount);
     SgForest forest = new SgForest(trees);
+    java.util.Set<Integer> distinct = new java.util.HashSet<>();
+    for (int target : targets) {
+      if (!distinct.add(target)) {
+        throw new IllegalArgumentException("target " + target + " appears twice");
+      }
+    }
     for (int t = 0; t < treeCount; t++) {
       int from = (int) ((long) targets.length * t / treeCount);
       int to = (int) ((long) targets.length * (t + 1) / treeCount);
@@ -65,6 +71,9 @@ public final class SgForest {
 
   /** Adds a target to the smallest tree, which keeps the trees of equal size. */
   public void insert(int target, float[] vector) {
+    if (treeOfTarget.containsKey(target)) {
+      throw new IllegalArgumentException("target " + target + " is already in tree " + treeOfTarget.get(target));
+    }
     int smallest = 0;
     for (int t = 1; t < trees.size(); t++) {
       if (trees.get(t).size() < trees.get(smallest).size()) {

@@ -137,6 +137,11 @@ public final class SgTree {
       root = null;
     } else {
       parent.children.remove(node);
+      if (parent.children.isEmpty()) {
+        parent.maxDistance = 0; // a leaf again: its bounds are exact once more
+        parent.radius = 0;
+        parent.minChildDistance = Double.POSITIVE_INFINITY;
+      }
       for (SgNode a = parent; a != null; a = a.parent) {
         a.size -= node.size;
       }

@@ -48,4 +48,40 @@ class RejectionSamplerTest {
     int[] second = sampler.sample(f.tree, f.query, 200, new SplittableRandom(9)).targets();
     assertArrayEquals(first, second);
   }
+
+  /**
+   * The exactness argument in one inequality, checked at every node: a node's own mass plus its children's envelopes
+   * never exceed its own envelope, for random queries, after random inserts and deletes.
+   */
+  @org.junit.jupiter.api.Test
+  void envelopesNestAtEveryNodeAfterInsertsAndDeletes() {
+    SamplerFixture f = new SamplerFixture(1_000, 8, 43);
+    SplittableRandom random = new SplittableRandom(8);
+    float[][] extra = io.dynnibal.index.bench.ClusteredVectors.generate(500, 8, 44);
+    for (int i = 0; i < extra.length; i++) {
+      f.tree.insert(10_000 + i, extra[i]);
+      f.tree.delete(random.nextInt(1_000));
+    }
+    double beta = 8;
+    for (int q = 0; q < 20; q++) {
+      float[] query = io.dynnibal.index.bench.ClusteredVectors.queryNear(f.vectors[random.nextInt(1_000)], 0.5, random);
+      double norm = io.dynnibal.index.VectorMath.norm(query);
+      java.util.ArrayDeque<io.dynnibal.index.sgtree.SgNode> stack = new java.util.ArrayDeque<>();
+      stack.push(f.tree.root());
+      while (!stack.isEmpty()) {
+        io.dynnibal.index.sgtree.SgNode n = stack.pop();
+        double logEnvelope = Math.log(n.size())
+            + beta * (io.dynnibal.index.VectorMath.dot(query, n.vector()) + norm * n.radius());
+        double inside = n.ownTargetCount() * Math.exp(beta * io.dynnibal.index.VectorMath.dot(query, n.vector())
+            - logEnvelope);
+        for (int i = 0; i < n.childCount(); i++) {
+          io.dynnibal.index.sgtree.SgNode c = n.child(i);
+          inside += Math.exp(Math.log(c.size())
+              + beta * (io.dynnibal.index.VectorMath.dot(query, c.vector()) + norm * c.radius()) - logEnvelope);
+          stack.push(c);
+        }
+        assertTrue(inside <= 1 + 1e-12, "own + children = " + inside + " of the envelope at " + n);
+      }
+    }
+  }
 }

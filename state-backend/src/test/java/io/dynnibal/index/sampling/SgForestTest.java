@@ -86,6 +86,10 @@ class SgForestTest {
     float[] v = ClusteredVectors.generate(1, DIM, 97)[0];
     forest.insert(5, v);
     assertEquals(101, forest.size());
+    assertEquals(1, forest.trees().stream().filter(t -> t.size() == 26).count(), "one tree grew from 25 to 26");
+    assertTrue(forest.trees().stream().filter(t -> t.size() == 26).allMatch(t -> t.contains(5)));
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> forest.insert(1000, v),
+        "a target already in another tree");
     assertTrue(forest.delete(5));
     assertFalse(forest.delete(5));
     assertEquals(100, forest.size());

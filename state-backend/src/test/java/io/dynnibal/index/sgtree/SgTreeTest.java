@@ -101,14 +101,24 @@ class SgTreeTest {
   }
 
   @Test
-  void deletingARootOrInnerNodeKeepsEveryOtherTarget() {
+  void deletingTheRootAndAnInnerNodeKeepsEveryOtherTarget() {
     float[][] vectors = ClusteredVectors.generate(1_500, DIM, 6);
     SgTree tree = SgTree.build(DIM, 1.3, ids(vectors.length), vectors, 9);
+    SgNode inner = null;
+    for (int i = 0; i < tree.root().childCount() && inner == null; i++) {
+      if (tree.root().child(i).childCount() > 0 && tree.root().child(i).ownTargetCount() == 1) {
+        inner = tree.root().child(i);
+      }
+    }
+    assertNotNull(inner, "no inner node to delete");
+    int innerTarget = inner.ownTarget(0);
+    assertTrue(tree.delete(innerTarget));
     int rootTarget = tree.root().ownTarget(0);
     assertTrue(tree.delete(rootTarget));
     assertFalse(tree.contains(rootTarget));
+    assertFalse(tree.contains(innerTarget));
     assertFalse(tree.delete(rootTarget));
-    assertEquals(vectors.length - 1, tree.size());
+    assertEquals(vectors.length - 2, tree.size());
     assertEquals(List.of(), tree.checkInvariants());
     Set<Integer> left = new HashSet<>();
     java.util.ArrayDeque<SgNode> stack = new java.util.ArrayDeque<>(List.of(tree.root()));
@@ -121,8 +131,9 @@ class SgTreeTest {
         stack.push(node.child(i));
       }
     }
-    assertEquals(vectors.length - 1, left.size());
+    assertEquals(vectors.length - 2, left.size());
     assertFalse(left.contains(rootTarget));
+    assertFalse(left.contains(innerTarget));
   }
 
   @Test
