@@ -26,7 +26,7 @@ import java.util.List;
  */
 public final class SgNode {
   final float[] vector;
-  final double squaredNorm;
+  double squaredNorm;
   int level;
   int[] targets;
   int targetCount;

@@ -154,7 +154,7 @@ public final class SgTree {
   }
 
   /** Places a point (with all its targets) under {@code start}, or under the lowest ancestor of it that covers it. */
-  private void insertPoint(SgNode start, float[] vector, int[] targets, int count) {
+  void insertPoint(SgNode start, float[] vector, int[] targets, int count) {
     if (root == null) {
       root = new SgNode(vector, targets, count);
       root.level = Integer.MIN_VALUE / 2;
@@ -208,6 +208,36 @@ public final class SgTree {
       node = closest;
       d = closestDistance;
     }
+  }
+
+  /**
+   * Moves every cached vector in place (e.g. by the re-encoding map of a model update) and returns the largest
+   * displacement, which bounds how far any distance in the tree moved (twice it). The tree's structure is then stale:
+   * run {@link TreeRepair} before the next search or sample.
+   *
+   * @param mover replaces a vector's values in place and returns how far it moved
+   */
+  public double moveVectors(java.util.function.ToDoubleFunction<float[]> mover) {
+    double drift = 0;
+    for (SgNode node : nodes()) {
+      drift = Math.max(drift, mover.applyAsDouble(node.vector));
+      validate(node.vector, node.targets[0]);
+      node.squaredNorm = io.dynnibal.index.VectorMath.dot(node.vector, node.vector);
+    }
+    return drift;
+  }
+
+  /** Every node, parents before children. */
+  List<SgNode> nodes() {
+    List<SgNode> out = new ArrayList<>();
+    if (root == null) {
+      return out;
+    }
+    out.add(root);
+    for (int i = 0; i < out.size(); i++) {
+      out.addAll(out.get(i).children);
+    }
+    return out;
   }
 
   /** Links a child (whose level is set) under a parent at distance {@code d}; the root's level rises above it. */

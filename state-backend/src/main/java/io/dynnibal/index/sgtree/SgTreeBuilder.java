@@ -57,17 +57,31 @@ final class SgTreeBuilder {
         rest[j++] = i;
       }
     }
+    buildUnder(root, targets, vectors, rest);
+  }
+
+  /**
+   * Builds the subtree below {@code center} (which keeps its own targets, and its place and level in the tree) over
+   * the given points, indices into {@code targets}/{@code vectors}. The center must have no children. Sizes, maxd,
+   * radius and mind come out exact inside the subtree; ancestors are the caller's business.
+   */
+  void buildUnder(SgNode center, int[] targets, float[][] vectors, int[] members) {
+    if (!center.children.isEmpty()) {
+      throw new IllegalStateException("rebuild under a node that still has children");
+    }
+    center.maxDistance = 0;
+    center.radius = 0;
     List<SgNode> order = new ArrayList<>();
     Deque<Task> tasks = new ArrayDeque<>();
-    tasks.push(new Task(root, rest));
+    tasks.push(new Task(center, members));
     while (!tasks.isEmpty()) {
       Task task = tasks.pop();
       order.add(task.node());
       split(task, targets, vectors, tasks);
     }
-    // maxd: every point raises the maxd of each of its ancestors to its distance from them.
+    // maxd: every point raises the maxd of each of its ancestors within the subtree to its distance from them.
     for (SgNode node : order) {
-      for (SgNode a = node.parent; a != null; a = a.parent) {
+      for (SgNode a = node.parent; node != center && a != center.parent; a = a.parent) {
         a.maxDistance = Math.max(a.maxDistance, distance(a.vector, node.vector));
       }
     }

@@ -1,0 +1,201 @@
+package io.dynnibal.index.sgtree;
+
+import static io.dynnibal.index.VectorMath.distance;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+
+/**
+ * UpdateSGTree (paper Alg. 3): after the cached vectors moved (each by at most {@code drift}), rebuild only the
+ * subtrees whose structure broke, each under its own root (SG separation holds between siblings only, so a rebuilt
+ * subtree re-attaches where it was).
+ *
+ * <p>Top down, a node whose children still sit at the levels their new distances give (covering and separation from
+ * the parent, checked on exact distances: one per node) and whose same-level children are still apart (mind minus
+ * twice the drift, else the exact pairs) keeps its children and is checked below; otherwise its whole subtree is
+ * rebuilt. {@link #repairAtLevel} also rebuilds every subtree at or below a level, the paper's equivalent of a drift
+ * bound.
+ *
+ * <p>Bookkeeping after the rebuilds: {@link Mode#EXACT} recomputes maxd, radius and mind exactly (O(n depth)
+ * distances); {@link Mode#BOUNDED} (the paper's fast bound check) keeps maxd + 2 drift and mind - 2 drift as bounds
+ * and recomputes only the nested radii (O(n)). Both leave {@link SgTree#checkInvariants()} clean; exact bounds make
+ * the samplers' partitions tighter.
+ */
+public final class TreeRepair {
+  public enum Mode { EXACT, BOUNDED }
+
+  /**
+   * @param nodes nodes in the tree after repair
+   * @param subtreesRebuilt subtrees rebuilt under their own roots
+   * @param nodesRebuilt nodes inside those subtrees (their roots included)
+   */
+  public record Report(long nodes, long subtreesRebuilt, long nodesRebuilt) {
+    public double nodesRebuiltFraction() {
+      return nodes == 0 ? 0 : nodesRebuilt / (double) nodes;
+    }
+  }
+
+  private TreeRepair() {}
+
+  public static Report repair(SgTree tree, double drift, Mode mode, long seed) {
+    return repairAtLevel(tree, Integer.MIN_VALUE, drift, mode, seed);
+  }
+
+  /** As {@link #repair}, and every subtree whose root's level is at most {@code level} is rebuilt outright. */
+  public static Report repairAtLevel(SgTree tree, int level, double drift, Mode mode, long seed) {
+    if (!(drift >= 0) || Double.isInfinite(drift)) {
+      throw new IllegalArgumentException("drift must be finite and >= 0, got " + drift);
+    }
+    SgNode root = tree.root();
+    if (root == null) {
+      return new Report(0, 0, 0);
+    }
+    List<SgNode> all = tree.nodes();
+    for (SgNode node : all) {
+      if (node.parent != null) {
+        node.parentDistance = distance(node.parent.vector, node.vector);
+      }
+      if (mode == Mode.BOUNDED) {
+        node.maxDistance += 2 * drift;
+      }
+    }
+    SgTreeBuilder builder = new SgTreeBuilder(tree, seed);
+    long subtrees = 0;
+    long rebuiltNodes = 0;
+    Deque<SgNode> stack = new ArrayDeque<>(List.of(root));
+    while (!stack.isEmpty()) {
+      SgNode node = stack.pop();
+      boolean rebuild = (node != root && node.level <= level) || !childrenStillFit(tree, node, drift);
+      if (rebuild) {
+        subtrees++;
+        rebuiltNodes += rebuild(tree, builder, node);
+      } else {
+        stack.addAll(node.children);
+      }
+    }
+    refreshBookkeeping(tree, mode, drift);
+    return new Report(tree.nodes().size(), subtrees, rebuiltNodes);
+  }
+
+  /** Covering and both separations of a node's children, on the moved vectors. */
+  private static boolean childrenStillFit(SgTree tree, SgNode node, double drift) {
+    int highest = Integer.MIN_VALUE;
+    for (SgNode child : node.children) {
+      double d = child.parentDistance;
+      if (d > tree.scale(child.level + 1) || d <= tree.scale(child.level)) {
+        return false;
+      }
+      highest = Math.max(highest, child.level);
+    }
+    if (node.children.size() < 2 || node.minChildDistance - 2 * drift > tree.scale(highest)) {
+      return true; // even the closest pair, moved by 2 drift, is farther apart than any sibling level requires
+    }
+    for (int i = 0; i < node.children.size(); i++) {
+      SgNode a = node.children.get(i);
+      for (int j = i + 1; j < node.children.size(); j++) {
+        SgNode b = node.children.get(j);
+        if (a.level == b.level && distance(a.vector, b.vector) <= tree.scale(a.level)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Rebuilds the subtree below {@code node} over its descendants' points; returns the subtree's new node count.
+   * Descendants that drifted beyond what the node can cover at its level leave the subtree and are inserted again
+   * from the node's parent (the root covers everything).
+   */
+  private static long rebuild(SgTree tree, SgTreeBuilder builder, SgNode node) {
+    List<SgNode> descendants = new ArrayList<>();
+    for (int i = 0; i < node.children.size(); i++) {
+      descendants.add(node.children.get(i));
+    }
+    for (int i = 0; i < descendants.size(); i++) {
+      descendants.addAll(descendants.get(i).children);
+    }
+    java.util.Set<SgNode> escapees = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    int points = 0;
+    for (SgNode d : descendants) {
+      if (node.parent != null && distance(node.vector, d.vector) > tree.scale(node.level)) {
+        escapees.add(d);
+      } else {
+        points += d.targetCount;
+      }
+    }
+    int[] targets = new int[points];
+    float[][] vectors = new float[points][];
+    int[] members = new int[points];
+    int k = 0;
+    for (SgNode d : descendants) {
+      if (escapees.contains(d)) {
+        continue;
+      }
+      for (int i = 0; i < d.targetCount; i++) {
+        targets[k] = d.targets[i];
+        vectors[k] = d.vector;
+        members[k] = k;
+        k++;
+      }
+    }
+    node.children.clear();
+    node.minChildDistance = Double.POSITIVE_INFINITY;
+    for (SgNode e : escapees) {
+      for (SgNode a = node.parent; a != null; a = a.parent) {
+        a.size -= e.targetCount; // node's own size is recomputed by the rebuild
+      }
+    }
+    builder.buildUnder(node, targets, vectors, members);
+    for (SgNode e : escapees) {
+      tree.insertPoint(node.parent, e.vector, java.util.Arrays.copyOf(e.targets, e.targetCount), e.targetCount);
+    }
+    long count = 0;
+    Deque<SgNode> stack = new ArrayDeque<>(List.of(node));
+    while (!stack.isEmpty()) {
+      SgNode n = stack.pop();
+      count++;
+      stack.addAll(n.children);
+    }
+    return count;
+  }
+
+  private static void refreshBookkeeping(SgTree tree, Mode mode, double drift) {
+    List<SgNode> all = tree.nodes(); // parents before children
+    if (mode == Mode.EXACT) {
+      for (SgNode node : all) {
+        node.maxDistance = 0;
+      }
+      for (SgNode node : all) {
+        for (SgNode a = node.parent; a != null; a = a.parent) {
+          a.maxDistance = Math.max(a.maxDistance, distance(a.vector, node.vector));
+        }
+      }
+    }
+    for (int i = all.size() - 1; i >= 0; i--) {
+      SgNode node = all.get(i);
+      node.radius = 0;
+      double mind = Double.POSITIVE_INFINITY;
+      for (int c = 0; c < node.children.size(); c++) {
+        SgNode child = node.children.get(c);
+        node.radius = Math.max(node.radius, child.parentDistance + child.radius);
+        if (mode == Mode.EXACT) {
+          for (int s = c + 1; s < node.children.size(); s++) {
+            mind = Math.min(mind, distance(child.vector, node.children.get(s).vector));
+          }
+        }
+      }
+      if (mode == Mode.EXACT) {
+        node.minChildDistance = mind;
+      } else {
+        node.minChildDistance = Math.max(0, node.minChildDistance - 2 * drift);
+        if (node.children.isEmpty()) {
+          node.maxDistance = 0;
+        }
+      }
+      node.maxDistance = Math.min(node.maxDistance, node.radius);
+    }
+  }
+}

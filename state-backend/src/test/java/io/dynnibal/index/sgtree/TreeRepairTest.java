@@ -1,0 +1,130 @@
+package io.dynnibal.index.sgtree;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dynnibal.index.bench.ClusteredVectors;
+import io.dynnibal.index.nystrom.CacheMap;
+import io.dynnibal.index.sampling.FindClustering;
+import io.dynnibal.index.sampling.MetropolisHastingsSampler;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.Test;
+
+class TreeRepairTest {
+  static final int DIM = 16;
+
+  /** A near-identity map, as a re-encoding after a few training steps produces. */
+  static CacheMap drift(double strength, long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    float[] m = new float[DIM * DIM];
+    for (int i = 0; i < DIM; i++) {
+      for (int j = 0; j < DIM; j++) {
+        m[i * DIM + j] = (float) ((i == j ? 1 : 0) + strength * (random.nextDouble() - 0.5) / Math.sqrt(DIM));
+      }
+    }
+    return new CacheMap(DIM, m);
+  }
+
+  static SgTree tree(int n, long seed) {
+    return SgTree.build(DIM, 1.3, SgTreeTest.ids(n), ClusteredVectors.generate(n, DIM, seed), seed);
+  }
+
+  static double move(SgTree tree, CacheMap map) {
+    float[] scratch = new float[DIM];
+    return tree.moveVectors(v -> map.applyInPlace(v, scratch));
+  }
+
+  @ParameterizedTest
+  @CsvSource({"EXACT, 0.05", "EXACT, 0.5", "BOUNDED, 0.05", "BOUNDED, 0.5"})
+  void invariantsHoldAfterRepairAndNoTargetIsLost(TreeRepair.Mode mode, double strength) {
+    SgTree tree = tree(3_000, 1);
+    double drift = move(tree, drift(strength, 2));
+    assertTrue(drift > 0);
+    TreeRepair.Report report = TreeRepair.repair(tree, drift, mode, 3);
+    assertEquals(List.of(), tree.checkInvariants());
+    assertEquals(3_000, tree.size());
+    for (int t = 0; t < 3_000; t++) {
+      assertTrue(tree.contains(t));
+    }
+    assertTrue(report.nodesRebuiltFraction() > 0 && report.nodesRebuiltFraction() <= 1, report.toString());
+  }
+
+  @Test
+  void aLargerDriftRebuildsMore() {
+    SgTree small = tree(3_000, 4);
+    TreeRepair.Report a = TreeRepair.repair(small, move(small, drift(0.02, 5)), TreeRepair.Mode.EXACT, 6);
+    SgTree large = tree(3_000, 4);
+    TreeRepair.Report b = TreeRepair.repair(large, move(large, drift(0.8, 5)), TreeRepair.Mode.EXACT, 6);
+    assertTrue(a.nodesRebuilt() < b.nodesRebuilt(), a + " vs " + b);
+    assertTrue(a.nodesRebuiltFraction() < 0.5, "a small drift rebuilt " + a);
+  }
+
+  @Test
+  void aRebuildLevelAboveTheRootsChildrenRebuildsEverything() {
+    SgTree tree = tree(2_000, 7);
+    int level = tree.root().level();
+    TreeRepair.Report report =
+        TreeRepair.repairAtLevel(tree, level, move(tree, drift(0.01, 8)), TreeRepair.Mode.EXACT, 9);
+    assertEquals(tree.root().childCount(), report.subtreesRebuilt());
+    assertEquals(List.of(), tree.checkInvariants());
+  }
+
+  @ParameterizedTest
+  @EnumSource(TreeRepair.Mode.class)
+  void exactSearchAfterRepairEqualsBruteForceOnTheMovedVectors(TreeRepair.Mode mode) {
+    float[][] vectors = ClusteredVectors.generate(2_000, DIM, 10);
+    float[][] moved = new float[vectors.length][];
+    for (int i = 0; i < vectors.length; i++) {
+      moved[i] = vectors[i].clone();
+    }
+    SgTree tree = SgTree.build(DIM, 1.3, SgTreeTest.ids(vectors.length), moved, 11);
+    CacheMap map = drift(0.3, 12);
+    TreeRepair.repair(tree, move(tree, map), mode, 13); // moves the arrays the tree holds, i.e. `moved`
+    SplittableRandom random = new SplittableRandom(14);
+    for (int q = 0; q < 20; q++) {
+      float[] query = ClusteredVectors.queryNear(moved[random.nextInt(moved.length)], 0.4, random);
+      assertEquals(
+          SgTreeSearchTest.bruteForce(moved, query, 10, Similarity.INNER_PRODUCT).stream().map(Neighbor::score).toList(),
+          SgTreeSearch.exact(tree, query, 10, Similarity.INNER_PRODUCT).stream().map(Neighbor::score).toList());
+    }
+  }
+
+  /** The repaired tree samples as well as a tree built from scratch on the moved vectors (overlap with exact top-k). */
+  @Test
+  void samplerQualityAfterRepairMatchesAFullRebuild() {
+    int n = 4_000;
+    float[][] vectors = ClusteredVectors.generate(n, DIM, 15);
+    SgTree repaired = SgTree.build(DIM, 1.3, SgTreeTest.ids(n), vectors, 16);
+    TreeRepair.repair(repaired, move(repaired, drift(0.3, 17)), TreeRepair.Mode.BOUNDED, 18);
+    SgTree rebuilt = SgTree.build(DIM, 1.3, SgTreeTest.ids(n), vectors, 16); // `vectors` were moved in place
+    MetropolisHastingsSampler sampler = new MetropolisHastingsSampler(
+        MetropolisHastingsSampler.Options.practical(new FindClustering.Options(20, 1e6, 0.3, 100), 8));
+    SplittableRandom random = new SplittableRandom(19);
+    double overlapRepaired = 0;
+    double overlapRebuilt = 0;
+    int queries = 60;
+    for (int q = 0; q < queries; q++) {
+      float[] query = ClusteredVectors.queryNear(vectors[random.nextInt(n)], 0.3, random);
+      Set<Integer> top = new HashSet<>();
+      SgTreeSearchTest.bruteForce(vectors, query, 32, Similarity.INNER_PRODUCT).forEach(x -> top.add(x.target()));
+      overlapRepaired += overlap(top, sampler.sample(repaired, query, 32, new SplittableRandom(q)).targets());
+      overlapRebuilt += overlap(top, sampler.sample(rebuilt, query, 32, new SplittableRandom(q)).targets());
+    }
+    overlapRepaired /= queries;
+    overlapRebuilt /= queries;
+    assertTrue(Math.abs(overlapRepaired - overlapRebuilt) < 0.05,
+        "overlap after repair " + overlapRepaired + " vs after rebuild " + overlapRebuilt);
+    assertTrue(overlapRebuilt > 0.5, "the comparison is vacuous: rebuilt overlap " + overlapRebuilt);
+  }
+
+  private static double overlap(Set<Integer> top, int[] sampled) {
+    return Arrays.stream(sampled).filter(top::contains).count() / (double) top.size();
+  }
+}
