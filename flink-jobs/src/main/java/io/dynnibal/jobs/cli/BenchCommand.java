@@ -1,6 +1,9 @@
 package io.dynnibal.jobs.cli;
 
 import io.dynnibal.index.bench.IndexBenchmark;
+import io.dynnibal.index.bench.MaintenanceBenchmark;
+import io.dynnibal.index.bench.ReencodeBenchmark;
+import io.dynnibal.index.sgtree.TreeRepair;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -15,13 +18,111 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "bench",
     description = "Benchmarks of the index, sampler and tree maintenance; each prints one JSON object.",
-    subcommands = {BenchCommand.Index.class})
+    subcommands = {BenchCommand.Index.class, BenchCommand.Maintenance.class, BenchCommand.Reencode.class})
 final class BenchCommand implements Runnable {
   @Spec CommandSpec spec;
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "Missing a benchmark: index or maintenance.");
+    throw new ParameterException(spec.commandLine(), "Missing a benchmark: index, maintenance or reencode.");
+  }
+
+  static void print(Map<String, Object> figures, Path json) throws java.io.IOException {
+    String out = IndexBenchmark.toJson(figures);
+    System.out.println(out);
+    if (json != null) {
+      Files.writeString(json, out + System.lineSeparator());
+    }
+  }
+
+  @Command(
+      name = "maintenance",
+      description = {
+        "Tree repair after the cache moves (a near-identity re-encoding map) vs a full rebuild of the tree",
+        "vs Lucene 9.12 HNSW over the same vectors; sampler overlap after repair and after rebuild."
+      })
+  static final class Maintenance implements Callable<Integer> {
+    @Option(names = "--targets", defaultValue = "100000", description = "Number of targets (default ${DEFAULT-VALUE}).")
+    int targets;
+
+    @Option(names = "--dim", defaultValue = "128", description = "Cache dimension d' (default ${DEFAULT-VALUE}).")
+    int dim;
+
+    @Option(names = "--drift", defaultValue = "0.05",
+        description = "Strength of the map I + drift * G / sqrt(d') (default ${DEFAULT-VALUE}).")
+    double drift;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--queries", defaultValue = "50", description = "Queries for sampler quality (default ${DEFAULT-VALUE}).")
+    int queries;
+
+    @Option(names = "--mode", defaultValue = "bounded",
+        description = "Repair bookkeeping: bounded (the paper's fast check) or exact (default ${DEFAULT-VALUE}).")
+    String mode;
+
+    @Option(names = "--no-hnsw", description = "Skip the Lucene HNSW rebuild (slow at millions of vectors).")
+    boolean noHnsw;
+
+    @Option(names = "--json", description = "Also write the JSON to this file.")
+    Path json;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      if (targets < 100 || dim < 2 || !(drift >= 0) || queries < 1) {
+        throw new ParameterException(spec.commandLine(), "need targets >= 100, dim >= 2, drift >= 0, queries >= 1");
+      }
+      TreeRepair.Mode repairMode;
+      try {
+        repairMode = TreeRepair.Mode.valueOf(mode.toUpperCase(java.util.Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(spec.commandLine(), "--mode must be bounded or exact, got " + mode);
+      }
+      print(MaintenanceBenchmark.run(new MaintenanceBenchmark.Config(
+          targets, dim, drift, seed, queries, 64, repairMode, !noHnsw)), json);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "reencode",
+      description = {
+        "Approximate re-encoding (s' new encodings + regression + one d' x d' map over the cache) vs running",
+        "the new target tower over every target; mean cosine of the approximate cache to the true one."
+      })
+  static final class Reencode implements Callable<Integer> {
+    @Option(names = "--targets", defaultValue = "50000", description = "Number of targets (default ${DEFAULT-VALUE}).")
+    int targets;
+
+    @Option(names = "--landmarks", defaultValue = "128", description = "Nystrom landmarks d' (default ${DEFAULT-VALUE}).")
+    int landmarks;
+
+    @Option(names = "--samples", defaultValue = "4096", description = "Regression samples s' (default ${DEFAULT-VALUE}).")
+    int samples;
+
+    @Option(names = "--drift", defaultValue = "0.05",
+        description = "Relative weight change between the old and new tower (default ${DEFAULT-VALUE}).")
+    double drift;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--json", description = "Also write the JSON to this file.")
+    Path json;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      if (landmarks < 1 || samples < landmarks || targets < samples || !(drift >= 0)) {
+        throw new ParameterException(spec.commandLine(), "need 1 <= landmarks <= samples <= targets and drift >= 0");
+      }
+      print(ReencodeBenchmark.run(new ReencodeBenchmark.Config(targets, landmarks, samples, drift, seed)), json);
+      return 0;
+    }
   }
 
   @Command(
@@ -72,12 +173,7 @@ final class BenchCommand implements Runnable {
       IndexBenchmark.Config config = new IndexBenchmark.Config(targets, dim, queries, negatives, seed, base,
           defaults.beta(), defaults.gamma(), defaults.deepestRadius(), maxClusters, candidates,
           defaults.chainLength());
-      Map<String, Object> figures = IndexBenchmark.run(config);
-      String out = IndexBenchmark.toJson(figures);
-      System.out.println(out);
-      if (json != null) {
-        Files.writeString(json, out + System.lineSeparator());
-      }
+      print(IndexBenchmark.run(config), json);
       return 0;
     }
   }

@@ -33,8 +33,6 @@ public final class DynnibalCli implements Runnable {
   static CommandLine commandLine() {
     CommandLine commandLine = new CommandLine(new DynnibalCli());
     PlannedCommand.addAll(commandLine);
-    PlannedCommand.add(commandLine.getSubcommands().get("bench"), "maintenance",
-        "Tree repair after re-encoding vs full rebuild vs Lucene HNSW rebuild (JSON).", 4);
     return commandLine;
   }
 

@@ -12,10 +12,13 @@ import java.util.List;
  * subtrees whose structure broke, each under its own root (SG separation holds between siblings only, so a rebuilt
  * subtree re-attaches where it was).
  *
- * <p>Top down, a node whose children still sit at the levels their new distances give (covering and separation from
- * the parent, checked on exact distances: one per node) and whose same-level children are still apart (mind minus
- * twice the drift, else the exact pairs) keeps its children and is checked below; otherwise its whole subtree is
- * rebuilt. {@link #repairAtLevel} also rebuilds every subtree at or below a level, the paper's equivalent of a drift
+ * <p>Top down, each child's level is re-derived from its new distance to its parent (covering and separation from
+ * the parent, on exact distances: one per node). A child whose level changed is relabelled in place when that is
+ * still a valid tree (below its parent's level, above its own children's): level boundaries are a factor b apart, so
+ * even a small drift moves many children across one. A child that no longer fits (too far, or too close to a
+ * same-level sibling: mind minus twice the drift, else the exact pairs) has its subtree's points inserted again from
+ * the parent, locally; when the misfits hold most of a subtree, the subtree is rebuilt in bulk under its own root
+ * instead, which is the paper's repair. {@link #repairAtLevel} also rebuilds every subtree at or below a level, the paper's equivalent of a drift
  * bound.
  *
  * <p>Bookkeeping after the rebuilds: {@link Mode#EXACT} recomputes maxd, radius and mind exactly (O(n depth)
@@ -67,41 +70,103 @@ public final class TreeRepair {
     Deque<SgNode> stack = new ArrayDeque<>(List.of(root));
     while (!stack.isEmpty()) {
       SgNode node = stack.pop();
-      boolean rebuild = (node != root && node.level <= level) || !childrenStillFit(tree, node, drift);
-      if (rebuild) {
+      if (node != root && node.level <= level) {
         subtrees++;
         rebuiltNodes += rebuild(tree, builder, node);
-      } else {
-        stack.addAll(node.children);
+        continue;
       }
+      List<SgNode> misfits = misfitChildren(tree, node, drift);
+      long misfitPoints = 0;
+      for (SgNode m : misfits) {
+        misfitPoints += m.size;
+      }
+      if (2 * misfitPoints > node.size - node.targetCount) {
+        subtrees++; // most of the subtree moves anyway: one bulk rebuild under its own root is cheaper
+        rebuiltNodes += rebuild(tree, builder, node);
+        continue;
+      }
+      for (SgNode misfit : misfits) {
+        subtrees++;
+        rebuiltNodes += reinsert(tree, node, misfit);
+      }
+      stack.addAll(node.children);
     }
     refreshBookkeeping(tree, mode, drift);
     return new Report(tree.nodes().size(), subtrees, rebuiltNodes);
   }
 
-  /** Covering and both separations of a node's children, on the moved vectors. */
-  private static boolean childrenStillFit(SgTree tree, SgNode node, double drift) {
+  /**
+   * The children of {@code node} that no longer fit under it on the moved vectors: too far for its level, or too
+   * close to a sibling of the same level (the smaller subtree of such a pair). Children whose distance only moved them
+   * to another level are relabelled in place when that keeps the level order, and stay.
+   */
+  private static List<SgNode> misfitChildren(SgTree tree, SgNode node, double drift) {
+    List<SgNode> misfits = new ArrayList<>();
     int highest = Integer.MIN_VALUE;
+    boolean relabelled = false;
     for (SgNode child : node.children) {
       double d = child.parentDistance;
       if (d > tree.scale(child.level + 1) || d <= tree.scale(child.level)) {
-        return false;
+        int level = d == 0 ? Integer.MIN_VALUE : tree.levelFor(d);
+        boolean fits = d > 0 && (node.parent == null || level < node.level) && highestChildLevel(child) < level;
+        if (!fits) {
+          misfits.add(child);
+          continue;
+        }
+        child.level = level;
+        relabelled = true;
+        if (node.parent == null && node.level <= level) {
+          node.level = level + 1;
+        }
       }
       highest = Math.max(highest, child.level);
     }
-    if (node.children.size() < 2 || node.minChildDistance - 2 * drift > tree.scale(highest)) {
-      return true; // even the closest pair, moved by 2 drift, is farther apart than any sibling level requires
+    if (node.children.size() < 2
+        || (!relabelled && node.minChildDistance - 2 * drift > tree.scale(highest))) {
+      return misfits; // even the closest pair, moved by 2 drift, is farther apart than any sibling level requires
     }
+    java.util.Set<SgNode> out = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    out.addAll(misfits);
     for (int i = 0; i < node.children.size(); i++) {
       SgNode a = node.children.get(i);
       for (int j = i + 1; j < node.children.size(); j++) {
         SgNode b = node.children.get(j);
-        if (a.level == b.level && distance(a.vector, b.vector) <= tree.scale(a.level)) {
-          return false;
+        if (a.level == b.level && !out.contains(a) && !out.contains(b)
+            && distance(a.vector, b.vector) <= tree.scale(a.level)) {
+          SgNode smaller = a.size <= b.size ? a : b;
+          out.add(smaller);
+          misfits.add(smaller);
         }
       }
     }
-    return true;
+    return misfits;
+  }
+
+  /**
+   * Takes a child's subtree out of {@code node} and inserts its points again from there (climbing as covering
+   * requires): the local repair for one misfit child. Returns the number of nodes moved.
+   */
+  private static long reinsert(SgTree tree, SgNode node, SgNode child) {
+    node.children.remove(child);
+    for (SgNode a = node; a != null; a = a.parent) {
+      a.size -= child.size;
+    }
+    List<SgNode> moved = new ArrayList<>(List.of(child));
+    for (int i = 0; i < moved.size(); i++) {
+      moved.addAll(moved.get(i).children);
+    }
+    for (SgNode m : moved) {
+      tree.insertPoint(node, m.vector, java.util.Arrays.copyOf(m.targets, m.targetCount), m.targetCount);
+    }
+    return moved.size();
+  }
+
+  private static int highestChildLevel(SgNode node) {
+    int highest = Integer.MIN_VALUE;
+    for (SgNode child : node.children) {
+      highest = Math.max(highest, child.level);
+    }
+    return highest;
   }
 
   /**
