@@ -60,4 +60,17 @@ class DynnibalCliTest {
     }
     return buffer.toString(StandardCharsets.UTF_8);
   }
+
+  /** Every benchmark runs end to end on a smoke-sized config and prints one JSON object with its headline figure. */
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "bench index --targets 600 --dim 8 --queries 5 --negatives 8:speedup",
+      "bench maintenance --targets 600 --dim 8 --queries 3:speedup_vs_hnsw",
+      "bench reencode --targets 600 --landmarks 16 --samples 64:mean_cosine"})
+  void benchmarksRunOnASmokeConfig(String commandAndFigure) {
+    String[] parts = commandAndFigure.split(":");
+    String json = captureStdout(() -> assertEquals(0, DynnibalCli.execute(parts[0].split(" ")))).trim();
+    assertTrue(json.startsWith("{") && json.endsWith("}"), json);
+    assertTrue(json.contains("\"" + parts[1] + "\": "), parts[1] + " missing from " + json);
+  }
 }
