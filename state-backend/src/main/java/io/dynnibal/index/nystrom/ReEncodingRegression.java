@@ -22,7 +22,8 @@ public final class ReEncodingRegression {
    * @param oldCache the s' regression targets' cached vectors, s' x d'
    * @param newEncodings the same targets encoded by the new tower, s' x d
    * @param newLandmarkEncodings the landmarks encoded by the new tower, d' x d
-   * @param ridge lambda, relative to the mean squared norm of the cached vectors (e.g. 1e-6 to 1e-2)
+   * @param ridge lambda relative to the mean eigenvalue of {@code Z^T Z} (trace / d'), so that one setting means the
+   *     same at any s' (e.g. 1e-6 to 1e-2)
    * @param eigenFloor as in {@link NystromProjector#fit}
    */
   public static Result fit(float[][] oldCache, float[][] newEncodings, float[][] newLandmarkEncodings, double ridge,
@@ -58,8 +59,7 @@ public final class ReEncodingRegression {
     int d = z.numCols;
     DMatrixRMaj gram = new DMatrixRMaj(d, d);
     CommonOps_DDRM.multTransA(z, z, gram);
-    double meanSquaredNorm = CommonOps_DDRM.elementSum(CommonOps_DDRM.elementMult(z.copy(), z, null)) / z.numRows;
-    double lambda = ridge * Math.max(meanSquaredNorm, Double.MIN_NORMAL);
+    double lambda = ridge * Math.max(CommonOps_DDRM.trace(gram) / d, Double.MIN_NORMAL);
     for (int i = 0; i < d; i++) {
       gram.add(i, i, lambda);
     }

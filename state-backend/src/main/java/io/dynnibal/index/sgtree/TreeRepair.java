@@ -30,13 +30,15 @@ public final class TreeRepair {
   public enum Mode { EXACT, BOUNDED }
 
   /**
-   * @param nodes nodes in the tree after repair
-   * @param subtreesRebuilt subtrees rebuilt under their own roots
-   * @param nodesRebuilt nodes inside those subtrees (their roots included)
+   * @param targets targets in the tree
+   * @param subtreesRebuilt subtrees rebuilt in bulk under their own roots
+   * @param subtreesReinserted misfit subtrees whose points were inserted again locally
+   * @param targetsMoved distinct targets whose node was rebuilt or re-inserted
    */
-  public record Report(long nodes, long subtreesRebuilt, long nodesRebuilt) {
-    public double nodesRebuiltFraction() {
-      return nodes == 0 ? 0 : nodesRebuilt / (double) nodes;
+  public record Report(long targets, long subtreesRebuilt, long subtreesReinserted, long targetsMoved) {
+    /** The share of the index that had to be rebuilt: targets moved / targets. */
+    public double rebuiltFraction() {
+      return targets == 0 ? 0 : targetsMoved / (double) targets;
     }
   }
 
@@ -53,7 +55,7 @@ public final class TreeRepair {
     }
     SgNode root = tree.root();
     if (root == null) {
-      return new Report(0, 0, 0);
+      return new Report(0, 0, 0, 0);
     }
     List<SgNode> all = tree.nodes();
     for (SgNode node : all) {
@@ -65,14 +67,15 @@ public final class TreeRepair {
       }
     }
     SgTreeBuilder builder = new SgTreeBuilder(tree, seed);
-    long subtrees = 0;
-    long rebuiltNodes = 0;
+    long rebuilt = 0;
+    long reinserted = 0;
+    java.util.Set<Integer> moved = new java.util.HashSet<>();
     Deque<SgNode> stack = new ArrayDeque<>(List.of(root));
     while (!stack.isEmpty()) {
       SgNode node = stack.pop();
       if (node != root && node.level <= level) {
-        subtrees++;
-        rebuiltNodes += rebuild(tree, builder, node);
+        rebuilt++;
+        rebuild(tree, builder, node, moved);
         continue;
       }
       List<SgNode> misfits = misfitChildren(tree, node, drift);
@@ -81,18 +84,18 @@ public final class TreeRepair {
         misfitPoints += m.size;
       }
       if (2 * misfitPoints > node.size - node.targetCount) {
-        subtrees++; // most of the subtree moves anyway: one bulk rebuild under its own root is cheaper
-        rebuiltNodes += rebuild(tree, builder, node);
+        rebuilt++; // most of the subtree moves anyway: one bulk rebuild under its own root is cheaper
+        rebuild(tree, builder, node, moved);
         continue;
       }
       for (SgNode misfit : misfits) {
-        subtrees++;
-        rebuiltNodes += reinsert(tree, node, misfit);
+        reinserted++;
+        reinsert(tree, node, misfit, moved);
       }
       stack.addAll(node.children);
     }
     refreshBookkeeping(tree, mode, drift);
-    return new Report(tree.nodes().size(), subtrees, rebuiltNodes);
+    return new Report(tree.size(), rebuilt, reinserted, moved.size());
   }
 
   /**
@@ -121,8 +124,9 @@ public final class TreeRepair {
       }
       highest = Math.max(highest, child.level);
     }
+    double slack = 1e-9 * (1 + tree.scale(highest)); // rounding must not let a boundary pair through
     if (node.children.size() < 2
-        || (!relabelled && node.minChildDistance - 2 * drift > tree.scale(highest))) {
+        || (!relabelled && node.minChildDistance - 2 * drift - slack > tree.scale(highest))) {
       return misfits; // even the closest pair, moved by 2 drift, is farther apart than any sibling level requires
     }
     java.util.Set<SgNode> out = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
@@ -144,9 +148,9 @@ public final class TreeRepair {
 
   /**
    * Takes a child's subtree out of {@code node} and inserts its points again from there (climbing as covering
-   * requires): the local repair for one misfit child. Returns the number of nodes moved.
+   * requires): the local repair for one misfit child. Records the targets moved.
    */
-  private static long reinsert(SgTree tree, SgNode node, SgNode child) {
+  private static void reinsert(SgTree tree, SgNode node, SgNode child, java.util.Set<Integer> movedTargets) {
     node.children.remove(child);
     for (SgNode a = node; a != null; a = a.parent) {
       a.size -= child.size;
@@ -156,9 +160,11 @@ public final class TreeRepair {
       moved.addAll(moved.get(i).children);
     }
     for (SgNode m : moved) {
+      for (int i = 0; i < m.targetCount; i++) {
+        movedTargets.add(m.targets[i]);
+      }
       tree.insertPoint(node, m.vector, java.util.Arrays.copyOf(m.targets, m.targetCount), m.targetCount);
     }
-    return moved.size();
   }
 
   private static int highestChildLevel(SgNode node) {
@@ -170,11 +176,11 @@ public final class TreeRepair {
   }
 
   /**
-   * Rebuilds the subtree below {@code node} over its descendants' points; returns the subtree's new node count.
-   * Descendants that drifted beyond what the node can cover at its level leave the subtree and are inserted again
-   * from the node's parent (the root covers everything).
+   * Rebuilds the subtree below {@code node} over its descendants' points, recording the targets moved. Descendants
+   * that drifted beyond what the node can cover at its level leave the subtree and are inserted again from the node's
+   * parent (the root covers everything).
    */
-  private static long rebuild(SgTree tree, SgTreeBuilder builder, SgNode node) {
+  private static void rebuild(SgTree tree, SgTreeBuilder builder, SgNode node, java.util.Set<Integer> movedTargets) {
     List<SgNode> descendants = new ArrayList<>();
     for (int i = 0; i < node.children.size(); i++) {
       descendants.add(node.children.get(i));
@@ -185,6 +191,9 @@ public final class TreeRepair {
     java.util.Set<SgNode> escapees = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     int points = 0;
     for (SgNode d : descendants) {
+      for (int i = 0; i < d.targetCount; i++) {
+        movedTargets.add(d.targets[i]);
+      }
       if (node.parent != null && distance(node.vector, d.vector) > tree.scale(node.level)) {
         escapees.add(d);
       } else {
@@ -217,14 +226,6 @@ public final class TreeRepair {
     for (SgNode e : escapees) {
       tree.insertPoint(node.parent, e.vector, java.util.Arrays.copyOf(e.targets, e.targetCount), e.targetCount);
     }
-    long count = 0;
-    Deque<SgNode> stack = new ArrayDeque<>(List.of(node));
-    while (!stack.isEmpty()) {
-      SgNode n = stack.pop();
-      count++;
-      stack.addAll(n.children);
-    }
-    return count;
   }
 
   private static void refreshBookkeeping(SgTree tree, Mode mode, double drift) {
