@@ -57,4 +57,8 @@ public final class VectorMath {
   public static double norm(float[] a) {
     return Math.sqrt(dot(a, a));
   }
+
+  public static double cosine(float[] a, float[] b) {
+    return dot(a, b) / Math.sqrt(dot(a, a) * dot(b, b));
+  }
 }

@@ -1,5 +1,6 @@
 package io.dynnibal.jobs.cli;
 
+import io.dynnibal.index.bench.BenchJson;
 import io.dynnibal.index.bench.IndexBenchmark;
 import io.dynnibal.index.bench.MaintenanceBenchmark;
 import io.dynnibal.index.bench.ReencodeBenchmark;
@@ -28,7 +29,7 @@ final class BenchCommand implements Runnable {
   }
 
   static void print(Map<String, Object> figures, Path json) throws java.io.IOException {
-    String out = IndexBenchmark.toJson(figures);
+    String out = BenchJson.of(figures);
     System.out.println(out);
     if (json != null) {
       Files.writeString(json, out + System.lineSeparator());

@@ -182,18 +182,4 @@ public final class IndexBenchmark {
     }
     return heap.stream().mapToInt(e -> (int) e[1]).toArray();
   }
-
-  /** The figures as one JSON object (numbers and strings only). */
-  public static String toJson(Map<String, Object> figures) {
-    StringBuilder json = new StringBuilder("{");
-    figures.forEach((key, value) -> {
-      json.append(json.length() > 1 ? ", " : "").append('"').append(key).append("\": ");
-      if (value instanceof Number) {
-        json.append(value);
-      } else {
-        json.append('"').append(String.valueOf(value).replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
-      }
-    });
-    return json.append('}').toString();
-  }
 }

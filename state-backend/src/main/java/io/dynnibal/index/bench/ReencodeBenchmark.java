@@ -1,9 +1,13 @@
 package io.dynnibal.index.bench;
 
+import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.nystrom.NystromProjector;
 import io.dynnibal.index.nystrom.ReEncodingRegression;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
@@ -36,12 +40,12 @@ public final class ReencodeBenchmark {
     float[] encode(float[] x) {
       float[] h = new float[HIDDEN];
       for (int i = 0; i < HIDDEN; i++) {
-        h[i] = (float) Math.tanh(io.dynnibal.index.VectorMath.dot(w1[i], x));
+        h[i] = (float) Math.tanh(VectorMath.dot(w1[i], x));
       }
       float[] y = new float[OUTPUT];
       double norm = 0;
       for (int i = 0; i < OUTPUT; i++) {
-        y[i] = (float) io.dynnibal.index.VectorMath.dot(w2[i], h);
+        y[i] = (float) VectorMath.dot(w2[i], h);
         norm += (double) y[i] * y[i];
       }
       float inverse = (float) (1 / Math.sqrt(norm));
@@ -98,13 +102,13 @@ public final class ReencodeBenchmark {
     }
 
     // Quality is judged on targets the map was not fitted on; the stale cache is compared in its own (old) basis.
-    java.util.Set<Integer> fitted = new java.util.HashSet<>();
-    java.util.Arrays.stream(landmarkIds).forEach(fitted::add);
-    java.util.Arrays.stream(sampleIds).forEach(fitted::add);
+    Set<Integer> fitted = new HashSet<>();
+    Arrays.stream(landmarkIds).forEach(fitted::add);
+    Arrays.stream(sampleIds).forEach(fitted::add);
     double stale = 0;
     for (int t = 0; t < cache.length; t++) {
       if (!fitted.contains(t)) {
-        stale += cosine(cache[t], old.project(after.encode(features[t])));
+        stale += VectorMath.cosine(cache[t], old.project(after.encode(features[t])));
       }
     }
     stale /= cache.length - fitted.size();
@@ -141,7 +145,7 @@ public final class ReencodeBenchmark {
     double worst = 1;
     for (int t = 0; t < truth.length; t++) {
       if (!fitted.contains(t)) {
-        double c = cosine(cache[t], truth[t]);
+        double c = VectorMath.cosine(cache[t], truth[t]);
         cosine += c;
         worst = Math.min(worst, c);
       }
@@ -163,8 +167,4 @@ public final class ReencodeBenchmark {
     return out;
   }
 
-  private static double cosine(float[] a, float[] b) {
-    double ab = io.dynnibal.index.VectorMath.dot(a, b);
-    return ab / Math.sqrt(io.dynnibal.index.VectorMath.dot(a, a) * io.dynnibal.index.VectorMath.dot(b, b));
-  }
 }

@@ -4,8 +4,13 @@ import static io.dynnibal.index.VectorMath.distance;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Deque;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 
 /**
  * UpdateSGTree (paper Alg. 3): after the cached vectors moved (each by at most {@code drift}), rebuild only the
@@ -69,7 +74,7 @@ public final class TreeRepair {
     SgTreeBuilder builder = new SgTreeBuilder(tree, seed);
     long rebuilt = 0;
     long reinserted = 0;
-    java.util.Set<Integer> moved = new java.util.HashSet<>();
+    Set<Integer> moved = new HashSet<>();
     Deque<SgNode> stack = new ArrayDeque<>(List.of(root));
     while (!stack.isEmpty()) {
       SgNode node = stack.pop();
@@ -129,7 +134,7 @@ public final class TreeRepair {
         || (!relabelled && node.minChildDistance - 2 * drift - slack > tree.scale(highest))) {
       return misfits; // even the closest pair, moved by 2 drift, is farther apart than any sibling level requires
     }
-    java.util.Set<SgNode> out = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    Set<SgNode> out = Collections.newSetFromMap(new IdentityHashMap<>());
     out.addAll(misfits);
     for (int i = 0; i < node.children.size(); i++) {
       SgNode a = node.children.get(i);
@@ -150,7 +155,7 @@ public final class TreeRepair {
    * Takes a child's subtree out of {@code node} and inserts its points again from there (climbing as covering
    * requires): the local repair for one misfit child. Records the targets moved.
    */
-  private static void reinsert(SgTree tree, SgNode node, SgNode child, java.util.Set<Integer> movedTargets) {
+  private static void reinsert(SgTree tree, SgNode node, SgNode child, Set<Integer> movedTargets) {
     node.children.remove(child);
     for (SgNode a = node; a != null; a = a.parent) {
       a.size -= child.size;
@@ -163,7 +168,7 @@ public final class TreeRepair {
       for (int i = 0; i < m.targetCount; i++) {
         movedTargets.add(m.targets[i]);
       }
-      tree.insertPoint(node, m.vector, java.util.Arrays.copyOf(m.targets, m.targetCount), m.targetCount);
+      tree.insertPoint(node, m.vector, Arrays.copyOf(m.targets, m.targetCount), m.targetCount);
     }
   }
 
@@ -180,7 +185,7 @@ public final class TreeRepair {
    * that drifted beyond what the node can cover at its level leave the subtree and are inserted again from the node's
    * parent (the root covers everything).
    */
-  private static void rebuild(SgTree tree, SgTreeBuilder builder, SgNode node, java.util.Set<Integer> movedTargets) {
+  private static void rebuild(SgTree tree, SgTreeBuilder builder, SgNode node, Set<Integer> movedTargets) {
     List<SgNode> descendants = new ArrayList<>();
     for (int i = 0; i < node.children.size(); i++) {
       descendants.add(node.children.get(i));
@@ -188,7 +193,7 @@ public final class TreeRepair {
     for (int i = 0; i < descendants.size(); i++) {
       descendants.addAll(descendants.get(i).children);
     }
-    java.util.Set<SgNode> escapees = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    Set<SgNode> escapees = Collections.newSetFromMap(new IdentityHashMap<>());
     int points = 0;
     for (SgNode d : descendants) {
       for (int i = 0; i < d.targetCount; i++) {
@@ -224,7 +229,7 @@ public final class TreeRepair {
     }
     builder.buildUnder(node, targets, vectors, members);
     for (SgNode e : escapees) {
-      tree.insertPoint(node.parent, e.vector, java.util.Arrays.copyOf(e.targets, e.targetCount), e.targetCount);
+      tree.insertPoint(node.parent, e.vector, Arrays.copyOf(e.targets, e.targetCount), e.targetCount);
     }
   }
 
