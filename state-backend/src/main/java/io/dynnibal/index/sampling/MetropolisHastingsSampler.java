@@ -2,9 +2,11 @@ package io.dynnibal.index.sampling;
 
 import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.sgtree.SgTree;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.random.RandomGenerator;
 import java.util.stream.IntStream;
@@ -137,15 +139,15 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
   }
 
   private static Samples topScoring(Map<Integer, Double> seen, int count, long proposals, long accepted) {
-    Map.Entry<Integer, Double>[] entries = seen.entrySet().toArray(new Map.Entry[0]);
-    Arrays.sort(entries, Comparator.comparingDouble((Map.Entry<Integer, Double> e) -> -e.getValue())
+    List<Map.Entry<Integer, Double>> entries = new ArrayList<>(seen.entrySet());
+    entries.sort(Comparator.comparingDouble((Map.Entry<Integer, Double> e) -> -e.getValue())
         .thenComparing(Map.Entry::getKey));
-    int n = Math.min(count, entries.length);
+    int n = Math.min(count, entries.size());
     int[] targets = new int[n];
     double[] logits = new double[n];
     for (int i = 0; i < n; i++) {
-      targets[i] = entries[i].getKey();
-      logits[i] = entries[i].getValue();
+      targets[i] = entries.get(i).getKey();
+      logits[i] = entries.get(i).getValue();
     }
     return new Samples(targets, logits, proposals, accepted);
   }
