@@ -1,5 +1,6 @@
 package io.dynnibal.jobs.cli;
 
+import io.dynnibal.index.bench.BenchJson;
 import io.dynnibal.training.TorchRuntime;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,10 +25,7 @@ final class VersionCommand implements Callable<Integer> {
   public Integer call() {
     Map<String, String> versions = versions();
     if (json) {
-      StringBuilder out = new StringBuilder("{");
-      versions.forEach((k, v) -> out.append(out.length() > 1 ? ", " : "").append('"').append(k).append("\": \"")
-          .append(v.replace("\\", "\\\\").replace("\"", "\\\"")).append('"'));
-      System.out.println(out.append('}'));
+      System.out.println(BenchJson.of(new LinkedHashMap<>(versions)));
     } else {
       versions.forEach((k, v) -> System.out.printf("%-10s %s%n", k, v));
     }

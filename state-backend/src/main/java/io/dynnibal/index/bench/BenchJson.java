@@ -2,7 +2,7 @@ package io.dynnibal.index.bench;
 
 import java.util.Map;
 
-/** The benchmarks' output: one flat JSON object of numbers and strings, in the order the figures were put. */
+/** One flat JSON object (the benchmarks' figures, `version --json`) of numbers and strings, in the order the figures were put. */
 public final class BenchJson {
   private BenchJson() {}
 

@@ -2,11 +2,9 @@ package io.dynnibal.index.sampling;
 
 import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.sgtree.SgTree;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.random.RandomGenerator;
 import java.util.stream.IntStream;
@@ -118,7 +116,7 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
       logits[chain] = currentLogit;
     }
     if (options.keepTopScoring()) {
-      return topScoring(seen, count, proposals, accepted);
+      return Samples.best(seen, count, proposals, accepted);
     }
     return new Samples(targets, logits, proposals, accepted);
   }
@@ -136,19 +134,5 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
       held += partition.clusters().get(order[k++]).size();
     }
     return Arrays.copyOf(order, k);
-  }
-
-  private static Samples topScoring(Map<Integer, Double> seen, int count, long proposals, long accepted) {
-    List<Map.Entry<Integer, Double>> entries = new ArrayList<>(seen.entrySet());
-    entries.sort(Comparator.comparingDouble((Map.Entry<Integer, Double> e) -> -e.getValue())
-        .thenComparing(Map.Entry::getKey));
-    int n = Math.min(count, entries.size());
-    int[] targets = new int[n];
-    double[] logits = new double[n];
-    for (int i = 0; i < n; i++) {
-      targets[i] = entries.get(i).getKey();
-      logits[i] = entries.get(i).getValue();
-    }
-    return new Samples(targets, logits, proposals, accepted);
   }
 }

@@ -1,5 +1,10 @@
 package io.dynnibal.index.sampling;
 
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
 /**
  * Negatives drawn for one query.
  *
@@ -12,6 +17,24 @@ public record Samples(int[] targets, double[] logits, long proposals, long accep
 
   public int size() {
     return targets.length;
+  }
+
+  /**
+   * The {@code count} distinct candidates of highest logit, best first (ties by target id, so a seed reproduces the
+   * order): how the practical sampler and the forest keep their hardest negatives.
+   */
+  static Samples best(Map<Integer, Double> logitByTarget, int count, long proposals, long accepted) {
+    List<Map.Entry<Integer, Double>> ranked = new ArrayList<>(logitByTarget.entrySet());
+    ranked.sort(Comparator.comparingDouble((Map.Entry<Integer, Double> e) -> -e.getValue())
+        .thenComparing(Map.Entry::getKey));
+    int n = Math.min(count, ranked.size());
+    int[] targets = new int[n];
+    double[] logits = new double[n];
+    for (int i = 0; i < n; i++) {
+      targets[i] = ranked.get(i).getKey();
+      logits[i] = ranked.get(i).getValue();
+    }
+    return new Samples(targets, logits, proposals, accepted);
   }
 
   /** Accepted / proposed; 1 when nothing was proposed. */

@@ -3,7 +3,6 @@ package io.dynnibal.index.sampling;
 import io.dynnibal.index.sgtree.SgTree;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -105,16 +104,6 @@ public final class SgForest {
         best.put(s.targets()[i], s.logits()[i]);
       }
     }
-    List<Map.Entry<Integer, Double>> ranked = new ArrayList<>(best.entrySet());
-    ranked.sort(Comparator.comparingDouble((Map.Entry<Integer, Double> e) -> -e.getValue())
-        .thenComparingInt(Map.Entry::getKey));
-    int n = Math.min(count, ranked.size());
-    int[] targets = new int[n];
-    double[] logits = new double[n];
-    for (int i = 0; i < n; i++) {
-      targets[i] = ranked.get(i).getKey();
-      logits[i] = ranked.get(i).getValue();
-    }
-    return new Samples(targets, logits, proposals, accepted);
+    return Samples.best(best, count, proposals, accepted);
   }
 }
