@@ -1,0 +1,147 @@
+package io.dynnibal.model;
+
+import ai.djl.Device;
+import ai.djl.engine.Engine;
+import ai.djl.ndarray.NDManager;
+import io.dynnibal.model.features.Features;
+import io.dynnibal.model.features.HashedFeaturizer;
+import io.dynnibal.training.TorchRuntime;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The dual encoder f_theta (queries) and f_phi (targets): a {@link HashedFeaturizer} and two {@link Tower}s, or one
+ * tower used for both sides when {@link DualEncoderConfig#sharedTowers()}. The networks live on the training device
+ * (GPU 0 when libtorch sees one, else the CPU); embedding tables on the heap.
+ *
+ * <p>Not thread-safe: one encoder per operator instance.
+ */
+public final class DualEncoder implements AutoCloseable {
+  private final DualEncoderConfig config;
+  private final HashedFeaturizer featurizer;
+  private final NDManager manager;
+  private final Tower queryTower;
+  private final Tower targetTower;
+
+  private DualEncoder(DualEncoderConfig config, NDManager manager, Tower queryTower, Tower targetTower) {
+    this.config = config;
+    this.featurizer = new HashedFeaturizer(config.features());
+    this.manager = manager;
+    this.queryTower = queryTower;
+    this.targetTower = targetTower;
+  }
+
+  /** A freshly initialised encoder; the same seed gives the same parameters (on the CPU). */
+  public static DualEncoder create(DualEncoderConfig config, long seed) {
+    return create(config, seed, TorchRuntime.trainingDevice());
+  }
+
+  public static DualEncoder create(DualEncoderConfig config, long seed, Device device) {
+    return assemble(config, device, seed, null, null);
+  }
+
+  /**
+   * An encoder around stored tables (one, or query and target when towers are separate), for a snapshot being
+   * loaded; the networks are freshly initialised and the caller loads their parameters.
+   */
+  public static DualEncoder withTables(
+      DualEncoderConfig config, Device device, long seed, java.util.List<SparseEmbeddingTable> tables) {
+    int expected = config.sharedTowers() ? 1 : 2;
+    if (tables.size() != expected) {
+      throw new IllegalArgumentException("expected " + expected + " embedding tables, got " + tables.size());
+    }
+    return assemble(config, device, seed, tables.get(0), expected == 2 ? tables.get(1) : null);
+  }
+
+  private static DualEncoder assemble(
+      DualEncoderConfig config, Device device, long seed, SparseEmbeddingTable queryTable,
+      SparseEmbeddingTable targetTable) {
+    Engine engine = TorchRuntime.engine();
+    engine.setRandomSeed((int) seed);
+    NDManager manager = engine.newBaseManager(device);
+    int rows = config.features().buckets();
+    int dim = config.embeddingDim();
+    SparseEmbeddingTable q = queryTable != null ? queryTable : SparseEmbeddingTable.random(rows, dim, seed);
+    Tower query = new Tower(q, config, manager);
+    Tower target = query;
+    if (!config.sharedTowers()) {
+      SparseEmbeddingTable t =
+          targetTable != null ? targetTable : SparseEmbeddingTable.random(rows, dim, seed ^ 0x5DEECE66DL);
+      target = new Tower(t, config, manager);
+    }
+    return new DualEncoder(config, manager, query, target);
+  }
+
+  public DualEncoderConfig config() {
+    return config;
+  }
+
+  public HashedFeaturizer featurizer() {
+    return featurizer;
+  }
+
+  public Features featurize(String text) {
+    return featurizer.featurize(text);
+  }
+
+  public Tower queryTower() {
+    return queryTower;
+  }
+
+  public Tower targetTower() {
+    return targetTower;
+  }
+
+  /** The towers whose parameters train: one when shared, else query then target. */
+  public List<Tower> distinctTowers() {
+    return queryTower == targetTower ? List.of(queryTower) : List.of(queryTower, targetTower);
+  }
+
+  public NDManager manager() {
+    return manager;
+  }
+
+  public Device device() {
+    return manager.getDevice();
+  }
+
+  /** Unit-norm query embeddings (the fast batch API: featurize once, then call this). */
+  public float[][] encodeQueries(List<Features> queries) {
+    return queryTower.encode(queries);
+  }
+
+  /** Unit-norm target embeddings; used by evaluation and re-encoding for many targets at once. */
+  public float[][] encodeTargets(List<Features> targets) {
+    return targetTower.encode(targets);
+  }
+
+  public float[][] encodeQueryTexts(List<String> texts) {
+    return encodeQueries(featurizeAll(texts));
+  }
+
+  public float[][] encodeTargetTexts(List<String> texts) {
+    return encodeTargets(featurizeAll(texts));
+  }
+
+  public List<Features> featurizeAll(List<String> texts) {
+    List<Features> features = new ArrayList<>(texts.size());
+    for (String text : texts) {
+      features.add(featurizer.featurize(text));
+    }
+    return features;
+  }
+
+  /** beta * <q, t>: the logit of target t for query q. */
+  public float score(float[] query, float[] target) {
+    double dot = 0;
+    for (int i = 0; i < query.length; i++) {
+      dot += (double) query[i] * target[i];
+    }
+    return (float) (config.scoreScale() * dot);
+  }
+
+  @Override
+  public void close() {
+    manager.close();
+  }
+}

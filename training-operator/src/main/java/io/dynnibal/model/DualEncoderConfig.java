@@ -1,0 +1,47 @@
+package io.dynnibal.model;
+
+import io.dynnibal.model.features.FeatureConfig;
+
+/**
+ * The shape of a dual encoder. Each tower: hashed features -> {@link SparseEmbeddingTable} bag of {@code embeddingDim}
+ * -> Linear(hiddenDim) -> GELU -> Linear(outputDim) -> unit norm. Scores are {@code scoreScale * <q, t>}.
+ *
+ * @param sharedTowers one tower for queries and targets (the default: both sides are short English with package
+ *     names, and one vocabulary learns twice as fast from scratch) or one tower per side
+ * @param scoreScale the paper's beta (inverse temperature), 20 by default
+ */
+public record DualEncoderConfig(
+    FeatureConfig features, int embeddingDim, int hiddenDim, int outputDim, boolean sharedTowers, float scoreScale) {
+
+  public static final DualEncoderConfig DEFAULT = new DualEncoderConfig(FeatureConfig.DEFAULT, 64, 256, 128, true, 20f);
+
+  public DualEncoderConfig {
+    if (features == null) {
+      throw new IllegalArgumentException("features config is missing");
+    }
+    positive("embeddingDim", embeddingDim);
+    positive("hiddenDim", hiddenDim);
+    positive("outputDim", outputDim);
+    if (!(scoreScale > 0) || Float.isInfinite(scoreScale)) {
+      throw new IllegalArgumentException("scoreScale (beta) must be a positive finite number, got " + scoreScale);
+    }
+  }
+
+  public DualEncoderConfig withSharedTowers(boolean shared) {
+    return new DualEncoderConfig(features, embeddingDim, hiddenDim, outputDim, shared, scoreScale);
+  }
+
+  public DualEncoderConfig withFeatures(FeatureConfig newFeatures) {
+    return new DualEncoderConfig(newFeatures, embeddingDim, hiddenDim, outputDim, sharedTowers, scoreScale);
+  }
+
+  public DualEncoderConfig withDims(int embedding, int hidden, int output) {
+    return new DualEncoderConfig(features, embedding, hidden, output, sharedTowers, scoreScale);
+  }
+
+  private static void positive(String name, int value) {
+    if (value < 1) {
+      throw new IllegalArgumentException(name + " must be at least 1, got " + value);
+    }
+  }
+}

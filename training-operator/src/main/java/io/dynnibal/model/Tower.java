@@ -1,0 +1,129 @@
+package io.dynnibal.model;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.Activation;
+import ai.djl.nn.Block;
+import ai.djl.nn.Parameter;
+import ai.djl.nn.SequentialBlock;
+import ai.djl.nn.core.Linear;
+import ai.djl.training.ParameterStore;
+import ai.djl.util.Pair;
+import io.dynnibal.model.features.Features;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One encoder: a bag of hashed features pooled from a {@link SparseEmbeddingTable}, then a DJL network
+ * {@code Linear -> GELU -> Linear}, then unit L2 norm. The table lives on the JVM heap; the network on the training
+ * device.
+ */
+public final class Tower implements AutoCloseable {
+  /** Inference batches: large enough to keep the device busy, small enough to bound native memory. */
+  private static final int ENCODE_BATCH = 1024;
+
+  private final SparseEmbeddingTable table;
+  private final Block body;
+  private final ParameterStore store;
+  private final NDManager manager;
+
+  Tower(SparseEmbeddingTable table, DualEncoderConfig config, NDManager manager) {
+    this.table = table;
+    this.manager = manager;
+    this.body = new SequentialBlock()
+        .add(Linear.builder().setUnits(config.hiddenDim()).build())
+        .add(Activation::gelu)
+        .add(Linear.builder().setUnits(config.outputDim()).build());
+    body.initialize(manager, DataType.FLOAT32, new Shape(1, table.dim()));
+    for (Parameter p : parameters()) {
+      p.getArray().setRequiresGradient(true);
+    }
+    this.store = new ParameterStore(manager, false);
+  }
+
+  public SparseEmbeddingTable table() {
+    return table;
+  }
+
+  public Block body() {
+    return body;
+  }
+
+  /** The network's parameters in a stable order (the order of {@link Block#getParameters}). */
+  public List<Parameter> parameters() {
+    List<Parameter> parameters = new ArrayList<>();
+    for (Pair<String, Parameter> p : body.getParameters()) {
+      parameters.add(p.getValue());
+    }
+    return parameters;
+  }
+
+  /** Unit-norm embeddings of many texts, without gradients; row i belongs to {@code batch.get(i)}. */
+  public float[][] encode(List<Features> batch) {
+    int outDim = -1;
+    float[][] out = new float[batch.size()][];
+    for (int from = 0; from < batch.size(); from += ENCODE_BATCH) {
+      List<Features> chunk = batch.subList(from, Math.min(batch.size(), from + ENCODE_BATCH));
+      try (NDManager scope = manager.newSubManager()) {
+        NDArray encoded = forward(pooled(chunk, scope), false);
+        outDim = (int) encoded.getShape().get(1);
+        float[] flat = encoded.toFloatArray();
+        for (int i = 0; i < chunk.size(); i++) {
+          float[] row = new float[outDim];
+          System.arraycopy(flat, i * outDim, row, 0, outDim);
+          out[from + i] = row;
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The forward pass of a training step: the pooled input (a leaf that records its gradient, for
+   * {@link #backpropagateToTable}) and the unit-norm output. Arrays are attached to {@code scope}.
+   */
+  public Forward forwardForTraining(List<Features> batch, NDManager scope) {
+    NDArray input = pooled(batch, scope);
+    input.setRequiresGradient(true);
+    return new Forward(batch, input, forward(input, true));
+  }
+
+  /** Scatters the gradient that reached the pooled input of {@code forward} into the table's pending gradients. */
+  public void backpropagateToTable(Forward forward) {
+    float[] gradient = forward.input().getGradient().toFloatArray();
+    int dim = table.dim();
+    List<Features> batch = forward.batch();
+    for (int i = 0; i < batch.size(); i++) {
+      table.accumulateGradient(batch.get(i), gradient, i * dim);
+    }
+  }
+
+  private NDArray pooled(List<Features> batch, NDManager scope) {
+    int dim = table.dim();
+    float[] pooled = new float[batch.size() * dim];
+    for (int i = 0; i < batch.size(); i++) {
+      table.pool(batch.get(i), pooled, i * dim);
+    }
+    return scope.create(pooled, new Shape(batch.size(), dim));
+  }
+
+  private NDArray forward(NDArray input, boolean training) {
+    NDArray out = body.forward(store, new NDList(input), training).singletonOrThrow();
+    // The floor only matters for a degenerate all-zero output; it keeps the division finite.
+    NDArray norm = out.norm(new int[] {1}, true).maximum(1e-12f);
+    return out.div(norm);
+  }
+
+  @Override
+  public void close() {
+    for (Parameter p : parameters()) {
+      p.close();
+    }
+  }
+
+  /** What a training forward pass leaves for the backward pass. */
+  public record Forward(List<Features> batch, NDArray input, NDArray output) {}
+}

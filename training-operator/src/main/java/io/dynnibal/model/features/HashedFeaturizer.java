@@ -1,0 +1,219 @@
+package io.dynnibal.model.features;
+
+import java.util.Arrays;
+
+/**
+ * Text to hashed features, with no vocabulary to download: lower-cased words (runs of letters and digits), word
+ * bigrams, whole "compound" tokens such as {@code libmoosex-role-timer-perl} or {@code python3.11}, and character
+ * n-grams of the first few words with boundary marks ({@code <moo}, {@code osex>}), so that a package name shares
+ * features with the words it is made of. Each kind of feature hashes in its own namespace.
+ *
+ * <p>Weights are {@code 1 + ln(count)} per bucket (colliding features add up), scaled to unit L2 norm. The featurizer is
+ * stateless and thread-safe; the same text always gives the same features.
+ */
+public final class HashedFeaturizer {
+  private static final long WORD = 0x9E3779B97F4A7C15L;
+  private static final long BIGRAM = 0xC2B2AE3D27D4EB4FL;
+  private static final long COMPOUND = 0x165667B19E3779F9L;
+  private static final long CHAR_NGRAM = 0xD6E8FEB86659FD93L;
+  private static final char WORD_START = '\u0002';
+  private static final char WORD_END = '\u0003';
+
+  private final FeatureConfig config;
+
+  public HashedFeaturizer(FeatureConfig config) {
+    this.config = config;
+  }
+
+  public FeatureConfig config() {
+    return config;
+  }
+
+  /** The features of {@code text}; {@link Features#EMPTY} for a text without letters or digits. */
+  public Features featurize(String text) {
+    if (text == null) {
+      throw new IllegalArgumentException("text is null");
+    }
+    Scan scan = scan(text);
+    int[] buckets = new int[scan.featureCount()];
+    int n = 0;
+    char[] s = scan.chars;
+    for (int w = 0; w < scan.words; w++) {
+      int start = scan.wordStart[w];
+      int end = scan.wordEnd[w];
+      buckets[n++] = bucket(hash(WORD, s, start, end));
+      if (w > 0) {
+        long h = hash(BIGRAM, s, scan.wordStart[w - 1], scan.wordEnd[w - 1]);
+        buckets[n++] = bucket(hash(h, s, start, end));
+      }
+      if (w < config.charNgramWords()) {
+        n = charNgrams(s, start, end, buckets, n);
+      }
+    }
+    for (int c = 0; c < scan.compounds; c++) {
+      buckets[n++] = bucket(hash(COMPOUND, s, scan.compoundStart[c], scan.compoundEnd[c]));
+    }
+    return weigh(buckets, n);
+  }
+
+  private int charNgrams(char[] s, int start, int end, int[] buckets, int n) {
+    // The word with its boundary marks is start-1 .. end (virtually); n-grams never leave it.
+    int length = end - start + 2;
+    for (int size = config.minCharN(); size <= config.maxCharN(); size++) {
+      for (int from = 0; from + size <= length; from++) {
+        long h = CHAR_NGRAM;
+        for (int i = from; i < from + size; i++) {
+          char c = i == 0 ? WORD_START : i == length - 1 ? WORD_END : s[start + i - 1];
+          h = mix(h, c);
+        }
+        buckets[n++] = bucket(h);
+      }
+    }
+    return n;
+  }
+
+  private static Features weigh(int[] buckets, int n) {
+    if (n == 0) {
+      return Features.EMPTY;
+    }
+    Arrays.sort(buckets, 0, n);
+    int[] ids = new int[n];
+    float[] weights = new float[n];
+    int unique = 0;
+    for (int i = 0; i < n; ) {
+      int j = i;
+      while (j < n && buckets[j] == buckets[i]) {
+        j++;
+      }
+      ids[unique] = buckets[i];
+      weights[unique] = (float) (1 + Math.log(j - i));
+      unique++;
+      i = j;
+    }
+    double norm = 0;
+    for (int i = 0; i < unique; i++) {
+      norm += (double) weights[i] * weights[i];
+    }
+    float scale = (float) (1 / Math.sqrt(norm));
+    for (int i = 0; i < unique; i++) {
+      weights[i] *= scale;
+    }
+    return new Features(Arrays.copyOf(ids, unique), Arrays.copyOf(weights, unique));
+  }
+
+  private Scan scan(String text) {
+    int limit = config.maxWords();
+    Scan scan = new Scan(text.toLowerCase(java.util.Locale.ROOT).toCharArray(), limit);
+    char[] s = scan.chars;
+    int i = 0;
+    while (i < s.length && scan.words < limit) {
+      while (i < s.length && Character.isWhitespace(s[i])) {
+        i++;
+      }
+      int tokenStart = i;
+      while (i < s.length && !Character.isWhitespace(s[i])) {
+        i++;
+      }
+      scan.addToken(tokenStart, i, limit);
+    }
+    return scan;
+  }
+
+  private int bucket(long hash) {
+    return (int) Long.remainderUnsigned(fmix64(hash), config.buckets());
+  }
+
+  private static long hash(long seed, char[] s, int start, int end) {
+    long h = seed;
+    for (int i = start; i < end; i++) {
+      h = mix(h, s[i]);
+    }
+    return mix(h, ' ');
+  }
+
+  /** FNV-1a step over one UTF-16 unit; buckets are taken after {@link #fmix64} so low bits are well mixed. */
+  private static long mix(long h, char c) {
+    return (h ^ c) * 0x100000001B3L;
+  }
+
+  private static long fmix64(long k) {
+    k ^= k >>> 33;
+    k *= 0xFF51AFD7ED558CCDL;
+    k ^= k >>> 33;
+    k *= 0xC4CEB9FE1A85EC53L;
+    k ^= k >>> 33;
+    return k;
+  }
+
+  /** Word and compound-token boundaries of the first {@code maxWords} words. */
+  private final class Scan {
+    final char[] chars;
+    final int[] wordStart;
+    final int[] wordEnd;
+    final int[] compoundStart;
+    final int[] compoundEnd;
+    int words;
+    int compounds;
+
+    Scan(char[] chars, int limit) {
+      this.chars = chars;
+      wordStart = new int[limit];
+      wordEnd = new int[limit];
+      compoundStart = new int[limit];
+      compoundEnd = new int[limit];
+    }
+
+    /** Splits one whitespace-delimited token into words; keeps it whole too when it is more than one bare word. */
+    void addToken(int start, int end, int limit) {
+      while (start < end && !isWordChar(chars[start]) && isTrimmed(chars[start])) {
+        start++;
+      }
+      while (end > start && !isWordChar(chars[end - 1]) && isTrimmed(chars[end - 1])) {
+        end--;
+      }
+      int firstWord = words;
+      int i = start;
+      while (i < end && words < limit) {
+        while (i < end && !isWordChar(chars[i])) {
+          i++;
+        }
+        int from = i;
+        while (i < end && isWordChar(chars[i])) {
+          i++;
+        }
+        if (i > from) {
+          wordStart[words] = from;
+          wordEnd[words] = i;
+          words++;
+        }
+      }
+      boolean bareWord = words - firstWord == 1 && wordStart[firstWord] == start && wordEnd[firstWord] == end;
+      if (words > firstWord && !bareWord && compounds < limit) {
+        compoundStart[compounds] = start;
+        compoundEnd[compounds] = end;
+        compounds++;
+      }
+    }
+
+    int featureCount() {
+      int n = 2 * words + compounds;
+      int ngramWords = Math.min(words, config.charNgramWords());
+      for (int w = 0; w < ngramWords; w++) {
+        int length = wordEnd[w] - wordStart[w] + 2;
+        for (int size = config.minCharN(); size <= config.maxCharN(); size++) {
+          n += Math.max(0, length - size + 1);
+        }
+      }
+      return n;
+    }
+  }
+
+  private static boolean isWordChar(char c) {
+    return Character.isLetterOrDigit(c);
+  }
+
+  /** Punctuation stripped from the ends of a compound token ("(libfoo-dev)," is the compound "libfoo-dev"). */
+  private static boolean isTrimmed(char c) {
+    return ".,;:!?()[]{}\"'`<>".indexOf(c) >= 0;
+  }
+}

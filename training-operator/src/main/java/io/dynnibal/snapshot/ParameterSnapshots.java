@@ -1,0 +1,226 @@
+package io.dynnibal.snapshot;
+
+import ai.djl.Device;
+import ai.djl.MalformedModelException;
+import ai.djl.nn.Parameter;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dynnibal.model.DualEncoder;
+import io.dynnibal.model.DualEncoderConfig;
+import io.dynnibal.model.SparseEmbeddingTable;
+import io.dynnibal.model.Tower;
+import io.dynnibal.training.DualEncoderTrainer;
+import io.dynnibal.training.TorchRuntime;
+import io.dynnibal.training.TrainerConfig;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Versioned parameter snapshots of a dual encoder in a directory {@code <base>/model-<version>/}: {@code manifest.json},
+ * per tower the embedding table ({@code <tower>.table}, float-array file with checksum) and the network
+ * ({@code <tower>.network}, DJL's parameter format), and with optimiser state the Adam moments
+ * ({@code <tower>.table.adam}, {@code <tower>.network.adam}).
+ *
+ * <p>A snapshot appears atomically (written to a hidden temporary directory, then renamed) and is never overwritten,
+ * so a reader that sees {@code model-<version>} sees all of it. Locations are {@code file:} URIs or plain paths; on a
+ * cluster, a filesystem every TaskManager mounts.
+ */
+public final class ParameterSnapshots {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String MANIFEST = "manifest.json";
+
+  private ParameterSnapshots() {}
+
+  /** Where model {@code version} lives under {@code base}. */
+  public static URI locate(URI base, long version) {
+    return toPath(base).resolve(String.format("model-%012d", version)).toUri();
+  }
+
+  /**
+   * Writes the trainer's encoder and optimiser state as model {@code version}.
+   *
+   * @return the snapshot's URI
+   */
+  public static URI write(DualEncoderTrainer trainer, URI base, long version, long seed) {
+    return write(trainer.encoder(), trainer, base, version, seed);
+  }
+
+  /** Writes the encoder's parameters only (enough to encode, not to resume training). */
+  public static URI write(DualEncoder encoder, URI base, long version, long seed) {
+    return write(encoder, null, base, version, seed);
+  }
+
+  private static URI write(DualEncoder encoder, DualEncoderTrainer trainer, URI base, long version, long seed) {
+    Path target = toPath(locate(base, version));
+    if (Files.exists(target)) {
+      throw new IllegalStateException("snapshot " + target + " already exists; model versions are never overwritten");
+    }
+    Path temporary = target.resolveSibling(".tmp-" + target.getFileName() + "-" + System.nanoTime());
+    try {
+      Files.createDirectories(temporary);
+      List<String> names = towerNames(encoder);
+      List<Tower> towers = encoder.distinctTowers();
+      List<List<float[]>> networkMoments = trainer == null ? null : trainer.networkMoments();
+      for (int i = 0; i < towers.size(); i++) {
+        Tower tower = towers.get(i);
+        String name = names.get(i);
+        FloatArrayFile.write(temporary.resolve(name + ".table"), List.of(tower.table().values()));
+        try (DataOutputStream out = new DataOutputStream(
+            new BufferedOutputStream(Files.newOutputStream(temporary.resolve(name + ".network"))))) {
+          tower.body().saveParameters(out);
+        }
+        if (trainer != null) {
+          SparseEmbeddingTable table = tower.table();
+          float[] zeros = table.mean() == null ? new float[table.values().length] : null;
+          FloatArrayFile.write(temporary.resolve(name + ".table.adam"), List.of(
+              zeros != null ? zeros : table.mean(), zeros != null ? zeros : table.variance()));
+          FloatArrayFile.write(temporary.resolve(name + ".network.adam"), networkMoments.get(i));
+        }
+      }
+      SnapshotManifest manifest = new SnapshotManifest(SnapshotManifest.FORMAT, SnapshotManifest.FORMAT_VERSION,
+          version, trainer == null ? 0 : trainer.step(), seed, encoder.config(), names, trainer != null,
+          System.currentTimeMillis());
+      JSON.writerWithDefaultPrettyPrinter().writeValue(temporary.resolve(MANIFEST).toFile(), manifest);
+      Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE);
+      return target.toUri();
+    } catch (IOException e) {
+      deleteQuietly(temporary);
+      throw new UncheckedIOException("could not write snapshot " + target + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The manifest of the snapshot at {@code uri}. */
+  public static SnapshotManifest manifest(URI uri) {
+    Path dir = toPath(uri);
+    Path file = dir.resolve(MANIFEST);
+    if (!Files.isRegularFile(file)) {
+      throw new IllegalArgumentException("no snapshot at " + uri + " (" + file + " is missing)");
+    }
+    try {
+      SnapshotManifest manifest = JSON.readValue(file.toFile(), SnapshotManifest.class);
+      if (!SnapshotManifest.FORMAT.equals(manifest.format())) {
+        throw new IllegalArgumentException(uri + " is not a dual-encoder snapshot (format " + manifest.format() + ")");
+      }
+      if (manifest.formatVersion() != SnapshotManifest.FORMAT_VERSION) {
+        throw new IllegalArgumentException(uri + " has snapshot format version " + manifest.formatVersion()
+            + "; this build reads version " + SnapshotManifest.FORMAT_VERSION);
+      }
+      return manifest;
+    } catch (IOException e) {
+      throw new IllegalArgumentException("unreadable snapshot manifest " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The encoder of the snapshot at {@code uri}, on the training device. */
+  public static DualEncoder readEncoder(URI uri) {
+    return readEncoder(uri, TorchRuntime.trainingDevice());
+  }
+
+  public static DualEncoder readEncoder(URI uri, Device device) {
+    SnapshotManifest manifest = manifest(uri);
+    return load(toPath(uri), manifest, device);
+  }
+
+  /** A trainer that continues exactly where the one that wrote the snapshot stopped (same next step). */
+  public static DualEncoderTrainer readTrainer(URI uri, TrainerConfig config) {
+    SnapshotManifest manifest = manifest(uri);
+    if (!manifest.optimizerState()) {
+      throw new IllegalArgumentException("snapshot " + uri + " has no optimiser state; it can encode but not resume");
+    }
+    Path dir = toPath(uri);
+    DualEncoder encoder = load(dir, manifest, TorchRuntime.trainingDevice());
+    try {
+      DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, config);
+      List<List<float[]>> networkMoments = new ArrayList<>();
+      List<Tower> towers = encoder.distinctTowers();
+      for (int i = 0; i < towers.size(); i++) {
+        String name = manifest.towers().get(i);
+        List<float[]> tableMoments = FloatArrayFile.read(dir.resolve(name + ".table.adam"));
+        towers.get(i).table().restoreMoments(tableMoments.get(0), tableMoments.get(1));
+        networkMoments.add(FloatArrayFile.read(dir.resolve(name + ".network.adam")));
+      }
+      trainer.restore(manifest.step(), networkMoments);
+      return trainer;
+    } catch (IOException | RuntimeException e) {
+      encoder.close();
+      throw e instanceof IOException io ? new UncheckedIOException("could not read " + uri + ": " + e.getMessage(), io)
+          : (RuntimeException) e;
+    }
+  }
+
+  private static DualEncoder load(Path dir, SnapshotManifest manifest, Device device) {
+    DualEncoderConfig config = manifest.config();
+    List<String> expected = config.sharedTowers() ? List.of("shared") : List.of("query", "target");
+    if (!expected.equals(manifest.towers())) {
+      throw new IllegalArgumentException(dir + ": towers " + manifest.towers() + " do not match the config " + expected);
+    }
+    try {
+      List<SparseEmbeddingTable> tables = new ArrayList<>();
+      for (String name : expected) {
+        float[] values = FloatArrayFile.read(dir.resolve(name + ".table")).get(0);
+        tables.add(SparseEmbeddingTable.of(config.features().buckets(), config.embeddingDim(), values));
+      }
+      DualEncoder encoder = DualEncoder.withTables(config, device, manifest.seed(), tables);
+      try {
+        List<Tower> towers = encoder.distinctTowers();
+        for (int i = 0; i < towers.size(); i++) {
+          try (DataInputStream in = new DataInputStream(
+              new BufferedInputStream(Files.newInputStream(dir.resolve(expected.get(i) + ".network"))))) {
+            towers.get(i).body().loadParameters(encoder.manager(), in);
+          }
+          for (Parameter p : towers.get(i).parameters()) {
+            p.getArray().setRequiresGradient(true);
+          }
+        }
+        return encoder;
+      } catch (IOException | MalformedModelException | RuntimeException e) {
+        encoder.close();
+        throw e;
+      }
+    } catch (IOException | MalformedModelException e) {
+      throw new UncheckedIOException("could not read snapshot " + dir + ": " + e.getMessage(),
+          e instanceof IOException io ? io : new IOException(e));
+    }
+  }
+
+  private static List<String> towerNames(DualEncoder encoder) {
+    return encoder.config().sharedTowers() ? List.of("shared") : List.of("query", "target");
+  }
+
+  /** A {@code file:} URI, or a URI without scheme taken as a local path. */
+  public static Path toPath(URI uri) {
+    if (uri.getScheme() == null) {
+      return Path.of(uri.getPath()).toAbsolutePath();
+    }
+    if (!"file".equals(uri.getScheme())) {
+      throw new IllegalArgumentException("snapshot location " + uri + ": only file: URIs are supported; mount shared"
+          + " storage (NFS, a Kubernetes volume) on every TaskManager and use its path");
+    }
+    return Path.of(uri);
+  }
+
+  /** Parses a user's location: a URI with a scheme, or a path. */
+  public static URI parse(String location) {
+    if (location.matches("^[a-zA-Z][a-zA-Z0-9+.-]*:.*") && !location.matches("^[a-zA-Z]:\\\\.*")) {
+      return URI.create(location);
+    }
+    return Path.of(location).toAbsolutePath().toUri();
+  }
+
+  private static void deleteQuietly(Path dir) {
+    try (var files = Files.walk(dir)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException | UncheckedIOException ignored) {
+      // best effort: a leftover hidden temporary directory is harmless
+    }
+  }
+}

@@ -1,0 +1,69 @@
+package io.dynnibal.training;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.nn.Parameter;
+import io.dynnibal.model.AdamSettings;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Adam over the DJL networks' parameters. Ours rather than DJL's optimizer because its moments must go into parameter
+ * snapshots, so that a restored trainer continues exactly where it stopped (DJL keeps them private).
+ *
+ * <p>Runs outside a gradient collector (libtorch's grad mode off), so in-place updates of leaf tensors are allowed.
+ */
+final class DenseAdam {
+  private final List<Parameter> parameters;
+  private final AdamSettings adam;
+  private final List<NDArray> mean = new ArrayList<>();
+  private final List<NDArray> variance = new ArrayList<>();
+
+  DenseAdam(List<Parameter> parameters, AdamSettings adam, NDManager manager) {
+    this.parameters = parameters;
+    this.adam = adam;
+    for (Parameter p : parameters) {
+      mean.add(manager.zeros(p.getArray().getShape()));
+      variance.add(manager.zeros(p.getArray().getShape()));
+    }
+  }
+
+  /** One step with the gradients the last backward pass left; zeroes them afterwards. */
+  void step(float learningRate, int step, NDManager scope) {
+    float b1 = adam.beta1();
+    float b2 = adam.beta2();
+    float stepSize = (float) (learningRate * Math.sqrt(1 - Math.pow(b2, step)) / (1 - Math.pow(b1, step)));
+    for (int i = 0; i < parameters.size(); i++) {
+      NDArray weight = parameters.get(i).getArray();
+      NDArray gradient = weight.getGradient();
+      gradient.attach(scope);
+      NDArray m = mean.get(i);
+      NDArray v = variance.get(i);
+      m.muli(b1).addi(gradient.mul(1 - b1));
+      v.muli(b2).addi(gradient.square().muli(1 - b2));
+      weight.subi(m.div(v.sqrt().addi(adam.epsilon())).muli(stepSize));
+      gradient.muli(0f);
+    }
+  }
+
+  /** Moments in parameter order, as flat arrays (for snapshots). */
+  List<float[]> moments() {
+    List<float[]> out = new ArrayList<>();
+    for (int i = 0; i < parameters.size(); i++) {
+      out.add(mean.get(i).toFloatArray());
+      out.add(variance.get(i).toFloatArray());
+    }
+    return out;
+  }
+
+  void restoreMoments(List<float[]> moments) {
+    if (moments.size() != 2 * parameters.size()) {
+      throw new IllegalArgumentException("expected moments of " + parameters.size() + " parameters, got "
+          + moments.size() / 2);
+    }
+    for (int i = 0; i < parameters.size(); i++) {
+      mean.get(i).set(moments.get(2 * i));
+      variance.get(i).set(moments.get(2 * i + 1));
+    }
+  }
+}

@@ -1,0 +1,226 @@
+package io.dynnibal.training;
+
+import io.dynnibal.data.JsonlCorpus;
+import io.dynnibal.data.LabelledQuery;
+import io.dynnibal.data.TargetText;
+import io.dynnibal.eval.RetrievalEvaluator;
+import io.dynnibal.eval.RetrievalMetrics;
+import io.dynnibal.model.DualEncoder;
+import io.dynnibal.model.DualEncoderConfig;
+import io.dynnibal.model.features.Features;
+import io.dynnibal.snapshot.ParameterSnapshots;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * Trains a dual encoder from JSONL files in this JVM, without Kafka or Flink, with in-batch and uniform negatives: the
+ * baseline every index-based sampler has to beat, and the way to measure the trainer alone. Shaped like DJL's
+ * examples: {@link #run} takes the whole configuration and returns the figures, so tests call it with a smoke config.
+ */
+public final class LocalTraining {
+  private LocalTraining() {}
+
+  /**
+   * @param eval evaluation queries, or null to skip evaluation
+   * @param maxSteps stop after this many steps even within an epoch (0: no limit)
+   * @param evalLimit evaluate on at most this many queries (0: all)
+   * @param snapshotBase where to write the final snapshot, or null
+   */
+  public record Options(
+      Path targets, Path train, Path eval, int epochs, int maxSteps, int batchSize, int uniformNegatives,
+      long seed, DualEncoderConfig model, float learningRate, float embeddingRateFactor, int warmupSteps,
+      int evalLimit, URI snapshotBase) {
+
+    public Options {
+      if (epochs < 1 || batchSize < 1 || uniformNegatives < 0 || maxSteps < 0 || warmupSteps < 0 || evalLimit < 0) {
+        throw new IllegalArgumentException("need epochs >= 1, batch >= 1 and non-negative negatives, steps, warm-up"
+            + " and eval limit");
+      }
+    }
+
+    /** The settings used for the figures in the notes: batch 128, 64 uniform negatives, 2 epochs. */
+    public static Options defaults(Path targets, Path train, Path eval) {
+      return new Options(targets, train, eval, 2, 0, 128, 64, 42L, DualEncoderConfig.DEFAULT, 2e-3f, 10f, 100, 0,
+          null);
+    }
+
+    public Options withSteps(int epochs, int maxSteps) {
+      return new Options(targets, train, eval, epochs, maxSteps, batchSize, uniformNegatives, seed, model,
+          learningRate, embeddingRateFactor, warmupSteps, evalLimit, snapshotBase);
+    }
+
+    public Options withModel(DualEncoderConfig newModel) {
+      return new Options(targets, train, eval, epochs, maxSteps, batchSize, uniformNegatives, seed, newModel,
+          learningRate, embeddingRateFactor, warmupSteps, evalLimit, snapshotBase);
+    }
+
+    public Options withRates(float rate, float embeddingFactor, int warmup) {
+      return new Options(targets, train, eval, epochs, maxSteps, batchSize, uniformNegatives, seed, model, rate,
+          embeddingFactor, warmup, evalLimit, snapshotBase);
+    }
+
+    public Options withBatch(int batch, int uniform) {
+      return new Options(targets, train, eval, epochs, maxSteps, batch, uniform, seed, model, learningRate,
+          embeddingRateFactor, warmupSteps, evalLimit, snapshotBase);
+    }
+
+    public Options withEvalLimit(int limit) {
+      return new Options(targets, train, eval, epochs, maxSteps, batchSize, uniformNegatives, seed, model,
+          learningRate, embeddingRateFactor, warmupSteps, limit, snapshotBase);
+    }
+
+    public Options withSeed(long newSeed) {
+      return new Options(targets, train, eval, epochs, maxSteps, batchSize, uniformNegatives, newSeed, model,
+          learningRate, embeddingRateFactor, warmupSteps, evalLimit, snapshotBase);
+    }
+
+    public Options withSnapshotBase(URI base) {
+      return new Options(targets, train, eval, epochs, maxSteps, batchSize, uniformNegatives, seed, model,
+          learningRate, embeddingRateFactor, warmupSteps, evalLimit, base);
+    }
+  }
+
+  /**
+   * @param firstLoss mean loss of the first 5 % of steps; {@code lastLoss} of the last 5 %
+   * @param before metrics of the untrained encoder (null without eval queries)
+   */
+  public record Result(
+      int steps, int trainPairs, int skippedPairs, double trainSeconds, double stepsPerSecond, float firstLoss,
+      float lastLoss, RetrievalMetrics before, RetrievalMetrics after, URI snapshot, String device) {}
+
+  public static Result run(Options options, PrintStream progress) {
+    List<TargetText> targets = JsonlCorpus.readTargets(options.targets());
+    List<LabelledQuery> train = JsonlCorpus.readQueries(options.train());
+    List<LabelledQuery> eval = options.eval() == null ? null : limit(JsonlCorpus.readQueries(options.eval()),
+        options.evalLimit(), options.seed());
+    try (DualEncoder encoder = DualEncoder.create(options.model(), options.seed())) {
+      Map<String, Integer> targetIndex = new HashMap<>();
+      List<Features> targetFeatures = new ArrayList<>(targets.size());
+      for (int i = 0; i < targets.size(); i++) {
+        targetIndex.put(targets.get(i).targetId(), i);
+        targetFeatures.add(encoder.featurize(targets.get(i).text()));
+      }
+      List<LabelledQuery> usable = new ArrayList<>(train.size());
+      for (LabelledQuery q : train) {
+        if (targetIndex.containsKey(q.targetId())) {
+          usable.add(q);
+        }
+      }
+      int stepsPerEpoch = Math.max(1, usable.size() / options.batchSize());
+      int plannedSteps = stepsPerEpoch * options.epochs();
+      if (options.maxSteps() > 0) {
+        plannedSteps = Math.min(plannedSteps, options.maxSteps());
+      }
+      RetrievalMetrics before = eval == null ? null : RetrievalEvaluator.evaluate(encoder, targets, eval);
+      TrainerConfig config = new TrainerConfig(
+          new LearningRateSchedule(options.learningRate(), options.warmupSteps(), plannedSteps, 0.05f, 1f),
+          options.embeddingRateFactor(), io.dynnibal.model.AdamSettings.DEFAULT);
+      DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, config);
+      Random random = new Random(options.seed());
+      float[] losses = new float[plannedSteps];
+      Progress bar = new Progress(progress, plannedSteps);
+      long start = System.nanoTime();
+      int step = 0;
+      while (step < plannedSteps) {
+        List<LabelledQuery> epoch = new ArrayList<>(usable);
+        Collections.shuffle(epoch, random);
+        for (int from = 0; from + options.batchSize() <= epoch.size() && step < plannedSteps;
+            from += options.batchSize()) {
+          TrainingBatch batch = batch(epoch.subList(from, from + options.batchSize()), encoder, targetIndex,
+              targets, targetFeatures, options.uniformNegatives(), random);
+          StepResult result = trainer.step(batch);
+          losses[step++] = result.loss();
+          bar.update(step, result.loss());
+        }
+      }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      bar.done();
+      RetrievalMetrics after = eval == null ? null : RetrievalEvaluator.evaluate(encoder, targets, eval);
+      URI snapshot = options.snapshotBase() == null ? null
+          : ParameterSnapshots.write(trainer, options.snapshotBase(), step, options.seed());
+      int window = Math.max(1, step / 20);
+      return new Result(step, usable.size(), train.size() - usable.size(), seconds, step / seconds,
+          mean(losses, 0, window), mean(losses, step - window, step), before, after, snapshot,
+          encoder.device().toString());
+    }
+  }
+
+  /** B pairs, their positives, and U targets drawn uniformly (with replacement) shared by the batch. */
+  static TrainingBatch batch(
+      List<LabelledQuery> pairs, DualEncoder encoder, Map<String, Integer> targetIndex, List<TargetText> targets,
+      List<Features> targetFeatures, int uniform, Random random) {
+    List<Features> queries = new ArrayList<>(pairs.size());
+    List<String> positiveIds = new ArrayList<>(pairs.size());
+    List<Features> positives = new ArrayList<>(pairs.size());
+    for (LabelledQuery q : pairs) {
+      queries.add(encoder.featurize(q.text()));
+      positiveIds.add(q.targetId());
+      positives.add(targetFeatures.get(targetIndex.get(q.targetId())));
+    }
+    List<String> negativeIds = new ArrayList<>(uniform);
+    List<Features> negatives = new ArrayList<>(uniform);
+    for (int i = 0; i < uniform; i++) {
+      int t = random.nextInt(targets.size());
+      negativeIds.add(targets.get(t).targetId());
+      negatives.add(targetFeatures.get(t));
+    }
+    return new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives);
+  }
+
+  private static List<LabelledQuery> limit(List<LabelledQuery> queries, int limit, long seed) {
+    if (limit == 0 || queries.size() <= limit) {
+      return queries;
+    }
+    List<LabelledQuery> shuffled = new ArrayList<>(queries);
+    Collections.shuffle(shuffled, new Random(seed ^ 0xE7A1L));
+    return shuffled.subList(0, limit);
+  }
+
+  private static float mean(float[] values, int from, int to) {
+    double sum = 0;
+    for (int i = from; i < to; i++) {
+      sum += values[i];
+    }
+    return to > from ? (float) (sum / (to - from)) : Float.NaN;
+  }
+
+  /** A one-line progress bar on a terminal stream, redrawn at most 5 times a second. */
+  static final class Progress {
+    private final PrintStream out;
+    private final int total;
+    private final long start = System.nanoTime();
+    private long lastDraw;
+
+    Progress(PrintStream out, int total) {
+      this.out = out;
+      this.total = total;
+    }
+
+    void update(int done, float loss) {
+      long now = System.nanoTime();
+      if (out == null || (now - lastDraw < 200_000_000L && done < total)) {
+        return;
+      }
+      lastDraw = now;
+      int width = 30;
+      int filled = (int) ((long) width * done / Math.max(1, total));
+      double seconds = (now - start) / 1e9;
+      out.printf("\r[%s%s] %d/%d steps  loss %.3f  %.1f steps/s ", "#".repeat(filled), ".".repeat(width - filled),
+          done, total, loss, done / Math.max(1e-9, seconds));
+      out.flush();
+    }
+
+    void done() {
+      if (out != null) {
+        out.println();
+      }
+    }
+  }
+}

@@ -1,0 +1,146 @@
+package io.dynnibal.snapshot;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dynnibal.model.DualEncoder;
+import io.dynnibal.model.DualEncoderConfig;
+import io.dynnibal.model.features.FeatureConfig;
+import io.dynnibal.training.DualEncoderTrainer;
+import io.dynnibal.training.StepResult;
+import io.dynnibal.training.SyntheticRetrievalTask;
+import io.dynnibal.training.TrainerConfig;
+import io.dynnibal.training.TrainingBatch;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ParameterSnapshotsTest {
+  private static final DualEncoderConfig SMALL =
+      new DualEncoderConfig(new FeatureConfig(1 << 12, 32, 8, 3, 4), 16, 32, 24, true, 20f);
+  private final SyntheticRetrievalTask task = new SyntheticRetrievalTask(40, 80, 5, 2, 31);
+
+  @TempDir Path dir;
+
+  @Test
+  void aRoundTripGivesIdenticalScores() {
+    for (boolean shared : new boolean[] {true, false}) {
+      DualEncoderConfig config = SMALL.withSharedTowers(shared);
+      try (DualEncoder encoder = DualEncoder.create(config, 3)) {
+        train(new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(1, 10)), 5);
+        URI uri = ParameterSnapshots.write(encoder, dir.resolve("shared-" + shared).toUri(), 7, 3);
+        assertTrue(uri.getPath().endsWith("model-000000000007/"), uri.toString());
+        try (DualEncoder loaded = ParameterSnapshots.readEncoder(uri)) {
+          assertEquals(config, loaded.config());
+          assertIdentical(encoder.encodeQueryTexts(queries()), loaded.encodeQueryTexts(queries()));
+          assertIdentical(encoder.encodeTargetTexts(targets()), loaded.encodeTargetTexts(targets()));
+        }
+        assertFalse(ParameterSnapshots.manifest(uri).optimizerState());
+      }
+    }
+  }
+
+  @Test
+  void aRestoredTrainerContinuesExactlyWhereItStopped() {
+    Random original = new Random(4);
+    try (DualEncoder encoder = DualEncoder.create(SMALL, 4)) {
+      DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(2, 20));
+      train(trainer, 6, original);
+      URI uri = ParameterSnapshots.write(trainer, dir.toUri(), 6, 4);
+      long state = new Random(4).nextLong(); // make the batch sequence reproducible from here
+      Random a = new Random(state);
+      Random b = new Random(state);
+      List<StepResult> continued = train(trainer, 4, a);
+      DualEncoderTrainer restored = ParameterSnapshots.readTrainer(uri, TrainerConfig.fromScratch(2, 20));
+      try (DualEncoder restoredEncoder = restored.encoder()) {
+        assertEquals(6, restored.step());
+        List<StepResult> replayed = train(restored, 4, b);
+        for (int i = 0; i < continued.size(); i++) {
+          assertEquals(continued.get(i).step(), replayed.get(i).step());
+          assertEquals(continued.get(i).loss(), replayed.get(i).loss(), 0f, "step " + replayed.get(i).step());
+        }
+        assertIdentical(encoder.encodeTargetTexts(targets()), restoredEncoder.encodeTargetTexts(targets()));
+      }
+    }
+  }
+
+  @Test
+  void aCorruptedTableIsAClearErrorNotADifferentModel() throws IOException {
+    try (DualEncoder encoder = DualEncoder.create(SMALL, 5)) {
+      URI uri = ParameterSnapshots.write(encoder, dir.toUri(), 1, 5);
+      Path table = Path.of(uri).resolve("shared.table");
+      try (var channel = Files.newByteChannel(table, StandardOpenOption.WRITE)) {
+        channel.position(1000).write(java.nio.ByteBuffer.wrap(new byte[] {1, 2, 3, 4}));
+      }
+      UncheckedIOException e = assertThrows(UncheckedIOException.class, () -> ParameterSnapshots.readEncoder(uri));
+      assertTrue(e.getMessage().contains("checksum"), e.getMessage());
+    }
+  }
+
+  @Test
+  void versionsAreNeverOverwrittenAndNoHalfWrittenSnapshotIsVisible() throws IOException {
+    try (DualEncoder encoder = DualEncoder.create(SMALL, 6)) {
+      ParameterSnapshots.write(encoder, dir.toUri(), 2, 6);
+      IllegalStateException e = assertThrows(IllegalStateException.class,
+          () -> ParameterSnapshots.write(encoder, dir.toUri(), 2, 6));
+      assertTrue(e.getMessage().contains("never overwritten"), e.getMessage());
+      try (var entries = Files.list(dir)) {
+        assertEquals(List.of("model-000000000002"), entries.map(p -> p.getFileName().toString()).toList());
+      }
+    }
+  }
+
+  @Test
+  void missingAndForeignLocationsAreClearErrors() {
+    IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
+        () -> ParameterSnapshots.readEncoder(dir.resolve("nothing").toUri()));
+    assertTrue(missing.getMessage().contains("no snapshot"), missing.getMessage());
+    IllegalArgumentException scheme = assertThrows(IllegalArgumentException.class,
+        () -> ParameterSnapshots.readEncoder(URI.create("s3://bucket/model")));
+    assertTrue(scheme.getMessage().contains("only file: URIs"), scheme.getMessage());
+    try (DualEncoder encoder = DualEncoder.create(SMALL, 7)) {
+      URI uri = ParameterSnapshots.write(encoder, dir.toUri(), 3, 7);
+      assertThrows(IllegalArgumentException.class, () -> ParameterSnapshots.readTrainer(uri,
+          TrainerConfig.fromScratch(1, 1)));
+    }
+    assertEquals(dir.toUri(), ParameterSnapshots.parse(dir.toString() + "/"));
+  }
+
+  private List<String> queries() {
+    return task.eval.stream().map(q -> q.text()).toList();
+  }
+
+  private List<String> targets() {
+    return task.targets.stream().map(t -> t.text()).toList();
+  }
+
+  private List<StepResult> train(DualEncoderTrainer trainer, int steps) {
+    return train(trainer, steps, new Random(1));
+  }
+
+  private List<StepResult> train(DualEncoderTrainer trainer, int steps, Random draw) {
+    List<StepResult> results = new java.util.ArrayList<>();
+    for (int i = 0; i < steps; i++) {
+      TrainingBatch batch = task.batch(trainer.encoder(), draw, 8, 4);
+      results.add(trainer.step(batch));
+    }
+    return results;
+  }
+
+  private static void assertIdentical(float[][] expected, float[][] actual) {
+    assertEquals(expected.length, actual.length);
+    for (int i = 0; i < expected.length; i++) {
+      assertArrayEquals(expected[i], actual[i], 0f, "row " + i);
+    }
+  }
+}
