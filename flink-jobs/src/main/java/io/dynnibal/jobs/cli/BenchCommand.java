@@ -18,14 +18,15 @@ import picocli.CommandLine.Spec;
 /** {@code dynnibal bench ...}: benchmarks that print JSON figures. Never tests: timings belong here. */
 @Command(
     name = "bench",
-    description = "Benchmarks of the index, sampler and tree maintenance; each prints one JSON object.",
-    subcommands = {BenchCommand.Index.class, BenchCommand.Maintenance.class, BenchCommand.Reencode.class})
+    description = "Benchmarks of the index, sampler, tree maintenance and trainer; each prints one JSON object.",
+    subcommands = {BenchCommand.Index.class, BenchCommand.Maintenance.class, BenchCommand.Reencode.class,
+      BenchCommand.Trainer.class})
 final class BenchCommand implements Runnable {
   @Spec CommandSpec spec;
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "Missing a benchmark: index, maintenance or reencode.");
+    throw new ParameterException(spec.commandLine(), "Missing a benchmark: index, maintenance, reencode or trainer.");
   }
 
   static void print(Map<String, Object> figures, Path json) throws java.io.IOException {
@@ -175,6 +176,51 @@ final class BenchCommand implements Runnable {
           defaults.beta(), defaults.gamma(), defaults.deepestRadius(), maxClusters, candidates,
           defaults.chainLength());
       print(IndexBenchmark.run(config), json);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "trainer",
+      description = {
+        "Trainer speed on a real corpus: steps/s at a batch with sampled + uniform negatives (drawn uniformly here;",
+        "a step costs the same), and seconds to featurize and encode every target."
+      })
+  static final class Trainer implements Callable<Integer> {
+    @Option(names = "--targets", required = true, description = "Targets JSONL (gz or plain).")
+    Path targets;
+
+    @Option(names = "--train", required = true, description = "Training pairs JSONL (gz or plain).")
+    Path train;
+
+    @Option(names = "--batch", defaultValue = "128", description = "Queries per step (default ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Option(names = "--sampled", defaultValue = "64", description = "Sampled negatives (default ${DEFAULT-VALUE}).")
+    int sampled;
+
+    @Option(names = "--uniform", defaultValue = "64", description = "Uniform negatives (default ${DEFAULT-VALUE}).")
+    int uniform;
+
+    @Option(names = "--steps", defaultValue = "200", description = "Timed steps (default ${DEFAULT-VALUE}).")
+    int steps;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--json", description = "Also write the JSON to this file.")
+    Path json;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      if (batch < 1 || sampled < 0 || uniform < 0 || steps < 1) {
+        throw new ParameterException(spec.commandLine(), "need batch >= 1, steps >= 1 and non-negative negatives");
+      }
+      print(io.dynnibal.training.bench.TrainerBenchmark.run(new io.dynnibal.training.bench.TrainerBenchmark.Options(
+          targets, train, io.dynnibal.model.DualEncoderConfig.DEFAULT, batch, sampled, uniform, steps, 20, seed)),
+          json);
       return 0;
     }
   }

@@ -17,7 +17,9 @@ import picocli.CommandLine.Spec;
       "Streaming online training of dual encoders with DyNNIBAL hard negatives:",
       "Kafka -> Flink (SG-tree index in RocksDB state) -> DJL PyTorch trainer -> model updates -> index."
     },
-    subcommands = {VersionCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      VersionCommand.class, TrainCommand.class, EvalCommand.class, BenchCommand.class, CommandLine.HelpCommand.class
+    })
 public final class DynnibalCli implements Runnable {
   @Spec CommandSpec spec;
 
@@ -33,7 +35,22 @@ public final class DynnibalCli implements Runnable {
   static CommandLine commandLine() {
     CommandLine commandLine = new CommandLine(new DynnibalCli());
     PlannedCommand.addAll(commandLine);
+    commandLine.setExecutionExceptionHandler(DynnibalCli::reportFailure);
     return commandLine;
+  }
+
+  /**
+   * Bad input (a missing file, a malformed line, a bad snapshot) is the user's to fix: one line naming it, exit 1.
+   * Anything else is our bug: the stack trace too.
+   */
+  private static int reportFailure(Exception e, CommandLine commandLine, CommandLine.ParseResult parseResult) {
+    if (e instanceof IllegalArgumentException || e instanceof IllegalStateException
+        || e instanceof java.io.UncheckedIOException || e instanceof java.io.IOException) {
+      commandLine.getErr().println("dynnibal " + commandLine.getCommandName() + ": " + e.getMessage());
+    } else {
+      e.printStackTrace(commandLine.getErr());
+    }
+    return 1;
   }
 
   @Override

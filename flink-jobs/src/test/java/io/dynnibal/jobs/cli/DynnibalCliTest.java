@@ -16,7 +16,8 @@ class DynnibalCliTest {
   @Test
   void helpListsEveryCommand() {
     String help = captureStdout(() -> assertEquals(0, DynnibalCli.execute("--help")));
-    for (String command : new String[] {"version", "bench", "demo", "publish", "submit", "experiment", "eval"}) {
+    for (String command : new String[] {
+        "version", "train", "eval", "bench", "demo", "publish", "submit", "experiment"}) {
       assertTrue(help.contains("  " + command + " "), command + " missing from:\n" + help);
     }
   }
@@ -27,7 +28,7 @@ class DynnibalCliTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"demo", "publish", "submit", "experiment", "eval"})
+  @ValueSource(strings = {"demo", "publish", "submit", "experiment"})
   void plannedCommandsSayTheyAreNotBuiltAndFail(String command) {
     assertEquals(PlannedCommand.NOT_BUILT_YET, DynnibalCli.execute(command, "--any", "flags", "--steps=3"));
   }
@@ -59,6 +60,51 @@ class DynnibalCliTest {
       System.setOut(original);
     }
     return buffer.toString(StandardCharsets.UTF_8);
+  }
+
+  /** train writes a snapshot, eval reads it back and reports the same metrics; bench trainer reports steps/s. */
+  @Test
+  void trainThenEvalTheSnapshotOnATinyCorpus(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws java.io.IOException {
+    java.nio.file.Path targets = dir.resolve("targets.jsonl");
+    java.nio.file.Path queries = dir.resolve("queries.jsonl");
+    StringBuilder t = new StringBuilder();
+    StringBuilder q = new StringBuilder();
+    String[] words = {"audio", "video", "editor", "library", "perl", "python", "game", "server", "font", "kernel"};
+    for (int i = 0; i < 40; i++) {
+      String name = "pkg" + i + "-" + words[i % 10];
+      t.append("{\"target_id\": \"").append(name).append("\", \"target_text\": \"").append(name).append("\\n")
+          .append(words[i % 10]).append(' ').append(words[(i * 7) % 10]).append(" tool number ").append(i).append("\"}\n");
+      q.append("{\"query_id\": \"q:").append(name).append("\", \"query_text\": \"").append(words[i % 10])
+          .append(" tool ").append(i).append("\", \"target_id\": \"").append(name).append("\"}\n");
+    }
+    java.nio.file.Files.writeString(targets, t);
+    java.nio.file.Files.writeString(queries, q);
+    java.nio.file.Path snapshots = dir.resolve("snapshots");
+    String trained = captureStdout(() -> assertEquals(0, DynnibalCli.execute("train", "--targets", targets.toString(),
+        "--train", queries.toString(), "--eval", queries.toString(), "--batch", "8", "--uniform-negatives", "4",
+        "--epochs", "3", "--buckets", "4096", "--embedding-dim", "16", "--hidden-dim", "32", "--output-dim", "16",
+        "--snapshot-dir", snapshots.toString()))).trim();
+    assertTrue(trained.contains("\"steps\": 15") && trained.contains("\"snapshot\": \"file:"), trained);
+    String recall = trained.replaceAll(".*\"after_recall_at_10\": ([0-9.]+).*", "$1");
+    java.nio.file.Path snapshot;
+    try (var entries = java.nio.file.Files.list(snapshots)) {
+      snapshot = entries.findFirst().orElseThrow();
+    }
+    String evaluated = captureStdout(() -> assertEquals(0, DynnibalCli.execute("eval", "--snapshot",
+        snapshot.toString(), "--targets", targets.toString(), "--queries", queries.toString()))).trim();
+    assertTrue(evaluated.contains("\"recall_at_10\": " + recall + ","), "eval disagrees with train: " + recall
+        + " vs " + evaluated);
+    String bench = captureStdout(() -> assertEquals(0, DynnibalCli.execute("bench", "trainer", "--targets",
+        targets.toString(), "--train", queries.toString(), "--batch", "8", "--sampled", "2", "--uniform", "2",
+        "--steps", "3"))).trim();
+    assertTrue(bench.contains("\"steps_per_s\": ") && bench.contains("\"encode_all_targets_s\": "), bench);
+  }
+
+  @Test
+  void evalOfAMissingSnapshotFailsWithTheReason(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+    assertEquals(1, DynnibalCli.execute("eval", "--snapshot", dir.resolve("none").toString(), "--targets", "t",
+        "--queries", "q"));
   }
 
   /** Every benchmark runs end to end on a smoke-sized config and prints one JSON object with its headline figure. */
