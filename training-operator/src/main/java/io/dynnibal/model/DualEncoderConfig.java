@@ -4,7 +4,12 @@ import io.dynnibal.model.features.FeatureConfig;
 
 /**
  * The shape of a dual encoder. Each tower: hashed features -> {@link SparseEmbeddingTable} bag of {@code embeddingDim}
- * -> Linear(hiddenDim) -> GELU -> Linear(outputDim) -> unit norm. Scores are {@code scoreScale * <q, t>}.
+ * -> Linear(hiddenDim) -> GELU -> Linear(outputDim), plus a linear skip path from the bag -> unit norm. Scores are
+ * {@code scoreScale * <q, t>}.
+ *
+ * <p>Defaults chosen on the Debian dev split (2 epochs, uniform negatives): the skip path gave R@1 .350 -> .375; a
+ * 128-wide table .371 but 40 % fewer steps/s; reading 64 rather than 128 words of a description, with n-grams of the
+ * first 16, about the same recall and faster.
  *
  * @param sharedTowers one tower for queries and targets (the default: both sides are short English with package
  *     names, and one vocabulary learns twice as fast from scratch) or one tower per side

@@ -8,6 +8,7 @@ import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Activation;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
+import ai.djl.nn.ParallelBlock;
 import ai.djl.nn.SequentialBlock;
 import ai.djl.nn.core.Linear;
 import ai.djl.training.ParameterStore;
@@ -18,7 +19,8 @@ import java.util.List;
 
 /**
  * One encoder: a bag of hashed features pooled from a {@link SparseEmbeddingTable}, then a DJL network
- * {@code Linear -> GELU -> Linear}, then unit L2 norm. The table lives on the JVM heap; the network on the training
+ * {@code Linear -> GELU -> Linear} plus a linear skip path (which keeps the bag's lexical overlap from the first step:
+ * an untrained tower already ranks by shared words), then unit L2 norm. The table lives on the JVM heap; the network on the training
  * device.
  */
 public final class Tower implements AutoCloseable {
@@ -33,10 +35,14 @@ public final class Tower implements AutoCloseable {
   Tower(SparseEmbeddingTable table, DualEncoderConfig config, NDManager manager) {
     this.table = table;
     this.manager = manager;
-    this.body = new SequentialBlock()
+    Block mlp = new SequentialBlock()
         .add(Linear.builder().setUnits(config.hiddenDim()).build())
         .add(Activation::gelu)
         .add(Linear.builder().setUnits(config.outputDim()).build());
+    Block linear = Linear.builder().setUnits(config.outputDim()).optBias(false).build();
+    this.body = new ParallelBlock(
+        outputs -> new NDList(outputs.get(0).singletonOrThrow().add(outputs.get(1).singletonOrThrow())),
+        List.of(mlp, linear));
     body.initialize(manager, DataType.FLOAT32, new Shape(1, table.dim()));
     for (Parameter p : parameters()) {
       p.getArray().setRequiresGradient(true);

@@ -12,7 +12,7 @@ package io.dynnibal.model.features;
  * @param maxCharN longest character n-gram
  */
 public record FeatureConfig(int buckets, int maxWords, int charNgramWords, int minCharN, int maxCharN) {
-  public static final FeatureConfig DEFAULT = new FeatureConfig(1 << 18, 128, 24, 3, 5);
+  public static final FeatureConfig DEFAULT = new FeatureConfig(1 << 18, 64, 16, 3, 5);
 
   public FeatureConfig {
     if (buckets < 16) {
