@@ -84,6 +84,35 @@ public final class NystromProjector {
     return new NystromProjector(copy, whitening, projection, rank);
   }
 
+  /**
+   * The projector a model update describes: its landmark encodings {@code L} (d' x d) and {@code W^(+1/2)} (d' x d',
+   * row-major), as {@link #landmarkEncodings()} and {@link #whitening()} give them. No refit: every reader computes
+   * exactly the projection the writer fitted.
+   */
+  public static NystromProjector fromParts(float[][] landmarkEncodings, float[] whitening, int rank) {
+    int m = landmarkEncodings.length;
+    if (m == 0 || whitening.length != m * m) {
+      throw new IllegalArgumentException("need d' >= 1 landmarks and a d' x d' whitening, got " + m + " landmarks and "
+          + whitening.length + " values");
+    }
+    DenseMatrix.requireFinite(landmarkEncodings, "landmark");
+    float[][] copy = new float[m][];
+    for (int i = 0; i < m; i++) {
+      copy[i] = landmarkEncodings[i].clone();
+    }
+    DMatrixRMaj w = new DMatrixRMaj(m, m);
+    for (int i = 0; i < whitening.length; i++) {
+      if (!Float.isFinite(whitening[i])) {
+        throw new IllegalArgumentException("whitening matrix holds a non-finite value at " + i);
+      }
+      w.data[i] = whitening[i];
+    }
+    DMatrixRMaj l = DenseMatrix.of(copy);
+    DMatrixRMaj projection = new DMatrixRMaj(m, l.numCols);
+    CommonOps_DDRM.mult(w, l, projection);
+    return new NystromProjector(copy, w, projection, rank);
+  }
+
   /** The cached vector of a full encoding: {@code W^(+1/2) L v}. */
   public float[] project(float[] encoding) {
     if (encoding.length != inputDimension) {
