@@ -69,6 +69,7 @@ public final class Tower implements AutoCloseable {
 
   /** Unit-norm embeddings of many texts, without gradients; row i belongs to {@code batch.get(i)}. */
   public float[][] encode(List<Features> batch) {
+    io.dynnibal.training.TorchRuntime.noGradOnThisThread();
     int outDim = -1;
     float[][] out = new float[batch.size()][];
     for (int from = 0; from < batch.size(); from += ENCODE_BATCH) {

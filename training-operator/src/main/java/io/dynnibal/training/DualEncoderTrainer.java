@@ -74,6 +74,7 @@ public final class DualEncoderTrainer {
         }
         collector.backward(loss);
       }
+      TorchRuntime.noGradOnThisThread(); // the collector restores the thread's grad mode, which may have been on
       encoder.queryTower().backpropagateToTable(queries);
       encoder.targetTower().backpropagateToTable(targets);
       float rate = config.schedule().rate(next);

@@ -40,6 +40,18 @@ public final class TorchRuntime {
     }
   }
 
+  /**
+   * Turns libtorch's autograd recording off for the calling thread. Grad mode is thread-local in libtorch and on by
+   * default; DJL switches it off only on the thread that loaded the engine, and a {@code GradientCollector} restores
+   * whatever it found. On any other thread (a Flink task's) inference would record graphs it never uses, and
+   * in-place optimiser updates of parameters fail ("a leaf Variable that requires grad is being used in an in-place
+   * operation"). Cheap; call it before inference and before optimiser updates.
+   */
+  public static void noGradOnThisThread() {
+    engine();
+    ai.djl.pytorch.jni.JniUtils.setGradMode(false);
+  }
+
   /** GPU 0 when libtorch sees a CUDA device, else the CPU. */
   public static Device trainingDevice() {
     return engine().getGpuCount() > 0 ? Device.gpu() : Device.cpu();

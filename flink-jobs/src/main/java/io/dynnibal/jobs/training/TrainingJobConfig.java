@@ -63,6 +63,11 @@ public final class TrainingJobConfig implements Serializable {
   public int maxClusters = 300;
   /** Hard negatives each shard samples per query, before the batch's shared set is chosen. */
   public int negativesPerQuery = 2;
+  /**
+   * Target ids whose use as a negative is counted in the metrics records ({@code watched_negatives}), comma-separated:
+   * a way to audit a sampler (e.g. that a deleted target is never drawn again). Empty by default.
+   */
+  public String watchTargets = "";
 
   public static final List<String> SAMPLERS = List.of("dynnibal-mh", "dynnibal-rejection", "uniform");
 
@@ -201,6 +206,7 @@ public final class TrainingJobConfig implements Serializable {
     m.put("tree.base", Double.toString(treeBase));
     m.put("mh.candidates.per.negative", Integer.toString(candidatesPerNegative));
     m.put("mh.max.clusters", Integer.toString(maxClusters));
+    m.put("watch.targets", watchTargets);
     return m;
   }
 
@@ -238,6 +244,7 @@ public final class TrainingJobConfig implements Serializable {
         case "tree.base" -> treeBase = Double.parseDouble(v);
         case "mh.candidates.per.negative" -> candidatesPerNegative = Integer.parseInt(v);
         case "mh.max.clusters" -> maxClusters = Integer.parseInt(v);
+        case "watch.targets" -> watchTargets = v;
         default -> throw new IllegalArgumentException("unknown configuration key \"" + key + "\"; known keys: "
             + new TrainingJobConfig().toProperties().keySet());
       }

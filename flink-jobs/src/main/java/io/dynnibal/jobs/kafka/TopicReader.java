@@ -1,0 +1,87 @@
+package io.dynnibal.jobs.kafka;
+
+import io.dynnibal.schemas.RecordDecodingException;
+import io.dynnibal.schemas.SingleObjectCodec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.avro.specific.SpecificRecordBase;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * Follows a topic of Avro records from its beginning, reading only committed transactions (what the job's
+ * exactly-once sinks have really published): the demo's progress bar and the tests read the metrics topic this way.
+ */
+public final class TopicReader<T extends SpecificRecordBase> implements AutoCloseable {
+  private final KafkaConsumer<String, byte[]> consumer;
+  private final SingleObjectCodec<T> codec;
+
+  public TopicReader(Properties clientProperties, String topic, Class<T> type) {
+    Properties props = new Properties();
+    props.putAll(clientProperties);
+    props.put(ConsumerConfig.GROUP_ID_CONFIG, "dynnibal-reader-" + UUID.randomUUID());
+    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    consumer = new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
+    consumer.subscribe(List.of(topic));
+    codec = SingleObjectCodec.of(type);
+  }
+
+  /** Records that arrived within {@code wait}; undecodable ones are skipped. */
+  public List<T> poll(Duration wait) {
+    List<T> out = new ArrayList<>();
+    for (ConsumerRecord<String, byte[]> record : consumer.poll(wait)) {
+      if (record.value() == null) {
+        continue;
+      }
+      try {
+        out.add(codec.decode(record.value()));
+      } catch (RecordDecodingException e) {
+        // not ours to judge here: the job dead-letters what it cannot read
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Whether a consumer group has committed offsets at the end of every partition of {@code topic}. The job's Kafka
+   * source commits on checkpoint completion, so this means every record of the topic went through a checkpoint.
+   */
+  public static boolean groupCaughtUp(Properties clientProperties, String group, String topic) throws Exception {
+    try (Admin admin = Admin.create(clientProperties)) {
+      Map<TopicPartition, OffsetAndMetadata> committed =
+          admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+      var partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions();
+      Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
+      for (var p : partitions) {
+        latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
+      }
+      Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(latest).all().get();
+      for (var e : ends.entrySet()) {
+        OffsetAndMetadata c = committed.get(e.getKey());
+        if (e.getValue().offset() > 0 && (c == null || c.offset() < e.getValue().offset())) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  @Override
+  public void close() {
+    consumer.close();
+  }
+}

@@ -1,0 +1,47 @@
+package io.dynnibal.jobs.training;
+
+import io.dynnibal.schemas.DeadLetter;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
+import org.apache.flink.util.OutputTag;
+
+/** The side output every operator sends what it cannot use to, and how a dead letter is made. */
+public final class DeadLetters {
+  public static final OutputTag<DeadLetter> TAG = new OutputTag<>("dead-letters", new AvroTypeInfo<>(DeadLetter.class));
+
+  private DeadLetters() {}
+
+  static DeadLetter of(KafkaRecord record, Throwable error, String stage) {
+    return of(record, error.getClass().getName(), String.valueOf(error.getMessage()), stage);
+  }
+
+  static DeadLetter of(KafkaRecord record, String errorClass, String message, String stage) {
+    return DeadLetter.newBuilder()
+        .setSourceTopic(record.topic)
+        .setPartition(record.partition)
+        .setOffset(record.offset)
+        .setKey(record.key == null ? null : ByteBuffer.wrap(record.key))
+        .setPayload(record.value == null ? null : ByteBuffer.wrap(record.value))
+        .setErrorClass(errorClass)
+        .setMessage(message)
+        .setStage(stage)
+        .setTimeMs(System.currentTimeMillis())
+        .build();
+  }
+
+  /** A dead letter for a record that was decoded already (no Kafka coordinates survive this far). */
+  static DeadLetter ofPair(String topic, String pairId, String message, String stage) {
+    return DeadLetter.newBuilder()
+        .setSourceTopic(topic)
+        .setPartition(-1)
+        .setOffset(-1)
+        .setKey(ByteBuffer.wrap(pairId.getBytes(StandardCharsets.UTF_8)))
+        .setPayload(null)
+        .setErrorClass("io.dynnibal.UnusableRecord")
+        .setMessage(message)
+        .setStage(stage)
+        .setTimeMs(System.currentTimeMillis())
+        .build();
+  }
+}

@@ -1,0 +1,144 @@
+package io.dynnibal.jobs.training;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * Waits for every shard's reply to a batch (keyed by batch id, replies in keyed state) and merges them into one step's
+ * input, deterministically (replies in shard order):
+ *
+ * <ul>
+ *   <li>hard negatives: per query, the candidates of all shards ranked by logit (the paper's forest merge: the trees
+ *       are sampled independently, the highest unnormalised probabilities win); the batch's shared set takes each
+ *       query's best not yet taken, round-robin over queries, so every query contributes its hardest negatives;
+ *   <li>uniform negatives: shard s is drawn with probability size_s / total, then its next uniform draw is taken, so
+ *       the merged draws are uniform over all targets;
+ *   <li>positives: from the shard that holds each target (none: the target is unknown).
+ * </ul>
+ */
+final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, MergedBatch> {
+  private static final long serialVersionUID = 1L;
+
+  private final TrainingJobConfig config;
+  private transient ListState<ShardReply> replies;
+
+  NegativeMerge(TrainingJobConfig config) {
+    this.config = config;
+  }
+
+  @Override
+  public void open(OpenContext context) {
+    replies = getRuntimeContext().getListState(
+        new ListStateDescriptor<>("replies", TypeInformation.of(ShardReply.class)));
+  }
+
+  @Override
+  public void processElement(ShardReply reply, Context ctx, Collector<MergedBatch> out) throws Exception {
+    replies.add(reply);
+    List<ShardReply> all = new ArrayList<>();
+    for (ShardReply r : replies.get()) {
+      all.add(r);
+    }
+    if (all.size() < config.shards) {
+      return;
+    }
+    replies.clear();
+    out.collect(merge(all, config.sampledNegatives, config.uniformNegatives, config.seed));
+  }
+
+  static MergedBatch merge(List<ShardReply> replies, int sampledCount, int uniformCount, long seed) {
+    replies.sort(Comparator.comparingInt(r -> r.shard));
+    QueryBatch batch = replies.get(0).batch;
+    int n = batch.size();
+    MergedBatch merged = new MergedBatch();
+    merged.batch = batch;
+    merged.positives = new TargetFeatures[n];
+    for (int q = 0; q < n; q++) {
+      merged.positives[q] = new TargetFeatures(); // id null: unknown unless a shard has it
+    }
+    List<List<TargetFeatures>> perQuery = new ArrayList<>();
+    for (int q = 0; q < n; q++) {
+      perQuery.add(new ArrayList<>());
+    }
+    merged.minModelVersion = Long.MAX_VALUE;
+    merged.minModelStep = Long.MAX_VALUE;
+    merged.shardMillis = new double[replies.size()];
+    for (ShardReply r : replies) {
+      for (int i = 0; i < r.positives.length; i++) {
+        merged.positives[r.positiveQuery[i]] = r.positives[i];
+      }
+      for (int i = 0; i < r.sampled.length; i++) {
+        perQuery.get(r.sampledQuery[i]).add(r.sampled[i]);
+      }
+      merged.minModelVersion = Math.min(merged.minModelVersion, r.modelVersion);
+      merged.minModelStep = Math.min(merged.minModelStep, r.modelStep);
+      merged.indexTargets += r.shardSize;
+      merged.shardMillis[r.shard] = r.samplingMillis;
+      merged.proposals += r.proposals;
+      merged.accepted += r.accepted;
+    }
+    for (List<TargetFeatures> candidates : perQuery) {
+      candidates.sort(Comparator.comparingDouble((TargetFeatures t) -> -t.logit).thenComparing(t -> t.id));
+    }
+    Map<String, TargetFeatures> shared = new LinkedHashMap<>();
+    for (int rank = 0; shared.size() < sampledCount; rank++) {
+      boolean any = false;
+      for (int q = 0; q < n && shared.size() < sampledCount; q++) {
+        List<TargetFeatures> candidates = perQuery.get(q);
+        if (rank < candidates.size()) {
+          any = true;
+          shared.putIfAbsent(candidates.get(rank).id, candidates.get(rank));
+        }
+      }
+      if (!any) {
+        break;
+      }
+    }
+    merged.sampled = shared.values().toArray(new TargetFeatures[0]);
+    merged.uniform = uniform(replies, uniformCount, new SplittableRandom(seed ^ (batch.batchId * 0xBF58476D1CE4E5B9L)));
+    return merged;
+  }
+
+  private static TargetFeatures[] uniform(List<ShardReply> replies, int count, SplittableRandom random) {
+    long total = 0;
+    for (ShardReply r : replies) {
+      total += r.shardSize;
+    }
+    List<TargetFeatures> out = new ArrayList<>(count);
+    int[] used = new int[replies.size()];
+    for (int i = 0; i < count && total > 0; i++) {
+      long pick = random.nextLong(total);
+      int s = 0;
+      while (pick >= replies.get(s).shardSize) {
+        pick -= replies.get(s).shardSize;
+        s++;
+      }
+      ShardReply r = replies.get(s);
+      if (used[s] < r.uniform.length) {
+        out.add(r.uniform[used[s]++]);
+      }
+    }
+    return out.toArray(new TargetFeatures[0]);
+  }
+
+  /** Ids of a merged batch's candidates, for tests. */
+  static Set<String> ids(TargetFeatures[] targets) {
+    Set<String> ids = new HashSet<>();
+    for (TargetFeatures t : targets) {
+      ids.add(t.id);
+    }
+    return ids;
+  }
+}

@@ -1,0 +1,123 @@
+package io.dynnibal.jobs.training;
+
+import io.dynnibal.index.sampling.NegativeSampler;
+import io.dynnibal.index.sampling.Samples;
+import io.dynnibal.index.sgtree.SgTree;
+import io.dynnibal.index.sgtree.TreeRepair;
+import io.dynnibal.index.nystrom.CacheMap;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.random.RandomGenerator;
+
+/**
+ * The heap side of one shard: its SG tree over cached vectors, with target ids mapped to the tree's int slots and a
+ * dense list of live slots for uniform draws. It is a cache of the shard's RocksDB state (the state holds every
+ * target's features and cache vector) and is rebuilt from it after a restore.
+ *
+ * <p>Invariant: the tree holds exactly the targets in {@code slotOf}, and their vectors equal the state's.
+ */
+final class ShardIndex {
+  private final SgTree tree;
+  private final Map<String, Integer> slotOf = new HashMap<>();
+  private final List<String> idOfSlot = new ArrayList<>();
+  private int[] live = new int[1024];
+  private int[] positionOfSlot = new int[1024];
+  private int liveCount;
+
+  private ShardIndex(SgTree tree) {
+    this.tree = tree;
+  }
+
+  static ShardIndex empty(int dimension, double base) {
+    return new ShardIndex(new SgTree(dimension, base));
+  }
+
+  /** Bulk-builds the tree (faster and better balanced than inserting one by one). */
+  static ShardIndex build(int dimension, double base, List<String> ids, List<float[]> vectors, long seed) {
+    int[] slots = new int[ids.size()];
+    Arrays.setAll(slots, i -> i);
+    SgTree tree = ids.isEmpty() ? new SgTree(dimension, base)
+        : SgTree.build(dimension, base, slots, vectors.toArray(new float[0][]), seed);
+    ShardIndex index = new ShardIndex(tree);
+    for (String id : ids) {
+      index.register(id);
+    }
+    return index;
+  }
+
+  int size() {
+    return liveCount;
+  }
+
+  boolean contains(String id) {
+    return slotOf.containsKey(id);
+  }
+
+  /** Adds or replaces a target. */
+  void upsert(String id, float[] vector) {
+    delete(id);
+    int slot = register(id);
+    tree.insert(slot, vector.clone());
+  }
+
+  boolean delete(String id) {
+    Integer slot = slotOf.remove(id);
+    if (slot == null) {
+      return false;
+    }
+    tree.delete(slot);
+    idOfSlot.set(slot, null);
+    int position = positionOfSlot[slot];
+    int last = live[--liveCount];
+    live[position] = last;
+    positionOfSlot[last] = position;
+    return true;
+  }
+
+  /** A target drawn uniformly from this shard. */
+  String uniform(RandomGenerator random) {
+    if (liveCount == 0) {
+      throw new IllegalStateException("the shard is empty");
+    }
+    return idOfSlot.get(live[random.nextInt(liveCount)]);
+  }
+
+  /** Negatives for one query (cache-space vector), as ids with their logits. */
+  Samples sample(NegativeSampler sampler, float[] query, int count, RandomGenerator random) {
+    return sampler.sample(tree, query, count, random);
+  }
+
+  String idOf(int slot) {
+    return idOfSlot.get(slot);
+  }
+
+  /** Applies a model update's map to every vector in the tree, then repairs only what the drift can have broken. */
+  TreeRepair.Report move(CacheMap map, long seed) {
+    float[] scratch = new float[map.dimension()];
+    double drift = tree.moveVectors(v -> map.applyInPlace(v, scratch));
+    return TreeRepair.repair(tree, drift, TreeRepair.Mode.BOUNDED, seed);
+  }
+
+  List<String> checkInvariants() {
+    return tree.checkInvariants();
+  }
+
+  private int register(String id) {
+    int slot = idOfSlot.size();
+    idOfSlot.add(id);
+    slotOf.put(id, slot);
+    if (slot >= positionOfSlot.length) {
+      positionOfSlot = Arrays.copyOf(positionOfSlot, Math.max(slot + 1, positionOfSlot.length * 2));
+    }
+    if (liveCount == live.length) {
+      live = Arrays.copyOf(live, live.length * 2);
+    }
+    live[liveCount] = slot;
+    positionOfSlot[slot] = liveCount;
+    liveCount++;
+    return slot;
+  }
+}

@@ -1,0 +1,288 @@
+package io.dynnibal.jobs.training;
+
+import io.dynnibal.index.nystrom.CacheMap;
+import io.dynnibal.index.sampling.FindClustering;
+import io.dynnibal.index.sampling.MetropolisHastingsSampler;
+import io.dynnibal.index.sampling.NegativeSampler;
+import io.dynnibal.index.sampling.RejectionSampler;
+import io.dynnibal.index.sampling.Samples;
+import io.dynnibal.index.sgtree.TreeRepair;
+import io.dynnibal.model.features.Features;
+import io.dynnibal.schemas.AvroTrust;
+import io.dynnibal.schemas.ModelUpdate;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.BroadcastState;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
+import org.apache.flink.util.Collector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One shard of the index per key: targets join and leave at any time, query batches get negatives, model updates move
+ * the whole cache and repair the tree.
+ *
+ * <p>State: {@code targets} (RocksDB map state, id -> features + cache vector) is the truth; the SG tree of each shard
+ * is a heap cache of it ({@link ShardIndex}), rebuilt from it on the first use after a start or restore. The current
+ * model update is broadcast state. The encoder and projection of the current version are loaded from it.
+ *
+ * <p>Targets and queries are encoded here, with the version the shard holds, so a shard's cache and its queries are
+ * always of one version and each reply says which.
+ *
+ * <p>Rules for updates: one whose version is not above the current one is a duplicate and ignored; one that skips
+ * versions cannot be applied as a map (maps go from version v-1 to v), so every target is re-encoded exactly from its
+ * stored features instead.
+ */
+final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, ShardInput, ModelUpdate, ShardReply> {
+  private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(ShardIndexFunction.class);
+  static final String STAGE = "shard-index";
+  static final MapStateDescriptor<String, ModelUpdate> MODEL =
+      new MapStateDescriptor<>("model", Types.STRING, new AvroTypeInfo<>(ModelUpdate.class));
+  private static final String CURRENT = "current";
+
+  private final TrainingJobConfig config;
+  private final int[] shardKeys;
+  private final MapStateDescriptor<String, TargetFeatures> targetsDescriptor =
+      new MapStateDescriptor<>("targets", Types.STRING, TypeInformation.of(TargetFeatures.class));
+
+  private transient MapState<String, TargetFeatures> targets;
+  private transient Map<Integer, ShardIndex> indexes;
+  private transient ShardModel model;
+  private transient NegativeSampler sampler;
+  private transient AtomicLong indexedTargets;
+  private transient Counter updatesApplied;
+  private transient Counter duplicateUpdates;
+  private transient Counter targetsRepaired;
+  private transient volatile double lastSamplingMillis;
+
+  ShardIndexFunction(TrainingJobConfig config, int[] shardKeys) {
+    this.config = config;
+    this.shardKeys = shardKeys;
+  }
+
+  @Override
+  public void open(OpenContext context) {
+    AvroTrust.install();
+    targets = getRuntimeContext().getMapState(targetsDescriptor);
+    indexes = new HashMap<>();
+    sampler = sampler(config);
+    indexedTargets = new AtomicLong();
+    var metrics = getRuntimeContext().getMetricGroup();
+    metrics.gauge("indexTargets", () -> indexedTargets.get());
+    metrics.gauge("samplingMillis", () -> lastSamplingMillis);
+    updatesApplied = metrics.counter("modelUpdatesApplied");
+    duplicateUpdates = metrics.counter("modelUpdatesIgnored");
+    targetsRepaired = metrics.counter("repairTargetsMoved");
+  }
+
+  static NegativeSampler sampler(TrainingJobConfig config) {
+    FindClustering.Options clustering =
+        new FindClustering.Options(config.scoreScale, 1e6, 0.3, config.maxClusters);
+    return switch (config.sampler) {
+      case "dynnibal-mh" -> new MetropolisHastingsSampler(
+          MetropolisHastingsSampler.Options.practical(clustering, config.candidatesPerNegative));
+      case "dynnibal-rejection" -> new RejectionSampler(clustering, 10_000);
+      case "uniform" -> null;
+      default -> throw new IllegalArgumentException("unknown sampler " + config.sampler);
+    };
+  }
+
+  @Override
+  public void processElement(ShardInput in, ReadOnlyContext ctx, Collector<ShardReply> out) throws Exception {
+    ensureModel(ctx.getBroadcastState(MODEL).get(CURRENT));
+    int key = ctx.getCurrentKey();
+    ShardIndex index = index(key);
+    switch (in.kind) {
+      case ShardInput.UPSERT -> {
+        Features features = model.encoder.featurize(in.text);
+        float[] cache = model.targetCache(features);
+        TargetFeatures target = new TargetFeatures(in.targetId, features, cache);
+        target.version = model.version;
+        boolean isNew = !index.contains(in.targetId);
+        targets.put(in.targetId, target);
+        index.upsert(in.targetId, cache);
+        if (isNew) {
+          indexedTargets.incrementAndGet();
+        }
+      }
+      case ShardInput.DELETE -> {
+        targets.remove(in.targetId);
+        if (index.delete(in.targetId)) {
+          indexedTargets.decrementAndGet();
+        }
+      }
+      case ShardInput.QUERIES -> out.collect(answer(key, index, in.batch));
+      default -> throw new IllegalStateException("unknown shard input kind " + in.kind);
+    }
+  }
+
+  private ShardReply answer(int key, ShardIndex index, QueryBatch batch) throws Exception {
+    long start = System.nanoTime();
+    int shard = shardNumber(key);
+    SplittableRandom random = new SplittableRandom(config.seed * 0x9E3779B97F4A7C15L + batch.batchId * 1_000_003L + shard);
+    List<Features> queries = new ArrayList<>(batch.size());
+    for (String text : batch.queryTexts) {
+      queries.add(model.encoder.featurize(text));
+    }
+    List<Integer> sampledQuery = new ArrayList<>();
+    List<TargetFeatures> sampled = new ArrayList<>();
+    long proposals = 0;
+    long accepted = 0;
+    if (sampler != null && index.size() > 0 && config.sampledNegatives > 0) {
+      float[][] z = model.queryCaches(queries);
+      for (int q = 0; q < z.length; q++) {
+        Samples samples = index.sample(sampler, z[q], config.negativesPerQuery, random);
+        proposals += samples.proposals();
+        accepted += samples.accepted();
+        for (int i = 0; i < samples.size(); i++) {
+          TargetFeatures t = targets.get(index.idOf(samples.targets()[i]));
+          sampledQuery.add(q);
+          sampled.add(t.withoutCache((float) samples.logits()[i]));
+        }
+      }
+    }
+    List<TargetFeatures> uniform = new ArrayList<>();
+    for (int i = 0; i < config.uniformNegatives && index.size() > 0; i++) {
+      uniform.add(targets.get(index.uniform(random)));
+    }
+    List<Integer> positiveQuery = new ArrayList<>();
+    List<TargetFeatures> positives = new ArrayList<>();
+    for (int q = 0; q < batch.size(); q++) {
+      if (index.contains(batch.targetIds[q])) {
+        positiveQuery.add(q);
+        positives.add(targets.get(batch.targetIds[q]).withoutCache(0f));
+      }
+    }
+    ShardReply reply = new ShardReply();
+    reply.batchId = batch.batchId;
+    reply.batch = batch;
+    reply.shard = shard;
+    reply.shardSize = index.size();
+    reply.modelVersion = model.version;
+    reply.modelStep = model.step;
+    reply.sampledQuery = sampledQuery.stream().mapToInt(Integer::intValue).toArray();
+    reply.sampled = sampled.toArray(new TargetFeatures[0]);
+    reply.uniform = uniform.toArray(new TargetFeatures[0]);
+    reply.positiveQuery = positiveQuery.stream().mapToInt(Integer::intValue).toArray();
+    reply.positives = positives.toArray(new TargetFeatures[0]);
+    reply.proposals = proposals;
+    reply.accepted = accepted;
+    reply.samplingMillis = (System.nanoTime() - start) / 1e6;
+    lastSamplingMillis = reply.samplingMillis;
+    return reply;
+  }
+
+  @Override
+  public void processBroadcastElement(ModelUpdate update, Context ctx, Collector<ShardReply> out) throws Exception {
+    BroadcastState<String, ModelUpdate> state = ctx.getBroadcastState(MODEL);
+    ModelUpdate current = state.get(CURRENT);
+    long currentVersion = current == null ? 0 : current.getVersion();
+    if (update.getVersion() <= currentVersion) {
+      duplicateUpdates.inc();
+      LOG.info("ignoring model update {}: this shard already holds version {}", update.getVersion(), currentVersion);
+      return;
+    }
+    ShardModel next;
+    try {
+      next = ShardModel.of(update);
+    } catch (RuntimeException e) {
+      ctx.output(DeadLetters.TAG, DeadLetters.ofPair("model-updates", "model-" + update.getVersion(),
+          "cannot load model update " + update.getVersion() + ": " + e.getMessage(), STAGE));
+      return;
+    }
+    boolean exact = update.getVersion() != currentVersion + 1;
+    CacheMap map = new CacheMap(update.getCacheMap().getRows(), Matrices.values(update.getCacheMap(), "cache map"));
+    float[] scratch = new float[map.dimension()];
+    long seed = config.seed ^ update.getVersion();
+    ctx.applyToKeyedState(targetsDescriptor, (key, shardTargets) -> {
+      List<TargetFeatures> moved = new ArrayList<>();
+      for (Map.Entry<String, TargetFeatures> entry : shardTargets.entries()) {
+        TargetFeatures t = entry.getValue();
+        t.cache = exact ? next.targetCache(t.features()) : t.cache;
+        if (!exact) {
+          map.applyInPlace(t.cache, scratch);
+        }
+        t.version = update.getVersion();
+        moved.add(t);
+      }
+      for (TargetFeatures t : moved) {
+        shardTargets.put(t.id, t);
+      }
+      ShardIndex index = indexes.get(key);
+      if (index != null) {
+        if (exact) {
+          indexes.remove(key); // rebuilt from the re-encoded state on next use
+          indexedTargets.addAndGet(-index.size());
+        } else {
+          TreeRepair.Report report = index.move(map, seed);
+          targetsRepaired.inc(report.targetsMoved());
+          LOG.info("shard key {}: applied model update {}: {} targets, {} subtrees rebuilt, {} targets moved",
+              key, update.getVersion(), report.targets(), report.subtreesRebuilt(), report.targetsMoved());
+        }
+      }
+    });
+    state.put(CURRENT, update);
+    if (model != null) {
+      model.close();
+    }
+    model = next;
+    updatesApplied.inc();
+  }
+
+  private void ensureModel(ModelUpdate current) {
+    long wanted = current == null ? 0 : current.getVersion();
+    if (model != null && model.version == wanted) {
+      return;
+    }
+    if (model != null) {
+      model.close();
+    }
+    model = current == null ? ShardModel.initial(config) : ShardModel.of(current);
+  }
+
+  /** The heap index of the current key, rebuilt from the key's state when missing (first use, restore). */
+  private ShardIndex index(int key) throws Exception {
+    ShardIndex index = indexes.get(key);
+    if (index == null) {
+      List<String> ids = new ArrayList<>();
+      List<float[]> vectors = new ArrayList<>();
+      for (Map.Entry<String, TargetFeatures> entry : targets.entries()) {
+        ids.add(entry.getKey());
+        vectors.add(entry.getValue().cache);
+      }
+      index = ShardIndex.build(config.landmarks, config.treeBase, ids, vectors, config.seed ^ key);
+      indexes.put(key, index);
+      indexedTargets.addAndGet(ids.size());
+    }
+    return index;
+  }
+
+  private int shardNumber(int key) {
+    for (int s = 0; s < shardKeys.length; s++) {
+      if (shardKeys[s] == key) {
+        return s;
+      }
+    }
+    throw new IllegalStateException("key " + key + " is no shard's key");
+  }
+
+  @Override
+  public void close() {
+    if (model != null) {
+      model.close();
+      model = null;
+    }
+  }
+}

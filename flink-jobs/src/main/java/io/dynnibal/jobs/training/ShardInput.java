@@ -1,0 +1,42 @@
+package io.dynnibal.jobs.training;
+
+/** What a shard receives on its keyed input: a target upsert or delete, or a batch of queries to sample for. */
+public class ShardInput {
+  public static final byte UPSERT = 0;
+  public static final byte DELETE = 1;
+  public static final byte QUERIES = 2;
+
+  public byte kind;
+  /** The shard's key (see {@link ShardKeys}). */
+  public int shardKey;
+  public String targetId;
+  public String text;
+  public QueryBatch batch;
+
+  public ShardInput() {}
+
+  public static ShardInput upsert(int shardKey, String targetId, String text) {
+    ShardInput in = new ShardInput();
+    in.kind = UPSERT;
+    in.shardKey = shardKey;
+    in.targetId = targetId;
+    in.text = text;
+    return in;
+  }
+
+  public static ShardInput delete(int shardKey, String targetId) {
+    ShardInput in = new ShardInput();
+    in.kind = DELETE;
+    in.shardKey = shardKey;
+    in.targetId = targetId;
+    return in;
+  }
+
+  public static ShardInput queries(int shardKey, QueryBatch batch) {
+    ShardInput in = new ShardInput();
+    in.kind = QUERIES;
+    in.shardKey = shardKey;
+    in.batch = batch;
+    return in;
+  }
+}

@@ -1,0 +1,81 @@
+package io.dynnibal.jobs.training;
+
+import ai.djl.Device;
+import io.dynnibal.index.nystrom.NystromProjector;
+import io.dynnibal.model.DualEncoder;
+import io.dynnibal.model.features.Features;
+import io.dynnibal.schemas.ModelUpdate;
+import io.dynnibal.snapshot.ParameterSnapshots;
+import java.net.URI;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * The model a shard encodes with at one version: the encoder (from the version's parameter snapshot) and the Nyström
+ * projection (from the version's landmarks and whitening, exactly as the trainer fitted them). Version 0 needs no
+ * update: every operator derives the same initial encoder from the configured seed, and projects through random
+ * landmarks (a Nyström map over random directions is a random projection) until the trainer picks real ones.
+ */
+final class ShardModel implements AutoCloseable {
+  final long version;
+  final long step;
+  final DualEncoder encoder;
+  final NystromProjector projector;
+
+  private ShardModel(long version, long step, DualEncoder encoder, NystromProjector projector) {
+    this.version = version;
+    this.step = step;
+    this.encoder = encoder;
+    this.projector = projector;
+  }
+
+  static ShardModel initial(TrainingJobConfig config) {
+    return new ShardModel(0, 0, DualEncoder.create(config.model(), config.seed, Device.cpu()),
+        initialProjector(config));
+  }
+
+  static ShardModel of(ModelUpdate update) {
+    float[][] landmarks = Matrices.rows(update.getLandmarks(), "landmarks of model update " + update.getVersion());
+    float[] whitening = Matrices.values(update.getProjection(), "projection of model update " + update.getVersion());
+    NystromProjector projector = NystromProjector.fromParts(landmarks, whitening, landmarks.length);
+    DualEncoder encoder = ParameterSnapshots.readEncoder(URI.create(update.getSnapshotUri()), Device.cpu());
+    return new ShardModel(update.getVersion(), update.getStep(), encoder, projector);
+  }
+
+  /** Random unit landmark directions from the seed: the version-0 projection, the same in every operator. */
+  static NystromProjector initialProjector(TrainingJobConfig config) {
+    SplittableRandom random = new SplittableRandom(config.seed ^ 0x1A2B3C4DL);
+    float[][] landmarks = new float[config.landmarks][config.outputDim];
+    for (float[] row : landmarks) {
+      double norm = 0;
+      for (int j = 0; j < row.length; j++) {
+        double u = random.nextDouble();
+        double v = random.nextDouble();
+        row[j] = (float) (Math.sqrt(-2 * Math.log(1 - u)) * Math.cos(2 * Math.PI * v));
+        norm += row[j] * row[j];
+      }
+      for (int j = 0; j < row.length; j++) {
+        row[j] /= (float) Math.sqrt(norm);
+      }
+    }
+    return NystromProjector.fit(landmarks, 1e-6);
+  }
+
+  float[] targetCache(Features features) {
+    return projector.project(encoder.encodeTargets(List.of(features))[0]);
+  }
+
+  float[][] queryCaches(List<Features> queries) {
+    float[][] encoded = encoder.encodeQueries(queries);
+    float[][] out = new float[encoded.length][];
+    for (int i = 0; i < encoded.length; i++) {
+      out[i] = projector.project(encoded[i]);
+    }
+    return out;
+  }
+
+  @Override
+  public void close() {
+    encoder.close();
+  }
+}

@@ -1,0 +1,27 @@
+package io.dynnibal.jobs.training;
+
+/** One shard's answer to one query batch. */
+public class ShardReply {
+  public long batchId;
+  /** The batch itself (every shard passes it on, so the merge needs no other input). */
+  public QueryBatch batch;
+  public int shard;
+  /** Targets in this shard when it answered. */
+  public int shardSize;
+  public long modelVersion;
+  /** Trainer step of the model version the shard sampled with. */
+  public long modelStep;
+  /** Hard negatives, per query: {@code sampledQuery[i]} is the query index of {@code sampled[i]}. */
+  public int[] sampledQuery;
+  public TargetFeatures[] sampled;
+  /** Uniform draws from this shard's targets, with their cache vectors (the trainer's regression data). */
+  public TargetFeatures[] uniform;
+  /** Positives this shard holds: {@code positiveQuery[i]} is the query index of {@code positives[i]}. */
+  public int[] positiveQuery;
+  public TargetFeatures[] positives;
+  public double samplingMillis;
+  public long proposals;
+  public long accepted;
+
+  public ShardReply() {}
+}

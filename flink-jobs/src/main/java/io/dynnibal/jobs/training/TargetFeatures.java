@@ -1,0 +1,43 @@
+package io.dynnibal.jobs.training;
+
+import io.dynnibal.model.features.Features;
+
+/**
+ * A target as the index keeps and ships it: id, hashed features (what the trainer's target tower reads) and its
+ * cached d' vector. Also the value of the shards' RocksDB map state (id -> this).
+ */
+public class TargetFeatures {
+  public String id;
+  public int[] featureIds;
+  public float[] featureWeights;
+  /** The Nyström cache vector at the shard's model version; null where the receiver does not need it. */
+  public float[] cache;
+  /** beta * <z_query, z_target> for a sampled negative; 0 otherwise. */
+  public float logit;
+  /** Model version of {@code cache}. */
+  public long version;
+
+  public TargetFeatures() {}
+
+  public TargetFeatures(String id, Features features, float[] cache) {
+    this.id = id;
+    this.featureIds = features.ids();
+    this.featureWeights = features.weights();
+    this.cache = cache;
+  }
+
+  public Features features() {
+    return new Features(featureIds, featureWeights);
+  }
+
+  /** A copy without the cache vector (what the trainer needs of a negative). */
+  public TargetFeatures withoutCache(float withLogit) {
+    TargetFeatures t = new TargetFeatures();
+    t.id = id;
+    t.featureIds = featureIds;
+    t.featureWeights = featureWeights;
+    t.logit = withLogit;
+    t.version = version;
+    return t;
+  }
+}

@@ -1,0 +1,150 @@
+package io.dynnibal.jobs.training;
+
+import io.dynnibal.jobs.flink.RocksDbCheckpointing;
+import io.dynnibal.jobs.kafka.AvroValueSchema;
+import io.dynnibal.schemas.DeadLetter;
+import io.dynnibal.schemas.ModelUpdate;
+import io.dynnibal.schemas.TrainingMetrics;
+import io.dynnibal.schemas.TrainingPair;
+import java.net.URI;
+import java.util.Properties;
+import org.apache.avro.specific.SpecificRecordBase;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.streaming.api.datastream.BroadcastStream;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+
+/**
+ * The streaming training job, one graph:
+ *
+ * <pre>
+ * targets (compacted) -> DecodeTargets ----------------------------\
+ * pairs -> DecodePairs -> BatchAssembler(B) -> fan out to shards ---+-> keyBy(shard) -> ShardIndex -> keyBy(batch)
+ * model-updates -> DecodeModelUpdates -> broadcast ----------------/        (RocksDB)        -> NegativeMerge
+ *   -> Trainer (p=1) -> metrics topic
+ *                    -> model-updates topic (every w steps: re-encode map + snapshot)  [feedback edge via Kafka]
+ * every stage's unusable records -> dead-letters topic
+ * </pre>
+ *
+ * Kafka is the feedback edge because Flink 2 has no iterations; the sinks are transactional and the consumers
+ * read_committed, so a restore neither loses nor repeats a model update.
+ */
+public final class TrainingJob {
+  /** Key groups: the most shards' subtasks a job can be rescaled to. */
+  public static final int MAX_PARALLELISM = 128;
+
+  private TrainingJob() {}
+
+  /**
+   * The job's topics: targets compacted (the latest text per id; a tombstone deletes), the others append-only. The
+   * model-updates topic has one partition: updates must arrive in version order.
+   */
+  public static java.util.List<org.apache.kafka.clients.admin.NewTopic> topics(
+      TrainingJobConfig config, int partitions, short replication) {
+    return java.util.List.of(
+        new org.apache.kafka.clients.admin.NewTopic(config.targetsTopic(), partitions, replication)
+            .configs(java.util.Map.of("cleanup.policy", "compact")),
+        new org.apache.kafka.clients.admin.NewTopic(config.pairsTopic(), partitions, replication),
+        new org.apache.kafka.clients.admin.NewTopic(config.modelUpdatesTopic(), 1, replication),
+        new org.apache.kafka.clients.admin.NewTopic(config.metricsTopic(), 1, replication),
+        new org.apache.kafka.clients.admin.NewTopic(config.deadLettersTopic(), 1, replication));
+  }
+
+  /** The Flink configuration of the job: RocksDB, incremental checkpoints, no Kryo. */
+  public static Configuration flinkConfiguration(TrainingJobConfig config) {
+    Configuration conf = RocksDbCheckpointing.apply(new Configuration(), URI.create(config.checkpointDir),
+        config.checkpointInterval);
+    conf.set(PipelineOptions.GENERIC_TYPES, false);
+    conf.set(PipelineOptions.MAX_PARALLELISM, MAX_PARALLELISM);
+    return conf;
+  }
+
+  /** Adds the job's graph to {@code env}. */
+  public static void build(StreamExecutionEnvironment env, TrainingJobConfig config) {
+    config.validate();
+    int[] shardKeys = ShardKeys.keys(config.shards, config.parallelism, MAX_PARALLELISM);
+
+    SingleOutputStreamOperator<ShardInput> targets = env
+        .fromSource(source(config, config.targetsTopic(), OffsetsInitializer.earliest()),
+            WatermarkStrategy.noWatermarks(), "targets").setParallelism(1)
+        .process(new DecodeTargets(shardKeys)).name("decode-targets").setParallelism(1);
+    SingleOutputStreamOperator<TrainingPair> pairs = env
+        .fromSource(source(config, config.pairsTopic(), OffsetsInitializer.earliest()),
+            WatermarkStrategy.noWatermarks(), "pairs").setParallelism(1)
+        .process(new DecodePairs()).name("decode-pairs").setParallelism(1);
+    // Updates start at the log's end: a new job begins at version 0; a restored one resumes from its offsets.
+    SingleOutputStreamOperator<ModelUpdate> updates = env
+        .fromSource(source(config, config.modelUpdatesTopic(), OffsetsInitializer.latest()),
+            WatermarkStrategy.noWatermarks(), "model-updates").setParallelism(1)
+        .process(new DecodeModelUpdates()).name("decode-model-updates").setParallelism(1);
+    BroadcastStream<ModelUpdate> broadcastUpdates = updates.broadcast(ShardIndexFunction.MODEL);
+
+    DataStream<ShardInput> queryFanOut = pairs
+        .process(new BatchAssembler(config.batchSize)).name("batch-assembler").setParallelism(1)
+        .flatMap((QueryBatch batch, org.apache.flink.util.Collector<ShardInput> out) -> {
+          for (int key : shardKeys) {
+            out.collect(ShardInput.queries(key, batch));
+          }
+        }).returns(ShardInput.class).name("fan-out").setParallelism(1);
+
+    SingleOutputStreamOperator<ShardReply> replies = targets.union(queryFanOut)
+        .keyBy(in -> in.shardKey, org.apache.flink.api.common.typeinfo.Types.INT)
+        .connect(broadcastUpdates)
+        .process(new ShardIndexFunction(config, shardKeys)).name("shard-index").uid("shard-index")
+        .setParallelism(config.parallelism);
+    SingleOutputStreamOperator<MergedBatch> merged = replies
+        .keyBy(r -> r.batchId, org.apache.flink.api.common.typeinfo.Types.LONG)
+        .process(new NegativeMerge(config)).name("negative-merge").uid("negative-merge")
+        .setParallelism(config.parallelism);
+    SingleOutputStreamOperator<TrainingMetrics> metrics = merged
+        .process(new TrainerFunction(config)).name("trainer").uid("trainer").setParallelism(1);
+
+    metrics.sinkTo(sink(config, config.metricsTopic(), TrainingMetrics.class, "metrics"))
+        .name("metrics-sink").setParallelism(1).disableChaining();
+    metrics.getSideOutput(TrainerFunction.MODEL_UPDATES)
+        .sinkTo(sink(config, config.modelUpdatesTopic(), ModelUpdate.class, "model-updates"))
+        .name("model-updates-sink").setParallelism(1).disableChaining();
+    targets.getSideOutput(DeadLetters.TAG)
+        .union(pairs.getSideOutput(DeadLetters.TAG), updates.getSideOutput(DeadLetters.TAG),
+            replies.getSideOutput(DeadLetters.TAG), metrics.getSideOutput(DeadLetters.TAG))
+        .sinkTo(sink(config, config.deadLettersTopic(), DeadLetter.class, "dead-letters"))
+        .name("dead-letters-sink").setParallelism(1);
+  }
+
+  private static KafkaSource<KafkaRecord> source(TrainingJobConfig config, String topic, OffsetsInitializer start) {
+    return KafkaSource.<KafkaRecord>builder()
+        .setBootstrapServers(config.bootstrapServers)
+        .setTopics(topic)
+        .setGroupId(config.groupId)
+        .setStartingOffsets(start)
+        .setDeserializer(new RawKafkaDeserializer())
+        .setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")
+        .build();
+  }
+
+  private static <T extends SpecificRecordBase> KafkaSink<T> sink(
+      TrainingJobConfig config, String topic, Class<T> type, String name) {
+    Properties producer = new Properties();
+    producer.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "600000");
+    return KafkaSink.<T>builder()
+        .setBootstrapServers(config.bootstrapServers)
+        .setRecordSerializer(KafkaRecordSerializationSchema.builder()
+            .setTopic(topic)
+            .setValueSerializationSchema(AvroValueSchema.of(type))
+            .build())
+        .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+        .setTransactionalIdPrefix(config.topicPrefix + config.groupId + "-" + name)
+        .setKafkaProducerConfig(producer)
+        .build();
+  }
+}

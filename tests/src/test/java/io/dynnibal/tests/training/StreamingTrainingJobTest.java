@@ -1,0 +1,250 @@
+package io.dynnibal.tests.training;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.dynnibal.data.LabelledQuery;
+import io.dynnibal.data.TargetText;
+import io.dynnibal.eval.RetrievalEvaluator;
+import io.dynnibal.eval.RetrievalMetrics;
+import io.dynnibal.jobs.embedded.EmbeddedKafkaBroker;
+import io.dynnibal.jobs.kafka.CorpusPublisher;
+import io.dynnibal.jobs.kafka.TopicReader;
+import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.model.DualEncoder;
+import io.dynnibal.schemas.DeadLetter;
+import io.dynnibal.schemas.TrainingMetrics;
+import io.dynnibal.snapshot.ParameterSnapshots;
+import io.dynnibal.tests.harness.StreamingClusterExtension;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The whole streaming job on a real broker and MiniCluster (parallelism 2, RocksDB, checkpoints): targets join and
+ * leave, batches are trained with index negatives, model updates go round the Kafka feedback edge and the shards
+ * re-encode and repair; then stop, restore from the retained checkpoint and continue.
+ */
+class StreamingTrainingJobTest {
+  @RegisterExtension
+  static final StreamingClusterExtension CLUSTER = StreamingClusterExtension.withTaskManagers(1, 2);
+
+  private static final String DOOMED = "doomed";
+
+  @Test
+  @Timeout(300)
+  void trainsReencodesRepairsAndResumesFromACheckpoint(EmbeddedKafkaBroker kafka) throws Exception {
+    SyntheticCorpus corpus = new SyntheticCorpus(150, 300, 8, 3, 11);
+    TrainingJobConfig config = config(kafka);
+    kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+    List<TargetText> targets = new ArrayList<>(corpus.targets);
+    // A near-copy of item0: a hard negative for item0's queries, so the sampler finds it while it exists.
+    targets.add(new TargetText(DOOMED, corpus.targets.get(0).text().replace("item0", DOOMED)));
+
+    RetrievalMetrics before;
+    try (DualEncoder untrained = DualEncoder.create(config.model(), config.seed)) {
+      before = RetrievalEvaluator.evaluate(untrained, corpus.targets, corpus.eval);
+    }
+
+    List<TrainingMetrics> seen = new ArrayList<>();
+    try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties());
+        TopicReader<TrainingMetrics> metrics =
+            new TopicReader<>(kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class);
+        TopicReader<DeadLetter> deadLetters =
+            new TopicReader<>(kafka.clientProperties(), config.deadLettersTopic(), DeadLetter.class)) {
+      publisher.publishTargets(config.targetsTopic(), targets, null);
+      JobClient job = start(config, null);
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (!TopicReader.groupCaughtUp(kafka.clientProperties(), config.groupId, config.targetsTopic())) {
+        assertRunning(job, deadline, "the targets to be indexed");
+        Thread.sleep(200);
+      }
+
+      int stepsPerEpoch = corpus.train.size() / config.batchSize;
+      int epoch = 0;
+      publisher.publishPairs(config.pairsTopic(), corpus.train, "e" + epoch++, 0, null);
+      TrainingMetrics last = await(metrics, seen, job, m -> m.getStep() >= stepsPerEpoch - 1);
+      long liveDraws = last.getWatchedNegatives().entrySet().stream().filter(e -> !e.getKey().equals(DOOMED))
+          .mapToLong(Map.Entry::getValue).sum();
+      assertTrue(liveDraws > 0, "no watched live target was ever drawn: the audit could not fail " + last);
+
+      publisher.deleteTarget(config.targetsTopic(), DOOMED);
+      publisher.publishRaw(config.pairsTopic(), "garbage", new byte[] {1, 2, 3});
+      // Train epochs until 3 re-encode cycles happened and the index has long dropped the target (batches merged on
+      // two subtasks may reach the trainer slightly out of order: the audit starts 10 steps after the index shrank).
+      long shrankAt = -1;
+      while (epoch < 8 && (shrankAt < 0 || last.getReencodeCycles() < 3 || last.getStep() < shrankAt + 12)) {
+        publisher.publishPairs(config.pairsTopic(), corpus.train, "e" + epoch++, 0, null);
+        long target = last.getStep() + stepsPerEpoch - 1;
+        last = await(metrics, seen, job, m -> m.getStep() >= target);
+        if (shrankAt < 0) {
+          shrankAt = seen.stream().filter(m -> m.getIndexTargets() == corpus.targets.size())
+              .mapToLong(TrainingMetrics::getStep).min().orElse(-1);
+        }
+      }
+      assertTrue(shrankAt >= 0, "the index never reported " + corpus.targets.size() + " targets after the delete");
+      long auditFrom = shrankAt + 10;
+      long afterDelete = seen.stream().filter(m -> m.getStep() == auditFrom).findFirst().orElseThrow()
+          .getWatchedNegatives().get(DOOMED);
+      assertTrue(last.getReencodeCycles() >= 3, "only " + last.getReencodeCycles() + " re-encode cycles");
+      assertEquals(corpus.targets.size(), last.getIndexTargets(), "index size vs live targets on the topic");
+
+      // A pair for the deleted target, once the index had dropped it: dead-lettered, not trained.
+      publisher.publishPairs(config.pairsTopic(), List.of(new LabelledQuery("q:doomed", "anything", DOOMED)),
+          "late", 0, null);
+      publisher.publishPairs(config.pairsTopic(), corpus.train, "e" + epoch++, 0, null);
+      long target = last.getStep() + stepsPerEpoch - 1;
+      last = await(metrics, seen, job, m -> m.getStep() >= target);
+      assertEquals(afterDelete, last.getWatchedNegatives().get(DOOMED),
+          "the deleted target was drawn as a negative after its deletion");
+
+      float firstLoss = meanLoss(seen.subList(0, 5));
+      float lastLoss = meanLoss(seen.subList(seen.size() - 5, seen.size()));
+      assertTrue(lastLoss < firstLoss * 0.7, "loss " + firstLoss + " -> " + lastLoss);
+      assertTrue(last.getFeedbackLatencySteps() != null, "no feedback latency measured");
+
+      List<DeadLetter> letters = new ArrayList<>();
+      long dlDeadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (!(has(letters, "decode-pairs") && has(letters, "not in the index")) && System.nanoTime() < dlDeadline) {
+        letters.addAll(deadLetters.poll(Duration.ofMillis(200)));
+      }
+      assertTrue(has(letters, "decode-pairs"), "malformed pair not dead-lettered: " + letters);
+      assertTrue(has(letters, "not in the index"), "pair of the deleted target not dead-lettered: " + letters);
+
+      // Stop: cancel the job; its last completed checkpoint is retained. Its Kafka transactions may not be committed
+      // yet (commits follow checkpoint completion): the restore commits them. Whatever the job did after that
+      // checkpoint was in open transactions, which are aborted and redone.
+      job.cancel().get();
+      Path checkpoint = latestCheckpoint(CLUSTER.workDir().resolve("checkpoints").resolve(job.getJobID().toString()));
+      for (List<TrainingMetrics> more = metrics.poll(Duration.ofSeconds(1)); !more.isEmpty();
+          more = metrics.poll(Duration.ofSeconds(1))) {
+        seen.addAll(more);
+      }
+      last = seen.get(seen.size() - 1);
+      long stoppedAt = last.getStep();
+      long checkpointId = Long.parseLong(checkpoint.getFileName().toString().substring("chk-".length()));
+      java.net.URI trainerState = ParameterSnapshots.locate(
+          Path.of(config.snapshotDir, "trainer-state").toUri(), checkpointId);
+      long checkpointedStep = ParameterSnapshots.manifest(trainerState).step();
+      assertTrue(checkpointedStep >= stoppedAt, "the checkpoint is older than what was committed");
+      try (DualEncoder trained = ParameterSnapshots.readEncoder(trainerState)) {
+        RetrievalMetrics after = RetrievalEvaluator.evaluate(trained, corpus.targets, corpus.eval);
+        assertTrue(after.recallAt(10) > before.recallAt(10) + 0.2,
+            "recall@10 " + before.figures() + " -> " + after.figures());
+      }
+
+      // Restore from the checkpoint and continue: the pairs after it are trained again, under the same step numbers.
+      JobClient resumed = start(config, checkpoint.toUri().toString());
+      try {
+        publisher.publishPairs(config.pairsTopic(), corpus.train, "e" + epoch, 0, null);
+        long goal = checkpointedStep + stepsPerEpoch;
+        TrainingMetrics end = await(metrics, seen, resumed, m -> m.getStep() >= goal);
+        List<Long> steps = seen.stream().map(TrainingMetrics::getStep).toList();
+        List<Long> expected = java.util.stream.LongStream.rangeClosed(1, end.getStep()).boxed().toList();
+        assertEquals(expected, steps, "committed steps must be 1..n, each once, across the stop and restore");
+        assertTrue(end.getPairsTrained() > last.getPairsTrained(), "pairs trained did not continue");
+        assertTrue(end.getReencodeCycles() >= last.getReencodeCycles(), "re-encode cycles went backwards");
+      } finally {
+        resumed.cancel().get();
+      }
+    }
+  }
+
+  private static Path latestCheckpoint(Path jobCheckpoints) throws Exception {
+    try (Stream<Path> entries = Files.list(jobCheckpoints)) {
+      return entries.filter(p -> p.getFileName().toString().startsWith("chk-"))
+          .filter(p -> Files.exists(p.resolve("_metadata")))
+          .max(java.util.Comparator.comparingLong(p -> Long.parseLong(p.getFileName().toString().substring(4))))
+          .orElseThrow(() -> new AssertionError("no completed checkpoint under " + jobCheckpoints));
+    }
+  }
+
+  private static TrainingJobConfig config(EmbeddedKafkaBroker kafka) {
+    TrainingJobConfig c = new TrainingJobConfig();
+    c.bootstrapServers = kafka.bootstrapServers();
+    c.topicPrefix = "job-test.";
+    c.groupId = "job-test";
+    c.parallelism = 2;
+    c.shards = 2;
+    c.checkpointDir = CLUSTER.workDir().resolve("checkpoints").toUri().toString();
+    c.checkpointInterval = Duration.ofMillis(500);
+    c.snapshotDir = CLUSTER.workDir().resolve("snapshots").toString();
+    c.batchSize = 16;
+    c.sampledNegatives = 8;
+    c.uniformNegatives = 8;
+    c.negativesPerQuery = 2;
+    c.reencodeEvery = 4;
+    c.landmarks = 16;
+    c.regressionSamples = 64;
+    c.buckets = 4096;
+    c.embeddingDim = 32;
+    c.hiddenDim = 64;
+    c.outputDim = 32;
+    c.warmupSteps = 5;
+    c.seed = 7;
+    c.watchTargets = DOOMED + ",item1,item2,item3,item4,item5,item6,item7,item8,item9";
+    return c.validate();
+  }
+
+  private static JobClient start(TrainingJobConfig config, String savepoint) throws Exception {
+    Configuration conf = TrainingJob.flinkConfiguration(config);
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    if (savepoint != null) {
+      conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+    }
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(config.parallelism);
+    TrainingJob.build(env, config);
+    return env.executeAsync("streaming training test");
+  }
+
+  private static TrainingMetrics await(
+      TopicReader<TrainingMetrics> reader, List<TrainingMetrics> seen, JobClient job, Predicate<TrainingMetrics> done)
+      throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+    while (true) {
+      List<TrainingMetrics> polled = reader.poll(Duration.ofMillis(200));
+      seen.addAll(polled);
+      for (TrainingMetrics m : polled) {
+        if (done.test(m)) {
+          return seen.get(seen.size() - 1);
+        }
+      }
+      assertRunning(job, deadline, "training metrics");
+    }
+  }
+
+  private static void assertRunning(JobClient job, long deadline, String what) throws Exception {
+    if (job.getJobStatus().get().isGloballyTerminalState()) {
+      job.getJobExecutionResult().get();
+      fail("the job ended while waiting for " + what);
+    }
+    if (System.nanoTime() > deadline) {
+      fail("timed out waiting for " + what);
+    }
+  }
+
+  private static float meanLoss(List<TrainingMetrics> metrics) {
+    return (float) metrics.stream().mapToDouble(TrainingMetrics::getLoss).average().orElseThrow();
+  }
+
+  private static boolean has(List<DeadLetter> letters, String text) {
+    return letters.stream().anyMatch(d -> d.getStage().equals(text) || d.getMessage().contains(text));
+  }
+
+}
