@@ -31,7 +31,11 @@ public final class JsonlCorpus {
   private JsonlCorpus() {}
 
   public static List<TargetText> readTargets(Path file) {
-    List<TargetText> targets = read(file, node -> new TargetText(text(node, "target_id"), text(node, "target_text")));
+    return unique(read(file, node -> new TargetText(text(node, "target_id"), text(node, "target_text"))),
+        file.toString());
+  }
+
+  private static List<TargetText> unique(List<TargetText> targets, String file) {
     Set<String> seen = new HashSet<>();
     for (TargetText t : targets) {
       if (!seen.add(t.targetId())) {
@@ -46,12 +50,26 @@ public final class JsonlCorpus {
         text(node, "query_id"), text(node, "query_text"), text(node, "target_id")));
   }
 
+  /** Targets from a stream (e.g. a corpus bundled as a resource); {@code name} appears in error messages. */
+  public static List<TargetText> readTargets(InputStream in, String name) {
+    return unique(read(in, name, node -> new TargetText(text(node, "target_id"), text(node, "target_text"))), name);
+  }
+
+  public static List<LabelledQuery> readQueries(InputStream in, String name) {
+    return read(in, name, node -> new LabelledQuery(
+        text(node, "query_id"), text(node, "query_text"), text(node, "target_id")));
+  }
+
   /** Opens a JSONL file, decompressing when it starts with the gzip magic. */
   public static BufferedReader open(Path file) throws IOException {
     if (!Files.isRegularFile(file)) {
       throw new IllegalArgumentException("no such file: " + file);
     }
-    InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
+    return open(Files.newInputStream(file));
+  }
+
+  private static BufferedReader open(InputStream raw) throws IOException {
+    InputStream in = new BufferedInputStream(raw, 1 << 16);
     in.mark(2);
     int b1 = in.read();
     int b2 = in.read();
@@ -63,8 +81,19 @@ public final class JsonlCorpus {
   }
 
   private static <T> List<T> read(Path file, Function<JsonNode, T> parse) {
+    if (!Files.isRegularFile(file)) {
+      throw new IllegalArgumentException("no such file: " + file);
+    }
+    try {
+      return read(Files.newInputStream(file), file.toString(), parse);
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not read " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static <T> List<T> read(InputStream stream, String file, Function<JsonNode, T> parse) {
     List<T> out = new ArrayList<>();
-    try (BufferedReader reader = open(file)) {
+    try (BufferedReader reader = open(stream)) {
       String line;
       int number = 0;
       while ((line = reader.readLine()) != null) {

@@ -1,0 +1,263 @@
+package io.dynnibal.jobs.demo;
+
+import io.dynnibal.data.LabelledQuery;
+import io.dynnibal.eval.RetrievalEvaluator;
+import io.dynnibal.eval.RetrievalMetrics;
+import io.dynnibal.jobs.embedded.EmbeddedKafkaBroker;
+import io.dynnibal.jobs.kafka.CorpusPublisher;
+import io.dynnibal.jobs.kafka.TopicReader;
+import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.model.DualEncoder;
+import io.dynnibal.schemas.TrainingMetrics;
+import io.dynnibal.snapshot.ParameterSnapshots;
+import io.dynnibal.snapshot.SnapshotManifest;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * {@code ./dynnibal demo}: the whole system on one machine. An in-process Kafka broker and a Flink MiniCluster
+ * (parallelism 2, RocksDB, checkpoints) run the streaming training job over a corpus (the bundled Debian packages by
+ * default): targets are published and indexed, training pairs are replayed for a number of epochs, a progress bar
+ * follows the metrics topic, and the dev split is evaluated before and after with the exact evaluator.
+ *
+ * <p>Shaped like DJL's examples: {@link #run} takes the whole configuration and returns the figures, so a test can call
+ * it with a small corpus.
+ */
+public final class Demo {
+  private Demo() {}
+
+  /**
+   * @param epochs passes over the training pairs
+   * @param evalLimit evaluate on at most this many queries (0: all)
+   */
+  public record Options(Corpus corpus, TrainingJobConfig job, int epochs, int evalLimit, Path workDir, long seed) {}
+
+  public record Result(
+      RetrievalMetrics before, RetrievalMetrics after, TrainingMetrics last, long steps, double trainSeconds,
+      double pairsPerSecond, double indexSeconds, long deadLetters, URI model) {}
+
+  public static Result run(Options options, PrintStream out) throws Exception {
+    Corpus corpus = options.corpus();
+    TrainingJobConfig config = options.job();
+    Path work = Files.createDirectories(options.workDir());
+    config.checkpointDir = work.resolve("checkpoints").toUri().toString();
+    config.snapshotDir = work.resolve("snapshots").toString();
+    List<LabelledQuery> eval = limit(corpus.eval(), options.evalLimit(), options.seed());
+    int stepsPerEpoch = corpus.train().size() / config.batchSize;
+    long plannedSteps = (long) stepsPerEpoch * options.epochs();
+    config.maxSteps = plannedSteps;
+    config.decaySteps = (int) plannedSteps;
+    config.validate();
+
+    out.printf("corpus: %s - %,d targets, %,d training pairs, %,d evaluation queries%n", corpus.name(),
+        corpus.targets().size(), corpus.train().size(), eval.size());
+    out.print("evaluating the untrained encoder... ");
+    RetrievalMetrics before;
+    try (DualEncoder untrained = DualEncoder.create(config.model(), config.seed)) {
+      before = RetrievalEvaluator.evaluate(untrained, corpus.targets(), eval);
+    }
+    out.printf("R@1 %.3f, R@10 %.3f, R@100 %.3f%n", before.recallAt(1), before.recallAt(10), before.recallAt(100));
+
+    try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"))) {
+      config.bootstrapServers = kafka.bootstrapServers();
+      kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+      JobClient job;
+      long indexStart = System.nanoTime();
+      try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties())) {
+        out.println("publishing targets and starting the job (Flink MiniCluster, parallelism " + config.parallelism
+            + ", RocksDB state)...");
+        publisher.publishTargets(config.targetsTopic(), corpus.targets(), null);
+        job = start(config);
+        Bar indexing = new Bar(out, "indexing", corpus.targets().size());
+        while (!TopicReader.groupCaughtUp(kafka.clientProperties(), config.groupId, config.targetsTopic())) {
+          failIfEnded(job);
+          Thread.sleep(500);
+          indexing.draw(-1, String.format("%.0f s", (System.nanoTime() - indexStart) / 1e9));
+        }
+        indexing.finish(corpus.targets().size(), "");
+        double indexSeconds = (System.nanoTime() - indexStart) / 1e9;
+
+        Random random = new Random(options.seed());
+        for (int e = 0; e < options.epochs(); e++) {
+          List<LabelledQuery> shuffled = new ArrayList<>(corpus.train());
+          Collections.shuffle(shuffled, random);
+          publisher.publishPairs(config.pairsTopic(), shuffled, "e" + e, System.currentTimeMillis(), null);
+        }
+        TrainingMetrics[] firstAndLast = follow(kafka, config, job, plannedSteps, out);
+        TrainingMetrics last = firstAndLast[1];
+        double trainSeconds = (last.getTimeMs() - firstAndLast[0].getTimeMs()) / 1000.0;
+        // The trainer writes its parameters at every checkpoint: wait for the one that holds the last step.
+        URI model = awaitTrainerState(config, plannedSteps, job);
+        job.cancel().get();
+        long deadLetters = count(kafka, config.deadLettersTopic());
+        out.print("evaluating the trained encoder... ");
+        RetrievalMetrics after;
+        try (DualEncoder trained = ParameterSnapshots.readEncoder(model)) {
+          after = RetrievalEvaluator.evaluate(trained, corpus.targets(), eval);
+        }
+        out.printf("R@1 %.3f, R@10 %.3f, R@100 %.3f%n", after.recallAt(1), after.recallAt(10), after.recallAt(100));
+        double pairsPerSecond = last.getPairsTrained() / Math.max(1e-9, trainSeconds);
+        return new Result(before, after, last, last.getStep(), trainSeconds, pairsPerSecond, indexSeconds,
+            deadLetters, model);
+      }
+    }
+  }
+
+  /** Follows the metrics topic until the planned step; returns the first and the last record. */
+  private static TrainingMetrics[] follow(
+      EmbeddedKafkaBroker kafka, TrainingJobConfig config, JobClient job, long plannedSteps, PrintStream out)
+      throws Exception {
+    Bar bar = new Bar(out, "training", plannedSteps);
+    TrainingMetrics first = null;
+    TrainingMetrics last = null;
+    try (TopicReader<TrainingMetrics> metrics =
+        new TopicReader<>(kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class)) {
+      while (last == null || last.getStep() < plannedSteps) {
+        failIfEnded(job);
+        List<TrainingMetrics> polled = metrics.poll(Duration.ofMillis(500));
+        for (TrainingMetrics m : polled) {
+          first = first == null ? m : first;
+          last = m;
+        }
+        if (last != null) {
+          bar.draw(last.getStep(), String.format("loss %.3f  %.1f steps/s  re-encodes %d  staleness %d",
+              last.getLoss(), last.getStepsPerSecond(), last.getReencodeCycles(), last.getCacheStalenessSteps()));
+        }
+      }
+    }
+    bar.finish(last.getStep(), "");
+    return new TrainingMetrics[] {first, last};
+  }
+
+  private static URI awaitTrainerState(TrainingJobConfig config, long step, JobClient job) throws Exception {
+    Path dir = Path.of(config.snapshotDir, "trainer-state");
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    while (System.nanoTime() < deadline) {
+      failIfEnded(job);
+      Optional<URI> done = newestWithStep(dir, step);
+      if (done.isPresent()) {
+        return done.get();
+      }
+      Thread.sleep(300);
+    }
+    throw new IllegalStateException("no checkpoint recorded the trainer at step " + step + " within 2 minutes");
+  }
+
+  private static Optional<URI> newestWithStep(Path dir, long step) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return Optional.empty();
+    }
+    try (Stream<Path> entries = Files.list(dir)) {
+      for (Path p : entries.filter(p -> p.getFileName().toString().startsWith("model-"))
+          .sorted(Comparator.reverseOrder()).toList()) {
+        try {
+          SnapshotManifest m = ParameterSnapshots.manifest(p.toUri());
+          if (m.step() >= step) {
+            return Optional.of(p.toUri());
+          }
+        } catch (IllegalArgumentException e) {
+          // being written or deleted right now
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static JobClient start(TrainingJobConfig config) throws Exception {
+    Configuration conf = TrainingJob.flinkConfiguration(config);
+    conf.set(TaskManagerOptions.NUM_TASK_SLOTS, config.parallelism);
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(config.parallelism);
+    TrainingJob.build(env, config);
+    return env.executeAsync("dynnibal demo");
+  }
+
+  private static void failIfEnded(JobClient job) throws Exception {
+    if (job.getJobStatus().get().isGloballyTerminalState()) {
+      job.getJobExecutionResult().get();
+      throw new IllegalStateException("the training job ended unexpectedly: " + job.getJobStatus().get());
+    }
+  }
+
+  private static long count(EmbeddedKafkaBroker kafka, String topic) {
+    try (TopicReader<io.dynnibal.schemas.DeadLetter> reader =
+        new TopicReader<>(kafka.clientProperties(), topic, io.dynnibal.schemas.DeadLetter.class)) {
+      long n = 0;
+      for (int empty = 0; empty < 3; ) {
+        int got = reader.poll(Duration.ofMillis(300)).size();
+        n += got;
+        empty = got == 0 ? empty + 1 : 0;
+      }
+      return n;
+    }
+  }
+
+  private static List<LabelledQuery> limit(List<LabelledQuery> queries, int limit, long seed) {
+    if (limit <= 0 || queries.size() <= limit) {
+      return queries;
+    }
+    List<LabelledQuery> shuffled = new ArrayList<>(queries);
+    Collections.shuffle(shuffled, new Random(seed));
+    return shuffled.subList(0, limit);
+  }
+
+  /** A progress bar on one terminal line. */
+  static final class Bar {
+    private final PrintStream out;
+    private final String label;
+    private final long total;
+    private long lastDraw;
+
+    Bar(PrintStream out, String label, long total) {
+      this.out = out;
+      this.label = label;
+      this.total = total;
+    }
+
+    /** {@code done < 0}: unknown progress (a spinner-like bar). */
+    void draw(long done, String detail) {
+      long now = System.nanoTime();
+      if (now - lastDraw < 250_000_000L) {
+        return;
+      }
+      lastDraw = now;
+      int width = 30;
+      String bar;
+      if (done < 0) {
+        int pos = (int) ((now / 250_000_000L) % width);
+        bar = ".".repeat(pos) + "#" + ".".repeat(width - pos - 1);
+        out.printf("\r%-9s [%s] %s   ", label, bar, detail);
+      } else {
+        int filled = (int) Math.min(width, width * done / Math.max(1, total));
+        bar = "#".repeat(filled) + ".".repeat(width - filled);
+        out.printf("\r%-9s [%s] %d/%d  %s   ", label, bar, done, total, detail);
+      }
+      out.flush();
+    }
+
+    void finish(long done, String detail) {
+      lastDraw = 0;
+      draw(done, detail);
+      out.println();
+    }
+  }
+}
