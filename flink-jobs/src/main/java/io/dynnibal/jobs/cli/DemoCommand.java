@@ -95,6 +95,9 @@ final class DemoCommand implements Callable<Integer> {
       figures.put("cache_staleness_steps", last.getCacheStalenessSteps());
       last.getShardSamplingLatencyMs().forEach((s, ms) -> figures.put("shard_" + s + "_sampling_ms", ms));
       figures.put("dead_letters", r.deadLetters());
+      figures.put("checkpoint_bytes", r.checkpointBytes());
+      figures.put("checkpoint_bytes_per_million_targets",
+          Math.round(r.checkpointBytes() * 1e6 / Math.max(1, last.getIndexTargets())));
       put(figures, "before_", r.before());
       put(figures, "after_", r.after());
       BenchCommand.print(figures, json);

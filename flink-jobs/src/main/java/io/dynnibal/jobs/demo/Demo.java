@@ -51,7 +51,7 @@ public final class Demo {
 
   public record Result(
       RetrievalMetrics before, RetrievalMetrics after, TrainingMetrics last, long steps, double trainSeconds,
-      double pairsPerSecond, double indexSeconds, long deadLetters, URI model) {}
+      double pairsPerSecond, double indexSeconds, long deadLetters, URI model, long checkpointBytes) {}
 
   public static Result run(Options options, PrintStream out) throws Exception {
     Corpus corpus = options.corpus();
@@ -106,6 +106,7 @@ public final class Demo {
         // The trainer writes its parameters at every checkpoint: wait for the one that holds the last step.
         URI model = awaitTrainerState(config, plannedSteps, job);
         job.cancel().get();
+        long checkpointBytes = retainedCheckpointBytes(work.resolve("checkpoints").resolve(job.getJobID().toString()));
         long deadLetters = count(kafka, config.deadLettersTopic());
         out.print("evaluating the trained encoder... ");
         RetrievalMetrics after;
@@ -115,7 +116,7 @@ public final class Demo {
         out.printf("R@1 %.3f, R@10 %.3f, R@100 %.3f%n", after.recallAt(1), after.recallAt(10), after.recallAt(100));
         double pairsPerSecond = last.getPairsTrained() / Math.max(1e-9, trainSeconds);
         return new Result(before, after, last, last.getStep(), trainSeconds, pairsPerSecond, indexSeconds,
-            deadLetters, model);
+            deadLetters, model, checkpointBytes);
       }
     }
   }
@@ -209,6 +210,26 @@ public final class Demo {
       }
       return n;
     }
+  }
+
+  /**
+   * Bytes of the latest retained checkpoint: its own directory plus the shared RocksDB files (incremental
+   * checkpoints keep SST files there). Almost all of it is the shards' target state.
+   */
+  static long retainedCheckpointBytes(Path jobDir) throws IOException {
+    if (!Files.isDirectory(jobDir)) {
+      return 0;
+    }
+    long bytes = 0;
+    try (Stream<Path> files = Files.walk(jobDir)) {
+      for (Path p : files.filter(Files::isRegularFile).toList()) {
+        String parent = p.getParent().getFileName().toString();
+        if (parent.equals("shared") || parent.startsWith("chk-")) {
+          bytes += Files.size(p);
+        }
+      }
+    }
+    return bytes;
   }
 
   private static List<LabelledQuery> limit(List<LabelledQuery> queries, int limit, long seed) {

@@ -60,7 +60,8 @@ public final class TrainingJobConfig implements Serializable {
   public double treeBase = 1.3;
   /** MH proposal: closest clusters holding this many targets per requested negative. */
   public int candidatesPerNegative = 8;
-  public int maxClusters = 300;
+  /** FindClustering's frontier: clusters kept per query (the paper's 100). */
+  public int maxClusters = 100;
   /** Hard negatives each shard samples per query, before the batch's shared set is chosen. */
   public int negativesPerQuery = 2;
   /**
