@@ -1,0 +1,52 @@
+package io.dynnibal.tests.training;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dynnibal.jobs.demo.Corpus;
+import io.dynnibal.jobs.demo.Demo;
+import io.dynnibal.jobs.training.TrainingJobConfig;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code ./dynnibal demo}'s code path with a smoke config: its own in-process broker and MiniCluster (not the shared
+ * test harness), a small synthetic corpus, and the before/after evaluation it prints.
+ */
+class DemoSmokeTest {
+  @Test
+  @Timeout(240)
+  void theDemoTrainsAndReportsBeforeAndAfter() throws Exception {
+    SyntheticCorpus synthetic = new SyntheticCorpus(120, 240, 8, 4, 5);
+    Corpus corpus = new Corpus("synthetic", synthetic.targets, synthetic.train, synthetic.eval);
+    TrainingJobConfig config = TrainingJobConfig.load(null, List.of(
+        "topic.prefix=smoke.", "group.id=smoke", "batch.size=16", "negatives.sampled=8", "negatives.uniform=8",
+        "reencode.every=5", "landmarks=16", "regression.samples=64", "model.buckets=4096",
+        "model.embedding.dim=32", "model.hidden.dim=64", "model.output.dim=32", "warmup.steps=5",
+        "checkpoint.interval=500ms"));
+    Path work = Files.createDirectories(Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
+        .resolve("demo-smoke-" + System.nanoTime()));
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+    Demo.Result result;
+    try (PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8)) {
+      result = Demo.run(new Demo.Options(corpus, config, 3, 0, work, 3), out);
+    }
+    String printed = console.toString(StandardCharsets.UTF_8);
+    int steps = 3 * (synthetic.train.size() / 16);
+    assertEquals(steps, result.steps(), printed);
+    assertTrue(printed.contains("training  [##############################] " + steps + "/" + steps), printed);
+    assertTrue(result.after().recallAt(10) > result.before().recallAt(10) + 0.2,
+        result.before().figures() + " -> " + result.after().figures());
+    // 90 tiny steps take a second or two, less than a round trip of a model update: only emission is checked here
+    // (StreamingTrainingJobTest paces its input to see cycles complete).
+    assertTrue(result.last().getModelVersion() >= 1, "no model update emitted in " + steps + " steps");
+    assertTrue(result.checkpointBytes() > 0, "no retained checkpoint");
+    assertEquals(0, result.deadLetters());
+  }
+}
