@@ -75,7 +75,9 @@ public final class RetrievalEvaluator {
           long[] above = scores.gt(positiveScores).sum(new int[] {1}).toLongArray();
           long[] tied = scores.eq(positiveScores).sum(new int[] {1}).toLongArray();
           for (int i = from; i < to; i++) {
-            ranks[i] = positives[i] < 0 ? Long.MAX_VALUE : above[i - from] + tied[i - from] - 1;
+            long rank = above[i - from] + tied[i - from] - 1;
+            // A NaN score compares false both ways (rank -1): a broken encoder ranks last, not first.
+            ranks[i] = positives[i] < 0 ? Long.MAX_VALUE : rank < 0 ? targets.length : rank;
           }
         }
       }

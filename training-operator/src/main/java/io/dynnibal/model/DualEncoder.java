@@ -53,7 +53,21 @@ public final class DualEncoder implements AutoCloseable {
     return assemble(config, device, seed, tables.get(0), expected == 2 ? tables.get(1) : null);
   }
 
+  /**
+   * libtorch's random generator is global: two operators initialising encoders at once in one JVM would interleave
+   * their draws and get different networks from the same seed. Initialisation therefore holds this lock.
+   */
+  private static final Object INITIALISATION = new Object();
+
   private static DualEncoder assemble(
+      DualEncoderConfig config, Device device, long seed, SparseEmbeddingTable queryTable,
+      SparseEmbeddingTable targetTable) {
+    synchronized (INITIALISATION) {
+      return initialise(config, device, seed, queryTable, targetTable);
+    }
+  }
+
+  private static DualEncoder initialise(
       DualEncoderConfig config, Device device, long seed, SparseEmbeddingTable queryTable,
       SparseEmbeddingTable targetTable) {
     Engine engine = TorchRuntime.engine();

@@ -32,9 +32,23 @@ public final class Tower implements AutoCloseable {
   private final ParameterStore store;
   private final NDManager manager;
 
+  private final TowerKind kind;
+  private final int maxTokens;
+
   Tower(SparseEmbeddingTable table, DualEncoderConfig config, NDManager manager) {
     this.table = table;
     this.manager = manager;
+    this.kind = config.towerKind();
+    this.maxTokens = config.maxTokens();
+    if (kind == TowerKind.SET_TRANSFORMER) {
+      this.body = new SetTransformerBlock(table.dim(), config.hiddenDim(), config.outputDim());
+      body.initialize(manager, DataType.FLOAT32, new Shape(1, maxTokens, table.dim()), new Shape(1, maxTokens));
+      for (Parameter p : parameters()) {
+        p.getArray().setRequiresGradient(true);
+      }
+      this.store = new ParameterStore(manager, false);
+      return;
+    }
     Block mlp = new SequentialBlock()
         .add(Linear.builder().setUnits(config.hiddenDim()).build())
         .add(Activation::gelu)
@@ -75,7 +89,7 @@ public final class Tower implements AutoCloseable {
     for (int from = 0; from < batch.size(); from += ENCODE_BATCH) {
       List<Features> chunk = batch.subList(from, Math.min(batch.size(), from + ENCODE_BATCH));
       try (NDManager scope = manager.newSubManager()) {
-        NDArray encoded = forward(pooled(chunk, scope), false);
+        NDArray encoded = forward(input(chunk, scope), false);
         outDim = (int) encoded.getShape().get(1);
         float[] flat = encoded.toFloatArray();
         for (int i = 0; i < chunk.size(); i++) {
@@ -93,9 +107,9 @@ public final class Tower implements AutoCloseable {
    * {@link #backpropagateToTable}) and the unit-norm output. Arrays are attached to {@code scope}.
    */
   public Forward forwardForTraining(List<Features> batch, NDManager scope) {
-    NDArray input = pooled(batch, scope);
-    input.setRequiresGradient(true);
-    return new Forward(batch, input, forward(input, true));
+    NDList input = input(batch, scope);
+    input.get(0).setRequiresGradient(true);
+    return new Forward(batch, input.get(0), forward(input, true));
   }
 
   /** Scatters the gradient that reached the pooled input of {@code forward} into the table's pending gradients. */
@@ -104,8 +118,55 @@ public final class Tower implements AutoCloseable {
     int dim = table.dim();
     List<Features> batch = forward.batch();
     for (int i = 0; i < batch.size(); i++) {
-      table.accumulateGradient(batch.get(i), gradient, i * dim);
+      if (kind == TowerKind.BAG) {
+        table.accumulateGradient(batch.get(i), gradient, i * dim);
+      } else {
+        int[] tokens = tokens(batch.get(i));
+        for (int t = 0; t < tokens.length; t++) {
+          table.accumulateGradient(new Features(new int[] {tokens[t]}, new float[] {1f}), gradient,
+              (i * maxTokens + t) * dim);
+        }
+      }
     }
+  }
+
+  private NDList input(List<Features> batch, NDManager scope) {
+    return kind == TowerKind.BAG ? new NDList(pooled(batch, scope)) : tokenSets(batch, scope);
+  }
+
+  /** B x T x E token embeddings (the strongest T features of each text, zero-padded) and the B x T mask. */
+  private NDList tokenSets(List<Features> batch, NDManager scope) {
+    int dim = table.dim();
+    float[] x = new float[batch.size() * maxTokens * dim];
+    float[] mask = new float[batch.size() * maxTokens];
+    for (int i = 0; i < batch.size(); i++) {
+      int[] tokens = tokens(batch.get(i));
+      for (int t = 0; t < tokens.length; t++) {
+        table.pool(new Features(new int[] {tokens[t]}, new float[] {1f}), x, (i * maxTokens + t) * dim);
+        mask[i * maxTokens + t] = 1f;
+      }
+    }
+    return new NDList(scope.create(x, new Shape(batch.size(), maxTokens, dim)),
+        scope.create(mask, new Shape(batch.size(), maxTokens)));
+  }
+
+  /** The ids of the {@code maxTokens} highest-weighted features, ties to the smaller id (deterministic). */
+  private int[] tokens(Features features) {
+    int n = features.size();
+    if (n <= maxTokens) {
+      return features.ids();
+    }
+    Integer[] order = new Integer[n];
+    for (int i = 0; i < n; i++) {
+      order[i] = i;
+    }
+    float[] w = features.weights();
+    java.util.Arrays.sort(order, (a, b) -> w[a] != w[b] ? Float.compare(w[b], w[a]) : Integer.compare(a, b));
+    int[] ids = new int[maxTokens];
+    for (int t = 0; t < maxTokens; t++) {
+      ids[t] = features.ids()[order[t]];
+    }
+    return ids;
   }
 
   private NDArray pooled(List<Features> batch, NDManager scope) {
@@ -117,8 +178,8 @@ public final class Tower implements AutoCloseable {
     return scope.create(pooled, new Shape(batch.size(), dim));
   }
 
-  private NDArray forward(NDArray input, boolean training) {
-    NDArray out = body.forward(store, new NDList(input), training).singletonOrThrow();
+  private NDArray forward(NDList input, boolean training) {
+    NDArray out = body.forward(store, input, training).singletonOrThrow();
     // The floor only matters for a degenerate all-zero output; it keeps the division finite.
     NDArray norm = out.norm(new int[] {1}, true).maximum(1e-12f);
     return out.div(norm);

@@ -58,6 +58,9 @@ final class FloatArrayFile {
         throw new IOException(file + " is not a dynnibal float-array file (bad magic)");
       }
       int count = reader.nextInt();
+      if (count < 0 || 4L * count > size) {
+        throw new IOException(file + " is corrupt: claims " + count + " arrays");
+      }
       List<float[]> arrays = new ArrayList<>(count);
       for (int a = 0; a < count; a++) {
         int length = reader.nextInt();

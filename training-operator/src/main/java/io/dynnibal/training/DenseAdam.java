@@ -39,11 +39,22 @@ final class DenseAdam {
       gradient.attach(scope);
       NDArray m = mean.get(i);
       NDArray v = variance.get(i);
-      m.muli(b1).addi(gradient.mul(1 - b1));
-      v.muli(b2).addi(gradient.square().muli(1 - b2));
-      weight.subi(m.div(v.sqrt().addi(adam.epsilon())).muli(stepSize));
+      // Every new array belongs to its first operand's manager (the model's, which lives as long as the encoder):
+      // attach each temporary to the step's scope, or native memory grows with every step.
+      NDArray scaledGradient = scoped(gradient.mul(1 - b1), scope);
+      m.muli(b1).addi(scaledGradient);
+      NDArray squared = scoped(gradient.square(), scope).muli(1 - b2);
+      v.muli(b2).addi(squared);
+      NDArray denominator = scoped(v.sqrt(), scope).addi(adam.epsilon());
+      NDArray update = scoped(m.div(denominator), scope).muli(stepSize);
+      weight.subi(update);
       gradient.muli(0f);
     }
+  }
+
+  private static NDArray scoped(NDArray array, NDManager scope) {
+    array.attach(scope);
+    return array;
   }
 
   /** Moments in parameter order, as flat arrays (for snapshots). */

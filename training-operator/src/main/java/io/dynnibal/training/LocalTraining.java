@@ -113,7 +113,11 @@ public final class LocalTraining {
           usable.add(q);
         }
       }
-      int stepsPerEpoch = Math.max(1, usable.size() / options.batchSize());
+      if (usable.size() < options.batchSize()) {
+        throw new IllegalArgumentException("only " + usable.size() + " training pairs name a known target (of "
+            + train.size() + "); a batch needs " + options.batchSize());
+      }
+      int stepsPerEpoch = usable.size() / options.batchSize();
       int plannedSteps = stepsPerEpoch * options.epochs();
       if (options.maxSteps() > 0) {
         plannedSteps = Math.min(plannedSteps, options.maxSteps());

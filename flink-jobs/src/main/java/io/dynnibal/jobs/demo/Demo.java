@@ -11,7 +11,6 @@ import io.dynnibal.jobs.training.TrainingJobConfig;
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.snapshot.ParameterSnapshots;
-import io.dynnibal.snapshot.SnapshotManifest;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -20,7 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
@@ -103,8 +101,8 @@ public final class Demo {
         TrainingMetrics[] firstAndLast = follow(kafka, config, job, plannedSteps, out);
         TrainingMetrics last = firstAndLast[1];
         double trainSeconds = (last.getTimeMs() - firstAndLast[0].getTimeMs()) / 1000.0;
-        // The trainer writes its parameters at every checkpoint: wait for the one that holds the last step.
-        URI model = awaitTrainerState(config, plannedSteps, job);
+        // At max.steps the trainer writes the final model: wait for it.
+        URI model = awaitFinalModel(config, plannedSteps, job);
         job.cancel().get();
         long checkpointBytes = retainedCheckpointBytes(work.resolve("checkpoints").resolve(job.getJobID().toString()));
         long deadLetters = count(kafka, config.deadLettersTopic());
@@ -147,34 +145,29 @@ public final class Demo {
     return new TrainingMetrics[] {first, last};
   }
 
-  private static URI awaitTrainerState(TrainingJobConfig config, long step, JobClient job) throws Exception {
-    Path dir = Path.of(config.snapshotDir, "trainer-state");
+  private static URI awaitFinalModel(TrainingJobConfig config, long step, JobClient job) throws Exception {
     long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
     while (System.nanoTime() < deadline) {
       failIfEnded(job);
-      Optional<URI> done = newestWithStep(dir, step);
+      Optional<URI> done = finalModel(Path.of(config.snapshotDir), step);
       if (done.isPresent()) {
         return done.get();
       }
       Thread.sleep(300);
     }
-    throw new IllegalStateException("no checkpoint recorded the trainer at step " + step + " within 2 minutes");
+    throw new IllegalStateException("the trainer wrote no final model at step " + step + " within 2 minutes");
   }
 
-  private static Optional<URI> newestWithStep(Path dir, long step) throws IOException {
-    if (!Files.isDirectory(dir)) {
+  /** {@code <snapshot dir>/run-<id>/final/model-<step>}, once complete (snapshots appear atomically). */
+  static Optional<URI> finalModel(Path snapshotDir, long step) throws IOException {
+    if (!Files.isDirectory(snapshotDir)) {
       return Optional.empty();
     }
-    try (Stream<Path> entries = Files.list(dir)) {
-      for (Path p : entries.filter(p -> p.getFileName().toString().startsWith("model-"))
-          .sorted(Comparator.reverseOrder()).toList()) {
-        try {
-          SnapshotManifest m = ParameterSnapshots.manifest(p.toUri());
-          if (m.step() >= step) {
-            return Optional.of(p.toUri());
-          }
-        } catch (IllegalArgumentException e) {
-          // being written or deleted right now
+    try (Stream<Path> runs = Files.list(snapshotDir)) {
+      for (Path run : runs.filter(p -> p.getFileName().toString().startsWith("run-")).toList()) {
+        URI uri = ParameterSnapshots.locate(run.resolve("final").toUri(), step);
+        if (Files.exists(Path.of(uri).resolve("manifest.json"))) {
+          return Optional.of(uri);
         }
       }
     }

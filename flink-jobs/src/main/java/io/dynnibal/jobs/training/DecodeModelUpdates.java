@@ -16,7 +16,15 @@ final class DecodeModelUpdates extends ProcessFunction<KafkaRecord, ModelUpdate>
   private static final long serialVersionUID = 1L;
   static final String STAGE = "decode-model-updates";
 
+  private final int landmarks;
+  private final int encodingDim;
   private transient SingleObjectCodec<ModelUpdate> codec;
+
+  /** Updates must have {@code landmarks} (d') landmarks of dimension {@code encodingDim} (d): the job's shape. */
+  DecodeModelUpdates(int landmarks, int encodingDim) {
+    this.landmarks = landmarks;
+    this.encodingDim = encodingDim;
+  }
 
   @Override
   public void open(OpenContext context) {
@@ -31,17 +39,22 @@ final class DecodeModelUpdates extends ProcessFunction<KafkaRecord, ModelUpdate>
         throw new IllegalArgumentException("the model-updates topic holds a null value");
       }
       ModelUpdate update = codec.decode(record.value);
-      check(update);
+      check(update, landmarks, encodingDim);
       out.collect(update);
     } catch (RecordDecodingException | IllegalArgumentException e) {
       ctx.output(DeadLetters.TAG, DeadLetters.of(record, e, STAGE));
     }
   }
 
-  static void check(ModelUpdate update) {
+  static void check(ModelUpdate update, int expectedLandmarks, int expectedDim) {
     String what = "model update " + update.getVersion();
     if (update.getVersion() < 1) {
       throw new IllegalArgumentException(what + ": versions start at 1");
+    }
+    if (update.getLandmarks().getRows() != expectedLandmarks || update.getLandmarks().getCols() != expectedDim) {
+      throw new IllegalArgumentException(what + ": landmarks are " + update.getLandmarks().getRows() + " x "
+          + update.getLandmarks().getCols() + ", this job's shape is d' = " + expectedLandmarks + " x d = "
+          + expectedDim);
     }
     float[][] landmarks = Matrices.rows(update.getLandmarks(), what + " landmarks");
     int d = landmarks.length;

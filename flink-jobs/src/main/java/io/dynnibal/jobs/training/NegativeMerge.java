@@ -133,12 +133,4 @@ final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, MergedB
     return out.toArray(new TargetFeatures[0]);
   }
 
-  /** Ids of a merged batch's candidates, for tests. */
-  static Set<String> ids(TargetFeatures[] targets) {
-    Set<String> ids = new HashSet<>();
-    for (TargetFeatures t : targets) {
-      ids.add(t.id);
-    }
-    return ids;
-  }
 }

@@ -54,8 +54,10 @@ final class ReencodeCycle {
     }
     ReEncodingRegression.Result fit =
         ReEncodingRegression.fit(oldCache, newEncodings, landmarkEncodings, RIDGE, EIGEN_FLOOR);
-    URI snapshot = ParameterSnapshots.write(encoder, snapshotBase, newVersion, seed);
     int d = landmarks;
+    requireFinite(fit.map().rowMajor(), "cache map");
+    requireFinite(fit.projector().whitening(), "whitening");
+    URI snapshot = ParameterSnapshots.write(encoder, snapshotBase, newVersion, seed);
     return ModelUpdate.newBuilder()
         .setVersion(newVersion)
         .setStep(step)
@@ -69,5 +71,14 @@ final class ReencodeCycle {
         .setDriftBound(null)
         .setCreatedMs(System.currentTimeMillis())
         .build();
+  }
+
+  /** A non-finite fit must never reach the shards: the cycle fails here and the trainer retries later. */
+  private static void requireFinite(float[] values, String what) {
+    for (float v : values) {
+      if (!Float.isFinite(v)) {
+        throw new IllegalStateException("the re-encoding fit produced a non-finite " + what);
+      }
+    }
   }
 }

@@ -58,7 +58,12 @@ final class ShardIndex {
 
   /** Adds or replaces a target. */
   void upsert(String id, float[] vector) {
-    delete(id);
+    Integer existing = slotOf.get(id);
+    if (existing != null) {
+      tree.delete(existing); // same slot, new vector: a target updated many times holds one slot
+      tree.insert(existing, vector.clone());
+      return;
+    }
     int slot = register(id);
     tree.insert(slot, vector.clone());
   }

@@ -108,6 +108,11 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
       case ShardInput.UPSERT -> {
         Features features = model.encoder.featurize(in.text);
         float[] cache = model.targetCache(features);
+        if (!finite(cache)) {
+          ctx.output(DeadLetters.TAG, DeadLetters.ofPair(config.targetsTopic(), in.targetId,
+              "target " + in.targetId + " encodes to a non-finite vector at model version " + model.version, STAGE));
+          return;
+        }
         TargetFeatures target = new TargetFeatures(in.targetId, features, cache);
         target.version = model.version;
         boolean isNew = !index.contains(in.targetId);
@@ -198,7 +203,8 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     try {
       next = ShardModel.of(update);
     } catch (RuntimeException e) {
-      ctx.output(DeadLetters.TAG, DeadLetters.ofPair("model-updates", "model-" + update.getVersion(),
+      // Every subtask reports it; the shards stay at their version and a later update is applied exactly.
+      ctx.output(DeadLetters.TAG, DeadLetters.ofPair(config.modelUpdatesTopic(), "model-" + update.getVersion(),
           "cannot load model update " + update.getVersion() + ": " + e.getMessage(), STAGE));
       return;
     }
@@ -241,6 +247,15 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     updatesApplied.inc();
   }
 
+  private static boolean finite(float[] v) {
+    for (float x : v) {
+      if (!Float.isFinite(x)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private void ensureModel(ModelUpdate current) {
     long wanted = current == null ? 0 : current.getVersion();
     if (model != null && model.version == wanted) {
@@ -260,7 +275,7 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
       List<float[]> vectors = new ArrayList<>();
       for (Map.Entry<String, TargetFeatures> entry : targets.entries()) {
         ids.add(entry.getKey());
-        vectors.add(entry.getValue().cache);
+        vectors.add(entry.getValue().cache.clone()); // the tree keeps and moves its own copy
       }
       index = ShardIndex.build(config.landmarks, config.treeBase, ids, vectors, config.seed ^ key);
       indexes.put(key, index);

@@ -1,8 +1,14 @@
 package io.dynnibal.jobs.training;
 
-/** The trainer's operator state: where its parameters were written at the checkpoint, and its counters. */
+/**
+ * The trainer's operator state: its parameters and Adam's moments (the files of a parameter snapshot, carried inside
+ * Flink's checkpoint so that a checkpoint or savepoint is self-contained and Flink owns its lifetime), and counters.
+ */
 public class TrainerCheckpoint {
-  public String snapshotUri;
+  /** Names the directory of this run's model versions under the snapshot dir; kept across restores. */
+  public String runId;
+  public String[] fileNames;
+  public byte[][] fileContents;
   public long checkpointId;
   public long version;
   public long pairsTrained;

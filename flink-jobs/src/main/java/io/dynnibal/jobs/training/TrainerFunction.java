@@ -41,9 +41,11 @@ import org.slf4j.LoggerFactory;
  * The trainer (parallelism 1): one DJL step per merged batch with its sampled, uniform and in-batch negatives; every w
  * steps a {@link ReencodeCycle} and a {@link ModelUpdate} for the shards; a {@link TrainingMetrics} record per step.
  *
- * <p>Exactly once: at every checkpoint the parameters and Adam's moments are written as a snapshot and its location
- * goes into operator state with the counters and the reservoir. After a restore, snapshots and model versions newer
- * than the checkpoint (never committed to Kafka: the sinks are transactional) are deleted and re-made.
+ * <p>Exactly once: at every checkpoint the parameters and Adam's moments go into operator state (the bytes of a
+ * parameter snapshot) with the counters and the reservoir. After a restore, model versions newer than the checkpoint
+ * (never committed to Kafka: the sinks are transactional) are deleted and made again. Model versions live in a
+ * directory of their own per run ({@code <snapshot dir>/run-<id>/model-<version>}); a version is deleted once a
+ * completed checkpoint shows that every shard holds a newer one.
  */
 final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics>
     implements CheckpointedFunction, CheckpointListener {
@@ -73,6 +75,8 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
   private transient volatile long lastStaleness;
   private transient volatile double lastAcceptance;
   private transient Map<String, Long> watched;
+  private transient String runId;
+  private transient TreeMap<Long, Long> versionEverywhereAtCheckpoint;
 
   TrainerFunction(TrainingJobConfig config) {
     this.config = config;
@@ -98,16 +102,18 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     emitted = new TreeMap<>();
     feedbackSteps = -1;
     feedbackMs = -1;
+    versionEverywhereAtCheckpoint = new TreeMap<>();
     TrainerCheckpoint saved = null;
     for (TrainerCheckpoint c : state.get()) {
       saved = c;
     }
     if (saved == null) {
-      deleteVersionsAbove(modelBase(), 0);
+      runId = java.util.UUID.randomUUID().toString().substring(0, 8);
       trainer = new DualEncoderTrainer(DualEncoder.create(config.model(), config.seed), trainerConfig());
       return;
     }
-    trainer = ParameterSnapshots.readTrainer(URI.create(saved.snapshotUri), trainerConfig());
+    runId = saved.runId;
+    trainer = restoreTrainer(saved);
     version = saved.version;
     pairsTrained = saved.pairsTrained;
     pairsDeadLettered = saved.pairsDeadLettered;
@@ -126,8 +132,8 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     }
     // Versions written after this checkpoint were never committed: the shards never saw them. Make them again.
     deleteVersionsAbove(modelBase(), version);
-    deleteVersionsAbove(stateBase(), saved.checkpointId);
-    LOG.info("trainer restored at step {} (model version {}) from {}", trainer.step(), version, saved.snapshotUri);
+    LOG.info("trainer restored at step {} (model version {}) from checkpoint {}", trainer.step(), version,
+        saved.checkpointId);
   }
 
   @Override
@@ -183,7 +189,16 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     for (String id : negativeIds) {
       watched.computeIfPresent(id, (k, n) -> n + 1);
     }
-    StepResult result = trainer.step(new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives));
+    StepResult result;
+    try {
+      result = trainer.step(new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives));
+    } catch (IllegalStateException e) {
+      // A non-finite loss leaves the parameters untouched; the batch is reported and skipped, training goes on.
+      batchesSkipped++;
+      ctx.output(DeadLetters.TAG, DeadLetters.ofPair(config.pairsTopic(), "batch-" + batch.batchId,
+          "batch " + batch.batchId + " skipped: " + e.getMessage(), STAGE));
+      return;
+    }
     stepsThisRun++;
     pairsTrained += queries.size();
     lastLoss = result.loss();
@@ -195,7 +210,22 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
       // Due every w steps; a cycle that lacks regression data at the current version waits for the next step.
       maybePublishUpdate(ctx, result.step());
     }
+    if (result.step() == config.maxSteps) {
+      writeFinalModel(result.step());
+    }
     out.collect(metrics(result, merged));
+  }
+
+  /**
+   * At {@code max.steps} the trained encoder is written to {@code <snapshot dir>/run-<id>/final/model-<step>}: what a
+   * user evaluates or serves. (A replay after a restore finds it written already.)
+   */
+  private void writeFinalModel(long step) {
+    URI base = ParameterSnapshots.toPath(modelBase()).resolve("final").toUri();
+    if (!Files.exists(ParameterSnapshots.toPath(ParameterSnapshots.locate(base, step)))) {
+      URI uri = ParameterSnapshots.write(trainer.encoder(), base, step, config.seed);
+      LOG.info("step {}: max.steps reached, final model written to {}", step, uri);
+    }
   }
 
   private long stepOf(long v) {
@@ -204,8 +234,14 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
   }
 
   private void maybePublishUpdate(Context ctx, long step) {
-    ModelUpdate update = ReencodeCycle.build(trainer.encoder(), reservoir.atVersion(version), config.landmarks,
-        version + 1, step, modelBase(), config.seed);
+    ModelUpdate update;
+    try {
+      update = ReencodeCycle.build(trainer.encoder(), reservoir.atVersion(version), config.landmarks,
+          version + 1, step, modelBase(), config.seed);
+    } catch (IllegalStateException e) {
+      LOG.warn("step {}: re-encode cycle skipped: {}", step, e.getMessage());
+      return;
+    }
     if (update == null) {
       return; // not enough regression data cached at the current version yet: try again next step
     }
@@ -261,10 +297,26 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
 
   @Override
   public void snapshotState(FunctionSnapshotContext context) throws Exception {
-    URI uri = ParameterSnapshots.write(trainer, stateBase(), context.getCheckpointId(), config.seed);
     TrainerCheckpoint c = new TrainerCheckpoint();
-    c.snapshotUri = uri.toString();
+    c.runId = runId;
+    Path scratch = Files.createTempDirectory("dynnibal-trainer-");
+    try {
+      URI uri = ParameterSnapshots.write(trainer, scratch.toUri(), trainer.step(), config.seed);
+      List<Path> files;
+      try (Stream<Path> listed = Files.list(Path.of(uri))) {
+        files = listed.sorted().toList();
+      }
+      c.fileNames = new String[files.size()];
+      c.fileContents = new byte[files.size()][];
+      for (int i = 0; i < files.size(); i++) {
+        c.fileNames[i] = files.get(i).getFileName().toString();
+        c.fileContents[i] = Files.readAllBytes(files.get(i));
+      }
+    } finally {
+      deleteTree(scratch);
+    }
     c.checkpointId = context.getCheckpointId();
+    versionEverywhereAtCheckpoint.put(context.getCheckpointId(), lastVersionEverywhere);
     c.version = version;
     c.pairsTrained = pairsTrained;
     c.pairsDeadLettered = pairsDeadLettered;
@@ -283,17 +335,39 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
 
   @Override
   public void notifyCheckpointComplete(long checkpointId) {
-    // Keep the trainer states of the last two completed checkpoints (a restore may use either), drop older ones.
-    deleteVersionsBelow(stateBase(), checkpointId - 1);
+    // In this checkpoint every shard holds at least version v (the trainer saw batches sampled with it from all of
+    // them), so no restore from it or a later one needs an older version; one more is kept as a margin.
+    Long everywhere = versionEverywhereAtCheckpoint.get(checkpointId);
+    versionEverywhereAtCheckpoint.headMap(checkpointId, true).clear();
+    if (everywhere != null && everywhere > 1) {
+      deleteVersionsBelow(modelBase(), everywhere - 1);
+    }
   }
 
+  private DualEncoderTrainer restoreTrainer(TrainerCheckpoint saved) throws IOException {
+    Path scratch = Files.createTempDirectory("dynnibal-trainer-");
+    try {
+      Path dir = Files.createDirectories(scratch.resolve("restored"));
+      for (int i = 0; i < saved.fileNames.length; i++) {
+        Files.write(dir.resolve(saved.fileNames[i]), saved.fileContents[i]);
+      }
+      return ParameterSnapshots.readTrainer(dir.toUri(), trainerConfig());
+    } finally {
+      deleteTree(scratch);
+    }
+  }
+
+  /** This run's model versions: {@code <snapshot dir>/run-<id>/}. */
   private URI modelBase() {
-    return ParameterSnapshots.parse(config.snapshotDir);
+    return ParameterSnapshots.toPath(ParameterSnapshots.parse(config.snapshotDir)).resolve("run-" + runId).toUri();
   }
 
-  private URI stateBase() {
-    return ParameterSnapshots.parse(Path.of(ParameterSnapshots.toPath(modelBase()).toString(), "trainer-state")
-        .toString());
+  private static void deleteTree(Path dir) {
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    } catch (IOException e) {
+      LOG.warn("could not delete {}: {}", dir, e.toString());
+    }
   }
 
   static void deleteVersionsAbove(URI base, long version) {

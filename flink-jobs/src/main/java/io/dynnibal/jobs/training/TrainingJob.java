@@ -72,7 +72,7 @@ public final class TrainingJob {
   /** Adds the job's graph to {@code env}. */
   public static void build(StreamExecutionEnvironment env, TrainingJobConfig config) {
     config.validate();
-    int[] shardKeys = ShardKeys.keys(config.shards, config.parallelism, MAX_PARALLELISM);
+    int[] shardKeys = ShardKeys.keys(config.shards, MAX_PARALLELISM);
 
     SingleOutputStreamOperator<ShardInput> targets = env
         .fromSource(source(config, config.targetsTopic(), OffsetsInitializer.earliest()),
@@ -86,7 +86,7 @@ public final class TrainingJob {
     SingleOutputStreamOperator<ModelUpdate> updates = env
         .fromSource(source(config, config.modelUpdatesTopic(), OffsetsInitializer.latest()),
             WatermarkStrategy.noWatermarks(), "model-updates").setParallelism(1)
-        .process(new DecodeModelUpdates()).name("decode-model-updates").setParallelism(1);
+        .process(new DecodeModelUpdates(config.landmarks, config.outputDim)).name("decode-model-updates").setParallelism(1);
     BroadcastStream<ModelUpdate> broadcastUpdates = updates.broadcast(ShardIndexFunction.MODEL);
 
     DataStream<ShardInput> queryFanOut = pairs

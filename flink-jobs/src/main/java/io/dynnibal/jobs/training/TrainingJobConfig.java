@@ -122,8 +122,12 @@ public final class TrainingJobConfig implements Serializable {
     if (landmarks > outputDim) {
       p.add("landmarks (d' = " + landmarks + ") must not exceed the encoder's output dimension " + outputDim);
     }
-    if (regressionSamples < landmarks) {
-      p.add("regression.samples (s' = " + regressionSamples + ") must be at least landmarks (" + landmarks + ")");
+    if (regressionSamples < 2 * landmarks) {
+      p.add("regression.samples (s' = " + regressionSamples + ") must be at least twice landmarks (" + landmarks
+          + "): a re-encode cycle fits d' landmarks and a d' x d' map from s' samples");
+    }
+    if (uniformNegatives < 1) {
+      p.add("negatives.uniform must be at least 1: uniform negatives are the re-encoding regression's data");
     }
     if (!(scoreScale > 0) || Float.isInfinite(scoreScale)) {
       p.add("score.scale must be a positive finite number, got " + scoreScale);

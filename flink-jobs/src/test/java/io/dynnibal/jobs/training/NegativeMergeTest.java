@@ -1,0 +1,112 @@
+package io.dynnibal.jobs.training;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dynnibal.model.features.Features;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class NegativeMergeTest {
+  @Test
+  void eachQueryContributesItsHardestNegativesRoundRobin() {
+    QueryBatch batch = batch(2);
+    ShardReply a = reply(batch, 0, 10, new int[] {0, 0, 1}, new String[] {"a1", "a2", "b1"}, new float[] {9, 5, 7});
+    ShardReply b = reply(batch, 1, 10, new int[] {0, 1}, new String[] {"c1", "d1"}, new float[] {8, 1});
+    MergedBatch merged = NegativeMerge.merge(new ArrayList<>(List.of(b, a)), 3, 0, 1);
+    // Query 0 ranks a1 (9), c1 (8), a2 (5); query 1 ranks b1 (7), d1 (1). Rank 0 of each, then rank 1 of query 0.
+    assertArrayEquals(new String[] {"a1", "b1", "c1"}, ids(merged.sampled));
+  }
+
+  @Test
+  void positivesComeFromTheShardHoldingThemAndUnknownOnesStayEmpty() {
+    QueryBatch batch = batch(3);
+    ShardReply a = reply(batch, 0, 5, new int[0], new String[0], new float[0]);
+    a.positiveQuery = new int[] {2};
+    a.positives = new TargetFeatures[] {target("t2")};
+    ShardReply b = reply(batch, 1, 5, new int[0], new String[0], new float[0]);
+    b.positiveQuery = new int[] {0};
+    b.positives = new TargetFeatures[] {target("t0")};
+    MergedBatch merged = NegativeMerge.merge(new ArrayList<>(List.of(a, b)), 0, 0, 1);
+    assertEquals("t0", merged.positives[0].id);
+    assertNull(merged.positives[1].id);
+    assertEquals("t2", merged.positives[2].id);
+    assertEquals(10, merged.indexTargets);
+  }
+
+  @Test
+  void uniformDrawsFollowShardSizes() {
+    QueryBatch batch = batch(1);
+    int fromBig = 0;
+    int total = 0;
+    for (long id = 0; id < 200; id++) {
+      batch.batchId = id;
+      ShardReply big = reply(batch, 0, 900, new int[0], new String[0], new float[0]);
+      big.uniform = uniform("big", 20);
+      ShardReply small = reply(batch, 1, 100, new int[0], new String[0], new float[0]);
+      small.uniform = uniform("small", 20);
+      MergedBatch merged = NegativeMerge.merge(new ArrayList<>(List.of(big, small)), 0, 20, 7);
+      for (TargetFeatures t : merged.uniform) {
+        total++;
+        fromBig += t.id.startsWith("big") ? 1 : 0;
+      }
+    }
+    double share = fromBig / (double) total;
+    assertTrue(share > 0.87 && share < 0.93, "share from the shard holding 90% of targets: " + share);
+  }
+
+  private static QueryBatch batch(int n) {
+    QueryBatch b = new QueryBatch();
+    b.batchId = 1;
+    b.pairIds = new String[n];
+    b.queryTexts = new String[n];
+    b.targetIds = new String[n];
+    for (int i = 0; i < n; i++) {
+      b.pairIds[i] = "p" + i;
+      b.queryTexts[i] = "query " + i;
+      b.targetIds[i] = "t" + i;
+    }
+    return b;
+  }
+
+  private static ShardReply reply(QueryBatch batch, int shard, int size, int[] queries, String[] ids, float[] logits) {
+    ShardReply r = new ShardReply();
+    r.batchId = batch.batchId;
+    r.batch = batch;
+    r.shard = shard;
+    r.shardSize = size;
+    r.sampledQuery = queries;
+    r.sampled = new TargetFeatures[ids.length];
+    for (int i = 0; i < ids.length; i++) {
+      r.sampled[i] = target(ids[i]);
+      r.sampled[i].logit = logits[i];
+    }
+    r.uniform = new TargetFeatures[0];
+    r.positiveQuery = new int[0];
+    r.positives = new TargetFeatures[0];
+    return r;
+  }
+
+  private static TargetFeatures[] uniform(String prefix, int n) {
+    TargetFeatures[] out = new TargetFeatures[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = target(prefix + i);
+    }
+    return out;
+  }
+
+  private static TargetFeatures target(String id) {
+    return new TargetFeatures(id, new Features(new int[] {1}, new float[] {1f}), new float[] {0f});
+  }
+
+  private static String[] ids(TargetFeatures[] targets) {
+    String[] ids = new String[targets.length];
+    for (int i = 0; i < targets.length; i++) {
+      ids[i] = targets[i].id;
+    }
+    return ids;
+  }
+}
