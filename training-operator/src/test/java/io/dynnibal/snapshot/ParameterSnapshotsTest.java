@@ -51,6 +51,33 @@ class ParameterSnapshotsTest {
   }
 
   @Test
+  void aSetTransformerRoundTripsToo() {
+    DualEncoderConfig config = SMALL.withTower(io.dynnibal.model.TowerKind.SET_TRANSFORMER, 8);
+    try (DualEncoder encoder = DualEncoder.create(config, 8)) {
+      train(new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(1, 10)), 3);
+      URI uri = ParameterSnapshots.write(encoder, dir.resolve("transformer").toUri(), 1, 8);
+      try (DualEncoder loaded = ParameterSnapshots.readEncoder(uri)) {
+        assertEquals(config, loaded.config());
+        assertIdentical(encoder.encodeTargetTexts(targets()), loaded.encodeTargetTexts(targets()));
+      }
+    }
+  }
+
+  @Test
+  void largeOddSizedArraysCrossTheFileChunks() throws IOException {
+    float[] big = new float[(1 << 20) / 4 * 3 + 7];
+    for (int i = 0; i < big.length; i++) {
+      big[i] = i * 0.5f - 3;
+    }
+    Path file = dir.resolve("big.f32");
+    FloatArrayFile.write(file, List.of(new float[] {1f, 2f, 3f}, big, new float[0]));
+    List<float[]> read = FloatArrayFile.read(file);
+    assertArrayEquals(new float[] {1f, 2f, 3f}, read.get(0));
+    assertArrayEquals(big, read.get(1));
+    assertEquals(0, read.get(2).length);
+  }
+
+  @Test
   void aRestoredTrainerContinuesExactlyWhereItStopped() {
     Random original = new Random(4);
     try (DualEncoder encoder = DualEncoder.create(SMALL, 4)) {

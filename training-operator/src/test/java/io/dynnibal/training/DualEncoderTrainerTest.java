@@ -46,6 +46,31 @@ class DualEncoderTrainerTest {
   }
 
   @Test
+  void theSetTransformerTowerLearnsTheTaskToo() {
+    SyntheticRetrievalTask task = new SyntheticRetrievalTask(300, 600, 8, 4, 24);
+    DualEncoderConfig transformer = SMALL.withTower(io.dynnibal.model.TowerKind.SET_TRANSFORMER, 24);
+    try (DualEncoder encoder = DualEncoder.create(transformer, 6)) {
+      RetrievalMetrics before = RetrievalEvaluator.evaluate(encoder, task.targets, task.eval);
+      DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(20, 300));
+      Random draw = new Random(10);
+      float first = 0;
+      float last = 0;
+      for (int step = 1; step <= 300; step++) {
+        StepResult result = trainer.step(task.batch(encoder, draw, 32, 16));
+        if (step <= 20) {
+          first += result.loss() / 20;
+        } else if (step > 280) {
+          last += result.loss() / 20;
+        }
+      }
+      RetrievalMetrics after = RetrievalEvaluator.evaluate(encoder, task.targets, task.eval);
+      assertTrue(last < first / 2, "loss " + first + " -> " + last);
+      assertTrue(after.recallAt(10) > before.recallAt(10) + 0.3, "recall@10 " + before.figures() + " -> "
+          + after.figures());
+    }
+  }
+
+  @Test
   void theSameSeedAndBatchesGiveTheSameModel() {
     SyntheticRetrievalTask task = new SyntheticRetrievalTask(50, 100, 6, 2, 22);
     float[][] a = trainAndEncode(task, 3);

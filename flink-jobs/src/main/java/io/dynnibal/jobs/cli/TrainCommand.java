@@ -71,6 +71,14 @@ final class TrainCommand implements Callable<Integer> {
   @Option(names = "--separate-towers", description = "One tower per side instead of a shared one.")
   boolean separateTowers;
 
+  @Option(names = "--tower", defaultValue = "bag",
+      description = "Tower kind: bag (bag of features -> MLP, default) or set-transformer (self-attention over the"
+          + " strongest features).")
+  String tower;
+
+  @Option(names = "--max-tokens", defaultValue = "32", description = "Features a set-transformer reads (default ${DEFAULT-VALUE}).")
+  int maxTokens;
+
   @Option(names = "--beta", defaultValue = "20", description = "Score scale (default ${DEFAULT-VALUE}).")
   float beta;
 
@@ -83,12 +91,21 @@ final class TrainCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Also write the figures as JSON to this file.")
   Path json;
 
+  static io.dynnibal.model.TowerKind towerKind(String name) {
+    return switch (name) {
+      case "bag" -> io.dynnibal.model.TowerKind.BAG;
+      case "set-transformer" -> io.dynnibal.model.TowerKind.SET_TRANSFORMER;
+      default -> throw new IllegalArgumentException("unknown tower \"" + name + "\": bag or set-transformer");
+    };
+  }
+
   @Override
   public Integer call() throws Exception {
     FeatureConfig features = FeatureConfig.DEFAULT;
     features = new FeatureConfig(buckets, features.maxWords(), features.charNgramWords(), features.minCharN(),
         features.maxCharN());
-    DualEncoderConfig model = new DualEncoderConfig(features, embeddingDim, hiddenDim, outputDim, !separateTowers, beta);
+    DualEncoderConfig model = new DualEncoderConfig(features, embeddingDim, hiddenDim, outputDim, !separateTowers, beta,
+        towerKind(tower), maxTokens);
     LocalTraining.Options options = new LocalTraining.Options(targets, train, eval, epochs, maxSteps, batch, uniform,
         seed, model, learningRate, embeddingFactor, warmup, evalLimit,
         snapshotDir == null ? null : ParameterSnapshots.parse(snapshotDir));

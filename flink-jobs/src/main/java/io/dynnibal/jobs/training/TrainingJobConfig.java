@@ -56,6 +56,8 @@ public final class TrainingJobConfig implements Serializable {
   public int embeddingDim = DualEncoderConfig.DEFAULT.embeddingDim();
   public int hiddenDim = DualEncoderConfig.DEFAULT.hiddenDim();
   public int outputDim = DualEncoderConfig.DEFAULT.outputDim();
+  /** {@code bag} or {@code set-transformer}. */
+  public String tower = "bag";
   // Index
   public double treeBase = 1.3;
   /** MH proposal: closest clusters holding this many targets per requested negative. */
@@ -99,7 +101,9 @@ public final class TrainingJobConfig implements Serializable {
   public DualEncoderConfig model() {
     FeatureConfig f = FeatureConfig.DEFAULT;
     return new DualEncoderConfig(new FeatureConfig(buckets, f.maxWords(), f.charNgramWords(), f.minCharN(),
-        f.maxCharN()), embeddingDim, hiddenDim, outputDim, true, scoreScale);
+        f.maxCharN()), embeddingDim, hiddenDim, outputDim, true, scoreScale,
+        tower.equals("set-transformer") ? io.dynnibal.model.TowerKind.SET_TRANSFORMER : io.dynnibal.model.TowerKind.BAG,
+        32);
   }
 
   /** Every problem, or an empty list. */
@@ -147,6 +151,9 @@ public final class TrainingJobConfig implements Serializable {
     atLeast(p, "model.embedding.dim", embeddingDim, 1);
     atLeast(p, "model.hidden.dim", hiddenDim, 1);
     atLeast(p, "model.output.dim", outputDim, 1);
+    if (!List.of("bag", "set-transformer").contains(tower)) {
+      p.add("model.tower must be bag or set-transformer, got " + tower);
+    }
     if (!(treeBase > 1)) {
       p.add("tree.base must be greater than 1, got " + treeBase);
     }
@@ -208,6 +215,7 @@ public final class TrainingJobConfig implements Serializable {
     m.put("model.embedding.dim", Integer.toString(embeddingDim));
     m.put("model.hidden.dim", Integer.toString(hiddenDim));
     m.put("model.output.dim", Integer.toString(outputDim));
+    m.put("model.tower", tower);
     m.put("tree.base", Double.toString(treeBase));
     m.put("mh.candidates.per.negative", Integer.toString(candidatesPerNegative));
     m.put("mh.max.clusters", Integer.toString(maxClusters));
@@ -246,6 +254,7 @@ public final class TrainingJobConfig implements Serializable {
         case "model.embedding.dim" -> embeddingDim = Integer.parseInt(v);
         case "model.hidden.dim" -> hiddenDim = Integer.parseInt(v);
         case "model.output.dim" -> outputDim = Integer.parseInt(v);
+        case "model.tower" -> tower = v;
         case "tree.base" -> treeBase = Double.parseDouble(v);
         case "mh.candidates.per.negative" -> candidatesPerNegative = Integer.parseInt(v);
         case "mh.max.clusters" -> maxClusters = Integer.parseInt(v);
