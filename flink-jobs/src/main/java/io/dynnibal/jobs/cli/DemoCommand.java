@@ -92,8 +92,8 @@ final class DemoCommand implements Callable<Integer> {
       figures.put("reencode_cycles", last.getReencodeCycles());
       figures.put("feedback_latency_steps", String.valueOf(last.getFeedbackLatencySteps()));
       figures.put("feedback_latency_ms", String.valueOf(last.getFeedbackLatencyMs()));
-      figures.put("cache_staleness_steps", last.getCacheStalenessSteps());
-      last.getShardSamplingLatencyMs().forEach((s, ms) -> figures.put("shard_" + s + "_sampling_ms", ms));
+      figures.put("mean_cache_staleness_steps", Math.round(r.meanStaleness() * 10) / 10.0);
+      r.meanShardMillis().forEach((s, ms) -> figures.put("shard_" + s + "_mean_sampling_ms", Math.round(ms * 10) / 10.0));
       figures.put("dead_letters", r.deadLetters());
       figures.put("checkpoint_bytes", r.checkpointBytes());
       figures.put("checkpoint_bytes_per_million_targets",

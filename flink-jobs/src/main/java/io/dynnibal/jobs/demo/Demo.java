@@ -47,9 +47,18 @@ public final class Demo {
    */
   public record Options(Corpus corpus, TrainingJobConfig job, int epochs, int evalLimit, Path workDir, long seed) {}
 
+  /**
+   * @param meanShardMillis per shard, its mean time to answer a batch over the run
+   * @param meanStaleness mean cache staleness in steps over the run
+   */
   public record Result(
       RetrievalMetrics before, RetrievalMetrics after, TrainingMetrics last, long steps, double trainSeconds,
-      double pairsPerSecond, double indexSeconds, long deadLetters, URI model, long checkpointBytes) {}
+      double pairsPerSecond, double indexSeconds, long deadLetters, URI model, long checkpointBytes,
+      java.util.Map<String, Double> meanShardMillis, double meanStaleness) {}
+
+  /** What following the metrics topic saw. */
+  private record Followed(TrainingMetrics first, TrainingMetrics last, java.util.Map<String, Double> meanShardMillis,
+      double meanStaleness) {}
 
   public static Result run(Options options, PrintStream out) throws Exception {
     Corpus corpus = options.corpus();
@@ -98,9 +107,9 @@ public final class Demo {
           Collections.shuffle(shuffled, random);
           publisher.publishPairs(config.pairsTopic(), shuffled, "e" + e, System.currentTimeMillis(), null);
         }
-        TrainingMetrics[] firstAndLast = follow(kafka, config, job, plannedSteps, out);
-        TrainingMetrics last = firstAndLast[1];
-        double trainSeconds = (last.getTimeMs() - firstAndLast[0].getTimeMs()) / 1000.0;
+        Followed followed = follow(kafka, config, job, plannedSteps, out);
+        TrainingMetrics last = followed.last();
+        double trainSeconds = (last.getTimeMs() - followed.first().getTimeMs()) / 1000.0;
         // At max.steps the trainer writes the final model: wait for it.
         URI model = awaitFinalModel(config, plannedSteps, job);
         job.cancel().get();
@@ -114,18 +123,21 @@ public final class Demo {
         out.printf("R@1 %.3f, R@10 %.3f, R@100 %.3f%n", after.recallAt(1), after.recallAt(10), after.recallAt(100));
         double pairsPerSecond = last.getPairsTrained() / Math.max(1e-9, trainSeconds);
         return new Result(before, after, last, last.getStep(), trainSeconds, pairsPerSecond, indexSeconds,
-            deadLetters, model, checkpointBytes);
+            deadLetters, model, checkpointBytes, followed.meanShardMillis(), followed.meanStaleness());
       }
     }
   }
 
-  /** Follows the metrics topic until the planned step; returns the first and the last record. */
-  private static TrainingMetrics[] follow(
+  /** Follows the metrics topic until the planned step. */
+  private static Followed follow(
       EmbeddedKafkaBroker kafka, TrainingJobConfig config, JobClient job, long plannedSteps, PrintStream out)
       throws Exception {
     Bar bar = new Bar(out, "training", plannedSteps);
     TrainingMetrics first = null;
     TrainingMetrics last = null;
+    java.util.Map<String, Double> shardMillis = new java.util.TreeMap<>();
+    long records = 0;
+    double staleness = 0;
     try (TopicReader<TrainingMetrics> metrics =
         new TopicReader<>(kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class)) {
       while (last == null || last.getStep() < plannedSteps) {
@@ -134,6 +146,9 @@ public final class Demo {
         for (TrainingMetrics m : polled) {
           first = first == null ? m : first;
           last = m;
+          records++;
+          staleness += m.getCacheStalenessSteps();
+          m.getShardSamplingLatencyMs().forEach((shard, ms) -> shardMillis.merge(shard, ms, Double::sum));
         }
         if (last != null) {
           bar.draw(last.getStep(), String.format("loss %.3f  %.1f steps/s  re-encodes %d  staleness %d",
@@ -142,7 +157,9 @@ public final class Demo {
       }
     }
     bar.finish(last.getStep(), "");
-    return new TrainingMetrics[] {first, last};
+    long n = records;
+    shardMillis.replaceAll((shard, sum) -> sum / n);
+    return new Followed(first, last, shardMillis, staleness / n);
   }
 
   private static URI awaitFinalModel(TrainingJobConfig config, long step, JobClient job) throws Exception {

@@ -144,7 +144,7 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     metrics.gauge("cacheStalenessSteps", () -> lastStaleness);
     metrics.gauge("mhAcceptanceRate", () -> lastAcceptance);
     metrics.gauge("modelVersion", () -> version);
-    startNanos = System.nanoTime();
+    startNanos = -1; // set by the first batch: indexing before it is not training time
   }
 
   @Override
@@ -188,6 +188,9 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     }
     for (String id : negativeIds) {
       watched.computeIfPresent(id, (k, n) -> n + 1);
+    }
+    if (startNanos < 0) {
+      startNanos = System.nanoTime();
     }
     StepResult result;
     try {
