@@ -20,13 +20,13 @@ import picocli.CommandLine.Spec;
     name = "bench",
     description = "Benchmarks of the index, sampler, tree maintenance and trainer; each prints one JSON object.",
     subcommands = {BenchCommand.Index.class, BenchCommand.Maintenance.class, BenchCommand.Reencode.class,
-      BenchCommand.Trainer.class})
+      BenchCommand.Trainer.class, BenchCommand.TowerReencode.class})
 final class BenchCommand implements Runnable {
   @Spec CommandSpec spec;
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "Missing a benchmark: index, maintenance, reencode or trainer.");
+    throw new ParameterException(spec.commandLine(), "Missing a benchmark: index, maintenance, reencode, trainer or tower-reencode.");
   }
 
   static void print(Map<String, Object> figures, Path json) throws java.io.IOException {
@@ -221,6 +221,49 @@ final class BenchCommand implements Runnable {
       print(io.dynnibal.training.bench.TrainerBenchmark.run(new io.dynnibal.training.bench.TrainerBenchmark.Options(
           targets, train, io.dynnibal.model.DualEncoderConfig.DEFAULT, batch, sampled, uniform, steps, 20, seed)),
           json);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "tower-reencode",
+      description = {
+        "Approximate re-encoding with the real DJL tower on a corpus: after --steps training steps, move every cached",
+        "vector by one d'xd' map fitted on --samples re-encoded targets vs re-encode every target exactly."
+      })
+  static final class TowerReencode implements Callable<Integer> {
+    @Option(names = "--targets", required = true, description = "Targets JSONL (gz or plain).")
+    Path targets;
+
+    @Option(names = "--train", required = true, description = "Training pairs JSONL (gz or plain).")
+    Path train;
+
+    @Option(names = "--warmup-steps", defaultValue = "200", description = "Steps before the cache is built (default ${DEFAULT-VALUE}).")
+    int warmupSteps;
+
+    @Option(names = "--steps", defaultValue = "100", description = "Steps between cache and re-encode, w (default ${DEFAULT-VALUE}).")
+    int steps;
+
+    @Option(names = "--landmarks", defaultValue = "64", description = "d' (default ${DEFAULT-VALUE}).")
+    int landmarks;
+
+    @Option(names = "--samples", defaultValue = "2048", description = "s' (default ${DEFAULT-VALUE}).")
+    int samples;
+
+    @Option(names = "--batch", defaultValue = "128", description = "Batch (default ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--json", description = "Also write the JSON to this file.")
+    Path json;
+
+    @Override
+    public Integer call() throws Exception {
+      print(io.dynnibal.training.bench.TowerReencodeBenchmark.run(
+          new io.dynnibal.training.bench.TowerReencodeBenchmark.Options(
+              targets, train, warmupSteps, steps, landmarks, samples, batch, seed)), json);
       return 0;
     }
   }

@@ -99,6 +99,10 @@ class DynnibalCliTest {
         targets.toString(), "--train", queries.toString(), "--batch", "8", "--sampled", "2", "--uniform", "2",
         "--steps", "3"))).trim();
     assertTrue(bench.contains("\"steps_per_s\": ") && bench.contains("\"encode_all_targets_s\": "), bench);
+    String reencode = captureStdout(() -> assertEquals(0, DynnibalCli.execute("bench", "tower-reencode", "--targets",
+        targets.toString(), "--train", queries.toString(), "--warmup-steps", "2", "--steps", "2", "--landmarks", "4",
+        "--samples", "16", "--batch", "8"))).trim();
+    assertTrue(reencode.contains("\"mean_cosine_moved_vs_exact\": ") && reencode.contains("\"speedup\": "), reencode);
   }
 
   @Test

@@ -1,0 +1,162 @@
+package io.dynnibal.training.bench;
+
+import io.dynnibal.data.JsonlCorpus;
+import io.dynnibal.data.LabelledQuery;
+import io.dynnibal.data.TargetText;
+import io.dynnibal.index.VectorMath;
+import io.dynnibal.index.nystrom.CacheMap;
+import io.dynnibal.index.nystrom.NystromProjector;
+import io.dynnibal.index.nystrom.ReEncodingRegression;
+import io.dynnibal.model.DualEncoder;
+import io.dynnibal.model.DualEncoderConfig;
+import io.dynnibal.model.features.Features;
+import io.dynnibal.training.DualEncoderTrainer;
+import io.dynnibal.training.TrainerConfig;
+import io.dynnibal.training.TrainingBatch;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * Approximate re-encoding (Alg. 4/5) with the real DJL tower on a real corpus: after {@code w} training steps, the
+ * whole Nyström cache is moved by one d' x d' map fitted on s' re-encoded targets, and compared with re-encoding every
+ * target exactly (what the map replaces). Reports both times and how close the moved cache is to the exact one.
+ */
+public final class TowerReencodeBenchmark {
+  private TowerReencodeBenchmark() {}
+
+  public record Options(
+      Path targets, Path train, int warmupSteps, int steps, int landmarks, int samples, int batch, long seed) {}
+
+  public static Map<String, Object> run(Options o) {
+    List<TargetText> targets = JsonlCorpus.readTargets(o.targets());
+    List<LabelledQuery> train = JsonlCorpus.readQueries(o.train());
+    Map<String, Object> figures = new LinkedHashMap<>();
+    try (DualEncoder encoder = DualEncoder.create(DualEncoderConfig.DEFAULT, o.seed())) {
+      List<Features> features = new ArrayList<>(targets.size());
+      Map<String, Integer> index = new HashMap<>();
+      for (int i = 0; i < targets.size(); i++) {
+        features.add(encoder.featurize(targets.get(i).text()));
+        index.put(targets.get(i).targetId(), i);
+      }
+      DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(50, 0));
+      Random random = new Random(o.seed());
+      train(trainer, train, features, index, targets, o.warmupSteps(), o.batch(), random);
+
+      // The cache at version k: exact projection of every target through landmarks drawn from the targets.
+      int[] landmarkIds = random.ints(0, targets.size()).distinct().limit(o.landmarks()).toArray();
+      float[][] before = encoder.encodeTargets(features);
+      NystromProjector old = NystromProjector.fit(rows(before, landmarkIds), 1e-6);
+      float[][] cache = new float[before.length][];
+      for (int i = 0; i < before.length; i++) {
+        cache[i] = old.project(before[i]);
+      }
+
+      train(trainer, train, features, index, targets, o.steps(), o.batch(), random);
+
+      // Exact: re-encode everything with the new tower and project with the new landmarks.
+      long t0 = System.nanoTime();
+      float[][] after = encoder.encodeTargets(features);
+      NystromProjector exactProjector = NystromProjector.fit(rows(after, landmarkIds), 1e-6);
+      float[][] exact = new float[after.length][];
+      for (int i = 0; i < after.length; i++) {
+        exact[i] = exactProjector.project(after[i]);
+      }
+      double exactSeconds = (System.nanoTime() - t0) / 1e9;
+
+      // Approximate: re-encode s' sampled targets and the landmarks, fit the map, move every cached vector.
+      long t1 = System.nanoTime();
+      int[] sample = random.ints(0, targets.size()).distinct().limit(o.samples()).toArray();
+      List<Features> sampled = new ArrayList<>();
+      float[][] oldCache = new float[sample.length][];
+      for (int i = 0; i < sample.length; i++) {
+        sampled.add(features.get(sample[i]));
+        oldCache[i] = cache[sample[i]];
+      }
+      float[][] sampledNew = encoder.encodeTargets(sampled);
+      List<Features> landmarkFeatures = new ArrayList<>();
+      for (int id : landmarkIds) {
+        landmarkFeatures.add(features.get(id));
+      }
+      float[][] landmarkNew = encoder.encodeTargets(landmarkFeatures);
+      ReEncodingRegression.Result fit = ReEncodingRegression.fit(oldCache, sampledNew, landmarkNew, 1e-3, 1e-6);
+      long t2 = System.nanoTime();
+      CacheMap map = fit.map();
+      float[] scratch = new float[map.dimension()];
+      float[][] moved = new float[cache.length][];
+      for (int i = 0; i < cache.length; i++) {
+        moved[i] = cache[i].clone();
+        map.applyInPlace(moved[i], scratch);
+      }
+      double approxSeconds = (System.nanoTime() - t1) / 1e9;
+      double mapSeconds = (System.nanoTime() - t2) / 1e9;
+
+      double cosMoved = 0;
+      double cosStale = 0;
+      for (int i = 0; i < exact.length; i++) {
+        cosMoved += VectorMath.cosine(moved[i], exact[i]);
+        cosStale += VectorMath.cosine(cache[i], exact[i]);
+      }
+      figures.put("targets", targets.size());
+      figures.put("encoder_dim", after[0].length);
+      figures.put("landmarks", o.landmarks());
+      figures.put("regression_samples", o.samples());
+      figures.put("steps_between", o.steps());
+      figures.put("exact_reencode_s", round(exactSeconds));
+      figures.put("approx_reencode_s", round(approxSeconds));
+      figures.put("approx_map_apply_s", round(mapSeconds));
+      figures.put("speedup", round(exactSeconds / approxSeconds));
+      figures.put("mean_cosine_moved_vs_exact", round4(cosMoved / exact.length));
+      figures.put("mean_cosine_stale_vs_exact", round4(cosStale / exact.length));
+      figures.put("note", "exact = encode every target with the new tower + project; approx = encode s' + d'"
+          + " targets, fit the regression, apply the map to every cached vector; featurization excluded from both");
+    }
+    return figures;
+  }
+
+  private static void train(DualEncoderTrainer trainer, List<LabelledQuery> train, List<Features> features,
+      Map<String, Integer> index, List<TargetText> targets, int steps, int batch, Random random) {
+    for (int s = 0; s < steps; s++) {
+      List<Features> queries = new ArrayList<>();
+      List<String> positiveIds = new ArrayList<>();
+      List<Features> positives = new ArrayList<>();
+      while (queries.size() < batch) {
+        LabelledQuery q = train.get(random.nextInt(train.size()));
+        Integer t = index.get(q.targetId());
+        if (t != null) {
+          queries.add(trainer.encoder().featurize(q.text()));
+          positiveIds.add(q.targetId());
+          positives.add(features.get(t));
+        }
+      }
+      List<String> negativeIds = new ArrayList<>();
+      List<Features> negatives = new ArrayList<>();
+      for (int i = 0; i < 64; i++) {
+        int t = random.nextInt(targets.size());
+        negativeIds.add(targets.get(t).targetId());
+        negatives.add(features.get(t));
+      }
+      trainer.step(new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives));
+    }
+  }
+
+  private static float[][] rows(float[][] all, int[] ids) {
+    float[][] out = new float[ids.length][];
+    for (int i = 0; i < ids.length; i++) {
+      out[i] = all[ids[i]];
+    }
+    return out;
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 1000) / 1000.0;
+  }
+
+  private static double round4(double v) {
+    return Math.round(v * 10000) / 10000.0;
+  }
+}
