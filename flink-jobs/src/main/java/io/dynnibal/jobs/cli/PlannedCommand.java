@@ -18,7 +18,6 @@ final class PlannedCommand implements Callable<Integer> {
 
   private static final List<Plan> PLANS =
       List.of(
-          new Plan("publish", "Publish targets and training pairs from JSONL files to Kafka.", 7),
           new Plan("submit", "Submit the training job to a Flink cluster.", 8),
           new Plan("experiment", "Replay a dataset through every sampler and print the results table.", 7));
 
