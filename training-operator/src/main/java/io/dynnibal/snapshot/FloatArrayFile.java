@@ -22,27 +22,32 @@ final class FloatArrayFile {
   private FloatArrayFile() {}
 
   static void write(Path file, List<float[]> arrays) throws IOException {
-    CRC32 crc = new CRC32();
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-      ByteBuffer buffer = ByteBuffer.allocate(CHUNK).order(ByteOrder.LITTLE_ENDIAN);
-      buffer.putInt(MAGIC).putInt(arrays.size());
-      for (float[] array : arrays) {
-        ensure(buffer, 4, channel, crc);
-        buffer.putInt(array.length);
-        for (int i = 0; i < array.length; ) {
-          ensure(buffer, 4, channel, crc);
-          int n = Math.min(array.length - i, buffer.remaining() / 4);
-          buffer.asFloatBuffer().put(array, i, n);
-          buffer.position(buffer.position() + 4 * n);
-          i += n;
-        }
-      }
-      flush(buffer, channel, crc);
-      ByteBuffer trailer = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(crc.getValue()).flip();
-      while (trailer.hasRemaining()) {
-        channel.write(trailer);
-      }
+      write(channel, arrays);
       channel.force(true);
+    }
+  }
+
+  /** The same bytes as {@link #write(Path, List)}, into any channel (e.g. memory, for a checkpoint). */
+  static void write(java.nio.channels.WritableByteChannel channel, List<float[]> arrays) throws IOException {
+    CRC32 crc = new CRC32();
+    ByteBuffer buffer = ByteBuffer.allocate(CHUNK).order(ByteOrder.LITTLE_ENDIAN);
+    buffer.putInt(MAGIC).putInt(arrays.size());
+    for (float[] array : arrays) {
+      ensure(buffer, 4, channel, crc);
+      buffer.putInt(array.length);
+      for (int i = 0; i < array.length; ) {
+        ensure(buffer, 4, channel, crc);
+        int n = Math.min(array.length - i, buffer.remaining() / 4);
+        buffer.asFloatBuffer().put(array, i, n);
+        buffer.position(buffer.position() + 4 * n);
+        i += n;
+      }
+    }
+    flush(buffer, channel, crc);
+    ByteBuffer trailer = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(crc.getValue()).flip();
+    while (trailer.hasRemaining()) {
+      channel.write(trailer);
     }
   }
 
@@ -90,13 +95,13 @@ final class FloatArrayFile {
     }
   }
 
-  private static void ensure(ByteBuffer buffer, int bytes, FileChannel channel, CRC32 crc) throws IOException {
+  private static void ensure(ByteBuffer buffer, int bytes, java.nio.channels.WritableByteChannel channel, CRC32 crc) throws IOException {
     if (buffer.remaining() < bytes) {
       flush(buffer, channel, crc);
     }
   }
 
-  private static void flush(ByteBuffer buffer, FileChannel channel, CRC32 crc) throws IOException {
+  private static void flush(ByteBuffer buffer, java.nio.channels.WritableByteChannel channel, CRC32 crc) throws IOException {
     buffer.flip();
     crc.update(buffer.duplicate());
     while (buffer.hasRemaining()) {

@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Versioned parameter snapshots of a dual encoder in a directory {@code <base>/model-<version>/}: {@code manifest.json},
@@ -67,35 +68,98 @@ public final class ParameterSnapshots {
     Path temporary = target.resolveSibling(".tmp-" + target.getFileName() + "-" + System.nanoTime());
     try {
       Files.createDirectories(temporary);
-      List<String> names = towerNames(encoder);
-      List<Tower> towers = encoder.distinctTowers();
-      List<List<float[]>> networkMoments = trainer == null ? null : trainer.networkMoments();
-      for (int i = 0; i < towers.size(); i++) {
-        Tower tower = towers.get(i);
-        String name = names.get(i);
-        FloatArrayFile.write(temporary.resolve(name + ".table"), List.of(tower.table().values()));
-        try (DataOutputStream out = new DataOutputStream(
-            new BufferedOutputStream(Files.newOutputStream(temporary.resolve(name + ".network"))))) {
-          tower.body().saveParameters(out);
-        }
-        if (trainer != null) {
-          SparseEmbeddingTable table = tower.table();
-          float[] zeros = table.mean() == null ? new float[table.values().length] : null;
-          FloatArrayFile.write(temporary.resolve(name + ".table.adam"), List.of(
-              zeros != null ? zeros : table.mean(), zeros != null ? zeros : table.variance()));
-          FloatArrayFile.write(temporary.resolve(name + ".network.adam"), networkMoments.get(i));
+      for (var file : files(encoder, trainer, version, seed).entrySet()) {
+        try (var channel = java.nio.channels.FileChannel.open(temporary.resolve(file.getKey()),
+            java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE)) {
+          file.getValue().writeTo(channel);
+          channel.force(true);
         }
       }
-      SnapshotManifest manifest = new SnapshotManifest(SnapshotManifest.FORMAT, SnapshotManifest.FORMAT_VERSION,
-          version, trainer == null ? 0 : trainer.step(), seed, encoder.config(), names, trainer != null,
-          System.currentTimeMillis());
-      JSON.writerWithDefaultPrettyPrinter().writeValue(temporary.resolve(MANIFEST).toFile(), manifest);
       Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE);
       return target.toUri();
     } catch (IOException e) {
       deleteQuietly(temporary);
       throw new UncheckedIOException("could not write snapshot " + target + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The files of a snapshot with optimiser state, in memory (name -> bytes): what a trainer puts into a Flink
+   * checkpoint. {@link #readTrainer(Map, TrainerConfig)} reads them back.
+   */
+  public static Map<String, byte[]> toBytes(DualEncoderTrainer trainer, long version, long seed) {
+    Map<String, byte[]> out = new java.util.LinkedHashMap<>();
+    try {
+      for (var file : files(trainer.encoder(), trainer, version, seed).entrySet()) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        file.getValue().writeTo(java.nio.channels.Channels.newChannel(bytes));
+        out.put(file.getKey(), bytes.toByteArray());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not serialise the trainer: " + e.getMessage(), e);
+    }
+    return out;
+  }
+
+  /** A trainer from the files {@link #toBytes} made (written to a temporary directory and read as a snapshot). */
+  public static DualEncoderTrainer readTrainer(Map<String, byte[]> files, TrainerConfig config) {
+    Path scratch = null;
+    try {
+      scratch = Files.createTempDirectory("dynnibal-restore-");
+      Path dir = Files.createDirectories(scratch.resolve("snapshot"));
+      for (var file : files.entrySet()) {
+        Files.write(dir.resolve(file.getKey()), file.getValue());
+      }
+      return readTrainer(dir.toUri(), config);
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not restore the trainer: " + e.getMessage(), e);
+    } finally {
+      if (scratch != null) {
+        deleteQuietly(scratch);
+      }
+    }
+  }
+
+  /** Writes one file's bytes. */
+  private interface FileContent {
+    void writeTo(java.nio.channels.WritableByteChannel channel) throws IOException;
+  }
+
+  /** Every file of a snapshot, in a stable order, as writers (nothing is serialised until asked). */
+  private static Map<String, FileContent> files(
+      DualEncoder encoder, DualEncoderTrainer trainer, long version, long seed) {
+    Map<String, FileContent> files = new java.util.LinkedHashMap<>();
+    List<String> names = towerNames(encoder);
+    List<Tower> towers = encoder.distinctTowers();
+    List<List<float[]>> networkMoments = trainer == null ? null : trainer.networkMoments();
+    for (int i = 0; i < towers.size(); i++) {
+      Tower tower = towers.get(i);
+      String name = names.get(i);
+      files.put(name + ".table", channel -> FloatArrayFile.write(channel, List.of(tower.table().values())));
+      files.put(name + ".network", channel -> {
+        DataOutputStream out = new DataOutputStream(
+            new BufferedOutputStream(java.nio.channels.Channels.newOutputStream(channel)));
+        tower.body().saveParameters(out);
+        out.flush();
+      });
+      if (trainer != null) {
+        SparseEmbeddingTable table = tower.table();
+        float[] zeros = table.mean() == null ? new float[table.values().length] : null;
+        files.put(name + ".table.adam", channel -> FloatArrayFile.write(channel, List.of(
+            zeros != null ? zeros : table.mean(), zeros != null ? zeros : table.variance())));
+        List<float[]> moments = networkMoments.get(i);
+        files.put(name + ".network.adam", channel -> FloatArrayFile.write(channel, moments));
+      }
+    }
+    SnapshotManifest manifest = new SnapshotManifest(SnapshotManifest.FORMAT, SnapshotManifest.FORMAT_VERSION,
+        version, trainer == null ? 0 : trainer.step(), seed, encoder.config(), names, trainer != null,
+        System.currentTimeMillis());
+    files.put(MANIFEST, channel -> {
+      var out = java.nio.channels.Channels.newOutputStream(channel);
+      out.write(JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(manifest));
+      out.flush();
+    });
+    return files;
   }
 
   /** The manifest of the snapshot at {@code uri}. */

@@ -102,6 +102,24 @@ class ParameterSnapshotsTest {
   }
 
   @Test
+  void aTrainerInMemoryBytesRestoresExactly() {
+    try (DualEncoder encoder = DualEncoder.create(SMALL, 9)) {
+      DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(2, 20));
+      train(trainer, 4, new Random(5));
+      java.util.Map<String, byte[]> bytes = ParameterSnapshots.toBytes(trainer, trainer.step(), 9);
+      DualEncoderTrainer restored = ParameterSnapshots.readTrainer(bytes, TrainerConfig.fromScratch(2, 20));
+      try (DualEncoder restoredEncoder = restored.encoder()) {
+        assertEquals(4, restored.step());
+        List<StepResult> a = train(trainer, 3, new Random(6));
+        List<StepResult> b = train(restored, 3, new Random(6));
+        for (int i = 0; i < a.size(); i++) {
+          assertEquals(a.get(i).loss(), b.get(i).loss(), 0f);
+        }
+      }
+    }
+  }
+
+  @Test
   void aCorruptedTableIsAClearErrorNotADifferentModel() throws IOException {
     try (DualEncoder encoder = DualEncoder.create(SMALL, 5)) {
       URI uri = ParameterSnapshots.write(encoder, dir.toUri(), 1, 5);

@@ -302,22 +302,9 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
   public void snapshotState(FunctionSnapshotContext context) throws Exception {
     TrainerCheckpoint c = new TrainerCheckpoint();
     c.runId = runId;
-    Path scratch = Files.createTempDirectory("dynnibal-trainer-");
-    try {
-      URI uri = ParameterSnapshots.write(trainer, scratch.toUri(), trainer.step(), config.seed);
-      List<Path> files;
-      try (Stream<Path> listed = Files.list(Path.of(uri))) {
-        files = listed.sorted().toList();
-      }
-      c.fileNames = new String[files.size()];
-      c.fileContents = new byte[files.size()][];
-      for (int i = 0; i < files.size(); i++) {
-        c.fileNames[i] = files.get(i).getFileName().toString();
-        c.fileContents[i] = Files.readAllBytes(files.get(i));
-      }
-    } finally {
-      deleteTree(scratch);
-    }
+    Map<String, byte[]> files = ParameterSnapshots.toBytes(trainer, trainer.step(), config.seed);
+    c.fileNames = files.keySet().toArray(new String[0]);
+    c.fileContents = files.values().toArray(new byte[0][]);
     c.checkpointId = context.getCheckpointId();
     versionEverywhereAtCheckpoint.put(context.getCheckpointId(), lastVersionEverywhere);
     c.version = version;
@@ -347,17 +334,12 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     }
   }
 
-  private DualEncoderTrainer restoreTrainer(TrainerCheckpoint saved) throws IOException {
-    Path scratch = Files.createTempDirectory("dynnibal-trainer-");
-    try {
-      Path dir = Files.createDirectories(scratch.resolve("restored"));
-      for (int i = 0; i < saved.fileNames.length; i++) {
-        Files.write(dir.resolve(saved.fileNames[i]), saved.fileContents[i]);
-      }
-      return ParameterSnapshots.readTrainer(dir.toUri(), trainerConfig());
-    } finally {
-      deleteTree(scratch);
+  private DualEncoderTrainer restoreTrainer(TrainerCheckpoint saved) {
+    Map<String, byte[]> files = new LinkedHashMap<>();
+    for (int i = 0; i < saved.fileNames.length; i++) {
+      files.put(saved.fileNames[i], saved.fileContents[i]);
     }
+    return ParameterSnapshots.readTrainer(files, trainerConfig());
   }
 
   /** This run's model versions: {@code <snapshot dir>/run-<id>/}. */

@@ -64,8 +64,11 @@ public final class TrainingJobConfig implements Serializable {
   public int candidatesPerNegative = 8;
   /** FindClustering's frontier: clusters kept per query (the paper's 100). */
   public int maxClusters = 100;
-  /** Hard negatives each shard samples per query, before the batch's shared set is chosen. */
-  public int negativesPerQuery = 2;
+  /**
+   * Hard negatives each shard samples per query, before the batch's shared set is chosen. With B = 128 queries and 64
+   * shared negatives, one per query already offers twice what is kept (two halved the shards' sampling time).
+   */
+  public int negativesPerQuery = 1;
   /**
    * Target ids whose use as a negative is counted in the metrics records ({@code watched_negatives}), comma-separated:
    * a way to audit a sampler (e.g. that a deleted target is never drawn again). Empty by default.
