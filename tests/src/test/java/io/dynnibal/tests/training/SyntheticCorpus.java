@@ -11,15 +11,15 @@ import java.util.Random;
  * target's words translated through a fixed random dictionary into a disjoint vocabulary, so an untrained encoder ranks
  * at chance and the trained one must have learnt the dictionary. Evaluation queries are fresh word draws.
  */
-final class SyntheticCorpus {
-  final List<TargetText> targets = new ArrayList<>();
-  final List<LabelledQuery> train = new ArrayList<>();
-  final List<LabelledQuery> eval = new ArrayList<>();
+public final class SyntheticCorpus {
+  public final List<TargetText> targets = new ArrayList<>();
+  public final List<LabelledQuery> train = new ArrayList<>();
+  public final List<LabelledQuery> eval = new ArrayList<>();
   private final Random random;
   private final String[] queryWords;
   private final int[][] words;
 
-  SyntheticCorpus(int targetCount, int vocabulary, int wordsPerTarget, int queriesPerTarget, long seed) {
+  public SyntheticCorpus(int targetCount, int vocabulary, int wordsPerTarget, int queriesPerTarget, long seed) {
     random = new Random(seed);
     String[] targetWords = new String[vocabulary];
     queryWords = new String[vocabulary];
@@ -44,7 +44,7 @@ final class SyntheticCorpus {
     }
   }
 
-  LabelledQuery query(int target, String id) {
+  public LabelledQuery query(int target, String id) {
     StringBuilder text = new StringBuilder();
     for (int i = 0; i < 4; i++) {
       text.append(queryWords[words[target][random.nextInt(words[target].length)]]).append(' ');

@@ -1,0 +1,207 @@
+package io.dynnibal.tests.reliability;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.dynnibal.data.LabelledQuery;
+import io.dynnibal.data.TargetText;
+import io.dynnibal.jobs.embedded.EmbeddedKafkaBroker;
+import io.dynnibal.jobs.kafka.CorpusPublisher;
+import io.dynnibal.jobs.kafka.TopicReader;
+import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.schemas.DeadLetter;
+import io.dynnibal.schemas.Matrix;
+import io.dynnibal.schemas.ModelUpdate;
+import io.dynnibal.schemas.SingleObjectCodec;
+import io.dynnibal.schemas.Target;
+import io.dynnibal.schemas.TrainingMetrics;
+import io.dynnibal.schemas.TrainingPair;
+import io.dynnibal.tests.harness.StreamingClusterExtension;
+import io.dynnibal.tests.training.SyntheticCorpus;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Every kind of bad input on every topic, into a running job (real broker, MiniCluster, RocksDB): each one becomes a
+ * dead letter with its reason and stage, the job keeps training, and the pair counts reconcile: published = trained +
+ * dead-lettered.
+ */
+class BadInputMatrixTest {
+  @RegisterExtension
+  static final StreamingClusterExtension CLUSTER = StreamingClusterExtension.withTaskManagers(1, 2);
+
+  @Test
+  @Timeout(240)
+  void badRecordsAreDeadLetteredWithTheirReasonAndNothingIsLost(EmbeddedKafkaBroker kafka) throws Exception {
+    SyntheticCorpus corpus = new SyntheticCorpus(80, 200, 8, 2, 13);
+    TrainingJobConfig config = config(kafka);
+    kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+    String huge = "enormous " + "description words ".repeat(50_000); // 0.9 MB (under Kafka's 1 MB default): only 64 words are read
+    List<TargetText> targets = new ArrayList<>(corpus.targets);
+    targets.add(new TargetText("huge", huge));
+
+    SingleObjectCodec<Target> targetCodec = SingleObjectCodec.of(Target.class);
+    SingleObjectCodec<TrainingPair> pairCodec = SingleObjectCodec.of(TrainingPair.class);
+    SingleObjectCodec<ModelUpdate> updateCodec = SingleObjectCodec.of(ModelUpdate.class);
+    JobClient job = start(config);
+    try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties());
+        TopicReader<TrainingMetrics> metrics =
+            new TopicReader<>(kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class);
+        TopicReader<DeadLetter> deadLetters =
+            new TopicReader<>(kafka.clientProperties(), config.deadLettersTopic(), DeadLetter.class)) {
+      publisher.publishTargets(config.targetsTopic(), targets, null);
+      // Bad targets: garbage bytes, a record of another type, a key that is not the id, no text. (A keyless delete
+      // cannot happen: a compacted topic refuses records without a key.)
+      publisher.publishRaw(config.targetsTopic(), "garbage", new byte[] {(byte) 0xC3, 0x01, 9, 9});
+      publisher.publishRaw(config.targetsTopic(), "foreign", pairCodec.encode(pair("p", "some query", "item1")));
+      publisher.publishRaw(config.targetsTopic(), "other-key",
+          targetCodec.encode(Target.newBuilder().setTargetId("real-id").setText("text").build()));
+      publisher.publishRaw(config.targetsTopic(), "empty",
+          targetCodec.encode(Target.newBuilder().setTargetId("empty").setText("  -- ").build()));
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (!TopicReader.groupCaughtUp(kafka.clientProperties(), config.groupId, config.targetsTopic())) {
+        check(job, deadline);
+        Thread.sleep(200);
+      }
+      // Bad model updates (once the job runs: a new job reads that topic from its end): garbage, NaN, wrong shape.
+      publisher.publishRaw(config.modelUpdatesTopic(), "garbage", new byte[] {42});
+      publisher.publishRaw(config.modelUpdatesTopic(), "nan", updateCodec.encode(update(99, 8, 32, Float.NaN)));
+      publisher.publishRaw(config.modelUpdatesTopic(), "shape", updateCodec.encode(update(98, 5, 32, 0.1f)));
+
+      // Pairs: valid ones (one with a 1 MB query), garbage, a foreign record, an empty query, an unknown target.
+      List<LabelledQuery> valid = new ArrayList<>(corpus.train);
+      valid.add(new LabelledQuery("q:huge", huge, "item3"));
+      List<LabelledQuery> unknown = List.of(new LabelledQuery("q:ghost", "where is it", "no-such-target"));
+      int published = valid.size() + unknown.size();
+      int batch = config.batchSize;
+      while (published % batch != 0) { // whole batches only: a partial batch waits for more pairs, by design
+        valid.add(corpus.query(published % corpus.targets.size(), "q:fill" + published));
+        published++;
+      }
+      List<LabelledQuery> all = new ArrayList<>(valid);
+      all.addAll(unknown);
+      Collections.shuffle(all, new java.util.Random(3));
+      publisher.publishPairs(config.pairsTopic(), all, "0", 0, null);
+      publisher.publishRaw(config.pairsTopic(), "garbage", new byte[] {1, 2, 3, 4, 5});
+      publisher.publishRaw(config.pairsTopic(), "foreign",
+          targetCodec.encode(Target.newBuilder().setTargetId("x").setText("y").build()));
+      publisher.publishRaw(config.pairsTopic(), "empty-query", pairCodec.encode(pair("empty-query", " ", "item2")));
+
+      long steps = published / batch;
+      TrainingMetrics last = null;
+      while (last == null || last.getStep() < steps) {
+        check(job, deadline + Duration.ofSeconds(60).toNanos());
+        for (TrainingMetrics m : metrics.poll(Duration.ofMillis(200))) {
+          last = m;
+        }
+      }
+      List<DeadLetter> letters = new ArrayList<>();
+      long dlDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (letters.size() < 11 && System.nanoTime() < dlDeadline) {
+        letters.addAll(deadLetters.poll(Duration.ofMillis(200)));
+      }
+      expect(letters, "decode-targets", "garbage", "");
+      expect(letters, "decode-targets", "foreign", "TrainingPair");
+      expect(letters, "decode-targets", "other-key", "differs from target_id");
+      expect(letters, "decode-targets", "empty", "no text");
+      expect(letters, "decode-model-updates", "garbage", "");
+      expect(letters, "decode-model-updates", "nan", "non-finite");
+      expect(letters, "decode-model-updates", "shape", "this job's shape");
+      expect(letters, "decode-pairs", "garbage", "");
+      expect(letters, "decode-pairs", "foreign", "Target");
+      expect(letters, "decode-pairs", "empty-query", "no query text");
+      expect(letters, "trainer", "q:ghost#0", "not in the index");
+      letters.addAll(deadLetters.poll(Duration.ofSeconds(1)));
+      assertEquals(11, letters.size(), "one dead letter per bad record: "
+          + letters.stream().map(d -> d.getStage() + "/" + d.getMessage()).toList());
+
+      // Counts reconcile: every decodable pair was trained or dead-lettered; the huge target is indexed.
+      assertEquals(published - unknown.size(), last.getPairsTrained(), "pairs trained");
+      assertEquals(unknown.size(), last.getPairsDeadLettered(), "pairs dead-lettered by the trainer");
+      assertEquals(corpus.targets.size() + 1, last.getIndexTargets(), "targets indexed (bad ones excluded)");
+      assertTrue(!job.getJobStatus().get().isGloballyTerminalState(), "the job stopped");
+    } finally {
+      job.cancel().get();
+    }
+  }
+
+  private static void expect(List<DeadLetter> letters, String stage, String key, String reason) {
+    boolean found = letters.stream().anyMatch(d -> d.getStage().equals(stage)
+        && d.getKey() != null && key.equals(java.nio.charset.StandardCharsets.UTF_8.decode(d.getKey().duplicate()).toString())
+        && d.getMessage().contains(reason));
+    assertTrue(found, "no dead letter at " + stage + " for key " + key + " saying \"" + reason + "\" in "
+        + letters.stream().map(d -> d.getStage() + "/" + d.getMessage()).toList());
+  }
+
+  private static TrainingPair pair(String id, String query, String target) {
+    return TrainingPair.newBuilder().setPairId(id).setQueryId("q:" + id).setQueryText(query).setTargetId(target)
+        .setEventTimeMs(0).build();
+  }
+
+  private static ModelUpdate update(long version, int landmarks, int dim, float value) {
+    List<Float> l = new ArrayList<>(Collections.nCopies(landmarks * dim, value));
+    List<Float> sq = new ArrayList<>(Collections.nCopies(landmarks * landmarks, value));
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < landmarks; i++) {
+      ids.add("item" + i);
+    }
+    return ModelUpdate.newBuilder().setVersion(version).setStep(1).setSnapshotUri("file:///nowhere")
+        .setLandmarkIds(ids)
+        .setLandmarks(Matrix.newBuilder().setRows(landmarks).setCols(dim).setValues(l).build())
+        .setProjection(Matrix.newBuilder().setRows(landmarks).setCols(landmarks).setValues(sq).build())
+        .setCacheMap(Matrix.newBuilder().setRows(landmarks).setCols(landmarks).setValues(sq).build())
+        .setRebuildLevel(null).setDriftBound(null).setCreatedMs(0).build();
+  }
+
+  private static TrainingJobConfig config(EmbeddedKafkaBroker kafka) {
+    TrainingJobConfig c = new TrainingJobConfig();
+    c.bootstrapServers = kafka.bootstrapServers();
+    c.topicPrefix = "bad.";
+    c.groupId = "bad-input";
+    c.checkpointDir = CLUSTER.workDir().resolve("checkpoints").toUri().toString();
+    c.checkpointInterval = Duration.ofMillis(500);
+    c.snapshotDir = CLUSTER.workDir().resolve("snapshots").toString();
+    c.batchSize = 16;
+    c.sampledNegatives = 8;
+    c.uniformNegatives = 8;
+    c.reencodeEvery = 4;
+    c.landmarks = 8;
+    c.regressionSamples = 32;
+    c.buckets = 4096;
+    c.embeddingDim = 32;
+    c.hiddenDim = 64;
+    c.outputDim = 32;
+    c.warmupSteps = 5;
+    return c.validate();
+  }
+
+  private static JobClient start(TrainingJobConfig config) throws Exception {
+    Configuration conf = TrainingJob.flinkConfiguration(config);
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(config.parallelism);
+    TrainingJob.build(env, config);
+    return env.executeAsync("bad input matrix");
+  }
+
+  private static void check(JobClient job, long deadline) throws Exception {
+    if (job.getJobStatus().get().isGloballyTerminalState()) {
+      job.getJobExecutionResult().get();
+      fail("the job ended");
+    }
+    if (System.nanoTime() > deadline) {
+      fail("timed out");
+    }
+  }
+}
