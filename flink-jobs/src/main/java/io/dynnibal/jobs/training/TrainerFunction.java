@@ -56,6 +56,7 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
       new OutputTag<>("model-updates", new AvroTypeInfo<>(ModelUpdate.class));
 
   private final TrainingJobConfig config;
+  private final FaultInjection faults;
 
   private transient DualEncoderTrainer trainer;
   private transient RegressionReservoir reservoir;
@@ -78,8 +79,9 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
   private transient String runId;
   private transient TreeMap<Long, Long> versionEverywhereAtCheckpoint;
 
-  TrainerFunction(TrainingJobConfig config) {
+  TrainerFunction(TrainingJobConfig config, FaultInjection faults) {
     this.config = config;
+    this.faults = faults;
   }
 
   private TrainerConfig trainerConfig() {
@@ -192,6 +194,7 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     if (startNanos < 0) {
       startNanos = System.nanoTime();
     }
+    faults.beforeStep(trainer.step() + 1);
     StepResult result;
     try {
       result = trainer.step(new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives));

@@ -71,6 +71,11 @@ public final class TrainingJob {
 
   /** Adds the job's graph to {@code env}. */
   public static void build(StreamExecutionEnvironment env, TrainingJobConfig config) {
+    build(env, config, FaultInjection.NONE);
+  }
+
+  /** The graph with a fault-injection hook in the trainer (reliability tests). */
+  public static void build(StreamExecutionEnvironment env, TrainingJobConfig config, FaultInjection faults) {
     config.validate();
     int[] shardKeys = ShardKeys.keys(config.shards, MAX_PARALLELISM);
 
@@ -107,7 +112,7 @@ public final class TrainingJob {
         .process(new NegativeMerge(config)).name("negative-merge").uid("negative-merge")
         .setParallelism(config.parallelism);
     SingleOutputStreamOperator<TrainingMetrics> metrics = merged
-        .process(new TrainerFunction(config)).name("trainer").uid("trainer").setParallelism(1);
+        .process(new TrainerFunction(config, faults)).name("trainer").uid("trainer").setParallelism(1);
 
     metrics.sinkTo(sink(config, config.metricsTopic(), TrainingMetrics.class, "metrics"))
         .name("metrics-sink").setParallelism(1).disableChaining();
