@@ -38,11 +38,18 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   private final KafkaRaftServer server;
   private final String bootstrapServers;
   private final Path logDir;
+  private final int brokerPort;
+  private final int controllerPort;
+  private final Map<String, String> overrides;
 
-  private EmbeddedKafkaBroker(KafkaRaftServer server, String bootstrapServers, Path logDir) {
+  private EmbeddedKafkaBroker(
+      KafkaRaftServer server, Path logDir, int brokerPort, int controllerPort, Map<String, String> overrides) {
     this.server = server;
-    this.bootstrapServers = bootstrapServers;
+    this.bootstrapServers = "127.0.0.1:" + brokerPort;
     this.logDir = logDir;
+    this.brokerPort = brokerPort;
+    this.controllerPort = controllerPort;
+    this.overrides = Map.copyOf(overrides);
   }
 
   /**
@@ -70,9 +77,22 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   }
 
   private static EmbeddedKafkaBroker startOnce(Path logDir, Map<String, String> overrides) throws IOException {
+    return startOn(logDir, overrides, freePort(), freePort());
+  }
+
+  /**
+   * Stops this broker and starts it again on the same ports and data, as a broker restart in production would look
+   * to clients (a reliability test's fault). Use the returned broker from then on.
+   */
+  public EmbeddedKafkaBroker restart(Duration down) throws IOException, InterruptedException {
+    close();
+    Thread.sleep(down.toMillis());
+    return startOn(logDir, overrides, brokerPort, controllerPort);
+  }
+
+  private static EmbeddedKafkaBroker startOn(Path logDir, Map<String, String> overrides, int brokerPort,
+      int controllerPort) throws IOException {
     Files.createDirectories(logDir);
-    int brokerPort = freePort();
-    int controllerPort = freePort();
     Properties props = defaults(logDir, brokerPort, controllerPort);
     props.putAll(overrides);
     KafkaConfig config = KafkaConfig.fromProps(props, false);
@@ -85,7 +105,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       server.awaitShutdown();
       throw e;
     }
-    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(server, "127.0.0.1:" + brokerPort, logDir);
+    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(server, logDir, brokerPort, controllerPort, overrides);
     broker.awaitReady();
     return broker;
   }
