@@ -160,6 +160,7 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     List<Features> queries = new ArrayList<>();
     List<String> positiveIds = new ArrayList<>();
     List<Features> positives = new ArrayList<>();
+    List<String> trainedPairs = new ArrayList<>();
     for (int q = 0; q < batch.size(); q++) {
       TargetFeatures positive = merged.positives[q];
       if (positive.id == null) {
@@ -170,6 +171,7 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
         continue;
       }
       queries.add(encoder.featurize(batch.queryTexts[q]));
+      trainedPairs.add(batch.pairIds[q]);
       positiveIds.add(positive.id);
       positives.add(positive.features());
     }
@@ -219,7 +221,7 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     if (result.step() == config.maxSteps) {
       writeFinalModel(result.step());
     }
-    out.collect(metrics(result, merged));
+    out.collect(metrics(result, merged, trainedPairs));
   }
 
   /**
@@ -272,7 +274,7 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     }
   }
 
-  private TrainingMetrics metrics(StepResult result, MergedBatch merged) {
+  private TrainingMetrics metrics(StepResult result, MergedBatch merged, List<String> trainedPairs) {
     Map<String, Double> latency = new LinkedHashMap<>();
     for (int s = 0; s < merged.shardMillis.length; s++) {
       latency.put(Integer.toString(s), merged.shardMillis[s]);
@@ -298,6 +300,7 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
         .setFeedbackLatencySteps(feedbackSteps < 0 ? null : feedbackSteps)
         .setFeedbackLatencyMs(feedbackMs < 0 ? null : feedbackMs)
         .setWatchedNegatives(new LinkedHashMap<>(watched))
+        .setPairIds(trainedPairs)
         .build();
   }
 

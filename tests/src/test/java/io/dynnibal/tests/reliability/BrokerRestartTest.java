@@ -81,6 +81,10 @@ class BrokerRestartTest {
               all.stream().map(TrainingMetrics::getStep).toList(), "committed steps across the broker restart");
           assertEquals(steps * config.batchSize, last.getPairsTrained());
           assertEquals(corpus.targets.size(), last.getIndexTargets());
+          List<String> trained = all.stream().flatMap(m -> m.getPairIds().stream()).sorted().toList();
+          List<String> expected = java.util.stream.Stream.of("e0", "e1")
+              .flatMap(pass -> corpus.train.stream().map(q -> q.queryId() + "#" + pass)).sorted().toList();
+          assertEquals(expected, trained, "pairs lost or trained twice (audit by pair id)");
         }
       } finally {
         job.cancel().get();

@@ -92,6 +92,11 @@ class TaskFailureRecoveryTest {
         assertEquals(steps * config.batchSize, last.getPairsTrained(), "pairs trained");
         assertEquals(0, last.getPairsDeadLettered());
         assertEquals(corpus.targets.size(), last.getIndexTargets(), "index size after three restores");
+        // Audit by pair id: every published pair appears in exactly one committed step.
+        List<String> trained = seen.stream().flatMap(m -> m.getPairIds().stream()).sorted().toList();
+        List<String> expected = java.util.stream.Stream.of("e0", "e1")
+            .flatMap(pass -> corpus.train.stream().map(q -> q.queryId() + "#" + pass)).sorted().toList();
+        assertEquals(expected, trained, "pairs lost or trained twice");
         assertTrue(last.getModelVersion() >= 2, "re-encoding stopped after the failures: " + last);
       } finally {
         job.cancel().get();
