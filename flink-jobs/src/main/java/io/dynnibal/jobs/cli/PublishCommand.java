@@ -58,6 +58,13 @@ final class PublishCommand implements Callable<Integer> {
   @Option(names = "--replication", defaultValue = "1", description = "Replication of created topics (default ${DEFAULT-VALUE}).")
   short replication;
 
+  @Option(names = "--kafka-property", description = "A Kafka client property, key=value (repeatable): security.protocol,"
+      + " sasl.mechanism, sasl.jaas.config, ssl.truststore.location, ...")
+  List<String> kafkaProperties = new java.util.ArrayList<>();
+
+  @Option(names = "--kafka-config", description = "Kafka client properties from a file (e.g. the SASL/SSL settings).")
+  Path kafkaConfig;
+
   @Option(names = "--json", description = "Also write the figures as JSON to this file.")
   Path json;
 
@@ -76,6 +83,18 @@ final class PublishCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), String.join("; ", problems));
     }
     Properties client = new Properties();
+    if (kafkaConfig != null) {
+      try (var reader = java.nio.file.Files.newBufferedReader(kafkaConfig)) {
+        client.load(reader);
+      }
+    }
+    for (String kv : kafkaProperties) {
+      int eq = kv.indexOf('=');
+      if (eq <= 0) {
+        throw new ParameterException(spec.commandLine(), "--kafka-property needs key=value");
+      }
+      client.put(kv.substring(0, eq), kv.substring(eq + 1));
+    }
     client.put("bootstrap.servers", bootstrap);
     client.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
     if (createTopics) {

@@ -41,6 +41,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   private final int brokerPort;
   private final int controllerPort;
   private final Map<String, String> overrides;
+  private final Map<String, String> clientSecurity;
 
   private EmbeddedKafkaBroker(
       KafkaRaftServer server, Path logDir, int brokerPort, int controllerPort, Map<String, String> overrides) {
@@ -50,6 +51,59 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     this.brokerPort = brokerPort;
     this.controllerPort = controllerPort;
     this.overrides = Map.copyOf(overrides);
+    this.clientSecurity = clientSecurity(overrides);
+  }
+
+  /** Marker override: start with a SASL/PLAIN listener instead of PLAINTEXT (see {@link #startWithSaslPlain}). */
+  private static final String SASL_USERS = "dynnibal.test.sasl.plain.users";
+  private static final String ADMIN_PASSWORD = "dynnibal-broker-admin";
+
+  /**
+   * A broker whose client listener requires SASL/PLAIN. {@code users} maps user names to passwords; the broker's own
+   * connections use an internal admin user, which {@link #clientProperties()} also uses.
+   */
+  public static EmbeddedKafkaBroker startWithSaslPlain(Path logDir, Map<String, String> users) {
+    StringBuilder encoded = new StringBuilder();
+    users.forEach((u, pw) -> encoded.append(u).append('=').append(pw).append(';'));
+    return start(logDir, Map.of(SASL_USERS, encoded.toString()));
+  }
+
+  /** The JAAS line for a SASL/PLAIN client. */
+  public static String plainJaas(String user, String password) {
+    return "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + user + "\" password=\""
+        + password + "\";";
+  }
+
+  private static Map<String, String> clientSecurity(Map<String, String> overrides) {
+    if (!overrides.containsKey(SASL_USERS)) {
+      return Map.of();
+    }
+    return Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN",
+        "sasl.jaas.config", plainJaas("admin", ADMIN_PASSWORD));
+  }
+
+  private static void applySasl(Properties p, Map<String, String> overrides, int brokerPort, int controllerPort) {
+    String users = overrides.get(SASL_USERS);
+    if (users == null) {
+      return;
+    }
+    StringBuilder jaas = new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required"
+        + " username=\"admin\" password=\"" + ADMIN_PASSWORD + "\" user_admin=\"" + ADMIN_PASSWORD + "\"");
+    for (String entry : users.split(";")) {
+      if (!entry.isEmpty()) {
+        int eq = entry.indexOf('=');
+        jaas.append(" user_").append(entry, 0, eq).append("=\"").append(entry.substring(eq + 1)).append('"');
+      }
+    }
+    jaas.append(';');
+    p.put("listeners", "SASL_PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    p.put("advertised.listeners", "SASL_PLAINTEXT://127.0.0.1:" + brokerPort);
+    p.put("listener.security.protocol.map", "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT");
+    p.put("inter.broker.listener.name", "SASL_PLAINTEXT");
+    p.put("sasl.enabled.mechanisms", "PLAIN");
+    p.put("sasl.mechanism.inter.broker.protocol", "PLAIN");
+    p.put("listener.name.sasl_plaintext.plain.sasl.jaas.config", jaas.toString());
+    p.remove(SASL_USERS);
   }
 
   /**
@@ -95,6 +149,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     Files.createDirectories(logDir);
     Properties props = defaults(logDir, brokerPort, controllerPort);
     props.putAll(overrides);
+    applySasl(props, overrides, brokerPort, controllerPort);
     KafkaConfig config = KafkaConfig.fromProps(props, false);
     format(logDir, config);
     KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
@@ -122,6 +177,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   /** Client properties that reach this broker; add your own on top. */
   public Properties clientProperties() {
     Properties props = new Properties();
+    props.putAll(clientSecurity);
     props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     return props;
   }

@@ -128,6 +128,7 @@ public final class TrainingJob {
 
   private static KafkaSource<KafkaRecord> source(TrainingJobConfig config, String topic, OffsetsInitializer start) {
     return KafkaSource.<KafkaRecord>builder()
+        .setProperties(config.clientProperties())
         .setBootstrapServers(config.bootstrapServers)
         .setTopics(topic)
         .setGroupId(config.groupId)
@@ -139,7 +140,7 @@ public final class TrainingJob {
 
   private static <T extends SpecificRecordBase> KafkaSink<T> sink(
       TrainingJobConfig config, String topic, Class<T> type, String name) {
-    Properties producer = new Properties();
+    Properties producer = config.clientProperties();
     producer.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "600000");
     return KafkaSink.<T>builder()
         .setBootstrapServers(config.bootstrapServers)

@@ -24,6 +24,12 @@ public final class TrainingJobConfig implements Serializable {
 
   // Kafka
   public String bootstrapServers = "127.0.0.1:9092";
+  /**
+   * Client properties for every Kafka client of the job (sources and sinks), set as {@code kafka.<property>}: e.g.
+   * {@code kafka.security.protocol=SASL_SSL}, {@code kafka.sasl.mechanism=PLAIN}, {@code kafka.sasl.jaas.config=...},
+   * {@code kafka.ssl.truststore.location=...}. Secrets never appear in {@link #toProperties()} (redacted).
+   */
+  public java.util.TreeMap<String, String> kafkaProperties = new java.util.TreeMap<>();
   public String topicPrefix = "dynnibal.";
   public String groupId = "dynnibal-trainer";
   // Flink
@@ -189,10 +195,26 @@ public final class TrainingJobConfig implements Serializable {
     }
   }
 
-  /** The configuration as properties, one key per field (what {@link #apply} reads). */
+  /** Bootstrap servers plus the {@code kafka.*} properties: what every Kafka client of the job is given. */
+  public java.util.Properties clientProperties() {
+    java.util.Properties p = new java.util.Properties();
+    p.putAll(kafkaProperties);
+    p.put("bootstrap.servers", bootstrapServers);
+    return p;
+  }
+
+  /** Whether a Kafka property holds a secret (passwords, JAAS configs with credentials, keys). */
+  static boolean isSecret(String property) {
+    String k = property.toLowerCase(java.util.Locale.ROOT);
+    return k.contains("password") || k.contains("jaas") || k.contains("secret") || k.endsWith(".key")
+        || k.contains("token");
+  }
+
+  /** The configuration as properties, one key per field (what {@link #apply} reads); secrets are redacted. */
   public Map<String, String> toProperties() {
     Map<String, String> m = new TreeMap<>();
     m.put("bootstrap.servers", bootstrapServers);
+    kafkaProperties.forEach((k, v) -> m.put("kafka." + k, isSecret(k) ? "[redacted]" : v));
     m.put("topic.prefix", topicPrefix);
     m.put("group.id", groupId);
     m.put("parallelism", Integer.toString(parallelism));
@@ -229,6 +251,10 @@ public final class TrainingJobConfig implements Serializable {
   /** Sets one key; unknown keys and unparseable values are errors that name the key. */
   public TrainingJobConfig apply(String key, String value) {
     String v = value.trim();
+    if (key.trim().startsWith("kafka.") && key.trim().length() > "kafka.".length()) {
+      kafkaProperties.put(key.trim().substring("kafka.".length()), v);
+      return this;
+    }
     try {
       switch (key.trim()) {
         case "bootstrap.servers" -> bootstrapServers = v;
