@@ -14,6 +14,7 @@ public class MergedBatch {
   public long indexTargets;
   /** Per shard (by index), its sampling time for this batch. */
   public double[] shardMillis;
+  public long updatesIgnored;
   public long proposals;
   public long accepted;
 

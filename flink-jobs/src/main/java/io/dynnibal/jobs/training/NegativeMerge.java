@@ -87,6 +87,7 @@ final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, MergedB
       merged.indexTargets += r.shardSize;
       merged.shardMillis[r.shard] = r.samplingMillis;
       merged.proposals += r.proposals;
+      merged.updatesIgnored += r.updatesIgnored;
       merged.accepted += r.accepted;
     }
     for (List<TargetFeatures> candidates : perQuery) {

@@ -183,6 +183,7 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     reply.positiveQuery = positiveQuery.stream().mapToInt(Integer::intValue).toArray();
     reply.positives = positives.toArray(new TargetFeatures[0]);
     reply.proposals = proposals;
+    reply.updatesIgnored = duplicateUpdates.getCount();
     reply.accepted = accepted;
     reply.samplingMillis = (System.nanoTime() - start) / 1e6;
     lastSamplingMillis = reply.samplingMillis;

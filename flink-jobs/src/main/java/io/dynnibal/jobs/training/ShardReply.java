@@ -20,6 +20,8 @@ public class ShardReply {
   public int[] positiveQuery;
   public TargetFeatures[] positives;
   public double samplingMillis;
+  /** Model updates this shard's subtask ignored (duplicate or older version) since it started. */
+  public long updatesIgnored;
   public long proposals;
   public long accepted;
 

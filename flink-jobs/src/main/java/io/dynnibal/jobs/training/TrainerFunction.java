@@ -301,6 +301,7 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
         .setFeedbackLatencyMs(feedbackMs < 0 ? null : feedbackMs)
         .setWatchedNegatives(new LinkedHashMap<>(watched))
         .setPairIds(trainedPairs)
+        .setModelUpdatesIgnored(merged.updatesIgnored)
         .build();
   }
 

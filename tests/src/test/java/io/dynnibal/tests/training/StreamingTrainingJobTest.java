@@ -109,6 +109,8 @@ class StreamingTrainingJobTest {
       assertTrue(last.getReencodeCycles() >= 3, "only " + last.getReencodeCycles() + " re-encode cycles");
       assertEquals(corpus.targets.size(), last.getIndexTargets(), "index size vs live targets on the topic");
 
+      // A duplicate of the first model update, long after every shard moved past it: ignored by the version rule.
+      publisher.publishRaw(config.modelUpdatesTopic(), "replayed", firstValue(kafka, config.modelUpdatesTopic()));
       // A pair for the deleted target, once the index had dropped it: dead-lettered, not trained.
       publisher.publishPairs(config.pairsTopic(), List.of(new LabelledQuery("q:doomed", "anything", DOOMED)),
           "late", 0, null);
@@ -118,6 +120,7 @@ class StreamingTrainingJobTest {
       last = await(metrics, seen, job, m -> m.getStep() >= target);
       assertEquals(afterDelete, last.getWatchedNegatives().get(DOOMED),
           "the deleted target was drawn as a negative after its deletion");
+      assertTrue(last.getModelUpdatesIgnored() >= 1, "the replayed old model update was not ignored: " + last);
 
       float firstLoss = meanLoss(seen.subList(0, 5));
       float lastLoss = meanLoss(seen.subList(seen.size() - 5, seen.size()));
@@ -166,6 +169,26 @@ class StreamingTrainingJobTest {
         resumed.cancel().get();
       }
     }
+  }
+
+  /** The first committed value of a topic, as bytes. */
+  private static byte[] firstValue(EmbeddedKafkaBroker kafka, String topic) {
+    java.util.Properties props = kafka.clientProperties();
+    props.put("group.id", "first-value-" + System.nanoTime());
+    props.put("auto.offset.reset", "earliest");
+    props.put("isolation.level", "read_committed");
+    try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(props,
+        new org.apache.kafka.common.serialization.StringDeserializer(),
+        new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(topic));
+      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (System.nanoTime() < deadline) {
+        for (var record : consumer.poll(Duration.ofMillis(200))) {
+          return record.value();
+        }
+      }
+    }
+    throw new AssertionError("no committed record on " + topic);
   }
 
   /** The newest model version any run wrote: {@code <snapshot dir>/run-<id>/model-<version>}. */
