@@ -26,7 +26,7 @@ import picocli.CommandLine.Model.CommandSpec;
     description = {
       "Train with DyNNIBAL-MH negatives on the bundled Debian packages corpus: an in-process Kafka broker and a Flink",
       "MiniCluster (parallelism 2, RocksDB state, checkpoints), a progress bar, and a table of dev recall before and",
-      "after training. About 10 minutes on 2 cores with the defaults."
+      "after training. About 5 minutes on 2 cores with the defaults."
     })
 final class DemoCommand implements Callable<Integer> {
   @Option(names = "--epochs", defaultValue = "2", description = "Passes over the training pairs (default ${DEFAULT-VALUE}).")
