@@ -281,8 +281,8 @@ public final class ParameterSnapshots {
   }
 
   private static void deleteQuietly(Path dir) {
-    try (var files = Files.walk(dir)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    try {
+      Directories.deleteRecursively(dir);
     } catch (IOException | UncheckedIOException ignored) {
       // best effort: a leftover hidden temporary directory is harmless
     }

@@ -44,47 +44,6 @@ public final class LocalTraining {
             + " and eval limit");
       }
     }
-
-    /** The settings used for the figures in the notes: batch 128, 64 uniform negatives, 2 epochs. */
-    public static Options defaults(Path targets, Path train, Path eval) {
-      return new Options(targets, train, eval, 2, 0, 128, 64, 42L, DualEncoderConfig.DEFAULT, 2e-3f, 10f, 100, 0,
-          null);
-    }
-
-    public Options withSteps(int epochs, int maxSteps) {
-      return new Options(targets, train, eval, epochs, maxSteps, batchSize, uniformNegatives, seed, model,
-          learningRate, embeddingRateFactor, warmupSteps, evalLimit, snapshotBase);
-    }
-
-    public Options withModel(DualEncoderConfig newModel) {
-      return new Options(targets, train, eval, epochs, maxSteps, batchSize, uniformNegatives, seed, newModel,
-          learningRate, embeddingRateFactor, warmupSteps, evalLimit, snapshotBase);
-    }
-
-    public Options withRates(float rate, float embeddingFactor, int warmup) {
-      return new Options(targets, train, eval, epochs, maxSteps, batchSize, uniformNegatives, seed, model, rate,
-          embeddingFactor, warmup, evalLimit, snapshotBase);
-    }
-
-    public Options withBatch(int batch, int uniform) {
-      return new Options(targets, train, eval, epochs, maxSteps, batch, uniform, seed, model, learningRate,
-          embeddingRateFactor, warmupSteps, evalLimit, snapshotBase);
-    }
-
-    public Options withEvalLimit(int limit) {
-      return new Options(targets, train, eval, epochs, maxSteps, batchSize, uniformNegatives, seed, model,
-          learningRate, embeddingRateFactor, warmupSteps, limit, snapshotBase);
-    }
-
-    public Options withSeed(long newSeed) {
-      return new Options(targets, train, eval, epochs, maxSteps, batchSize, uniformNegatives, newSeed, model,
-          learningRate, embeddingRateFactor, warmupSteps, evalLimit, snapshotBase);
-    }
-
-    public Options withSnapshotBase(URI base) {
-      return new Options(targets, train, eval, epochs, maxSteps, batchSize, uniformNegatives, seed, model,
-          learningRate, embeddingRateFactor, warmupSteps, evalLimit, base);
-    }
   }
 
   /**

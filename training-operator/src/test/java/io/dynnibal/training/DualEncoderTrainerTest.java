@@ -117,8 +117,4 @@ class DualEncoderTrainerTest {
       return encoder.encodeTargetTexts(task.targets.stream().map(t -> t.text()).toList());
     }
   }
-
-  static List<String> texts(SyntheticRetrievalTask task) {
-    return task.targets.stream().map(t -> t.text()).toList();
-  }
 }

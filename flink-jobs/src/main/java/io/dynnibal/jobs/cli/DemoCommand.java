@@ -8,12 +8,10 @@ import io.dynnibal.schemas.TrainingMetrics;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -123,8 +121,8 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   private static void deleteTree(Path dir) {
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    try {
+      io.dynnibal.snapshot.Directories.deleteRecursively(dir);
     } catch (java.io.IOException e) {
       System.err.println("could not delete " + dir + ": " + e.getMessage());
     }

@@ -30,13 +30,16 @@ public final class DeadLetters {
         .build();
   }
 
-  /** A dead letter for a record that was decoded already (no Kafka coordinates survive this far). */
-  static DeadLetter ofPair(String topic, String pairId, String message, String stage) {
+  /**
+   * A dead letter for something found unusable after decoding (a pair, a target's encoding, a model update, a batch):
+   * no Kafka coordinates survive this far, so the record is named by its key.
+   */
+  static DeadLetter ofDecoded(String topic, String key, String message, String stage) {
     return DeadLetter.newBuilder()
         .setSourceTopic(topic)
         .setPartition(-1)
         .setOffset(-1)
-        .setKey(ByteBuffer.wrap(pairId.getBytes(StandardCharsets.UTF_8)))
+        .setKey(ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8)))
         .setPayload(null)
         .setErrorClass("io.dynnibal.UnusableRecord")
         .setMessage(message)

@@ -11,6 +11,9 @@ import java.util.SplittableRandom;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
@@ -33,6 +36,7 @@ final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, MergedB
 
   private final TrainingJobConfig config;
   private transient ListState<ShardReply> replies;
+  private transient ValueState<Integer> received;
 
   NegativeMerge(TrainingJobConfig config) {
     this.config = config;
@@ -42,19 +46,24 @@ final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, MergedB
   public void open(OpenContext context) {
     replies = getRuntimeContext().getListState(
         new ListStateDescriptor<>("replies", TypeInformation.of(ShardReply.class)));
+    received = getRuntimeContext().getState(new ValueStateDescriptor<>("received", Types.INT));
   }
 
   @Override
   public void processElement(ShardReply reply, Context ctx, Collector<MergedBatch> out) throws Exception {
-    replies.add(reply);
-    List<ShardReply> all = new ArrayList<>();
+    int count = received.value() == null ? 1 : received.value() + 1;
+    if (count < config.shards) {
+      // Replies are large (features of every candidate): append and count, read them back only once, when complete.
+      replies.add(reply);
+      received.update(count);
+      return;
+    }
+    List<ShardReply> all = new ArrayList<>(List.of(reply));
     for (ShardReply r : replies.get()) {
       all.add(r);
     }
-    if (all.size() < config.shards) {
-      return;
-    }
     replies.clear();
+    received.clear();
     out.collect(merge(all, config.sampledNegatives, config.uniformNegatives, config.seed));
   }
 

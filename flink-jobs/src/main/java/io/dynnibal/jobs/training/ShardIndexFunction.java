@@ -109,7 +109,7 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
         Features features = model.encoder.featurize(in.text);
         float[] cache = model.targetCache(features);
         if (!finite(cache)) {
-          ctx.output(DeadLetters.TAG, DeadLetters.ofPair(config.targetsTopic(), in.targetId,
+          ctx.output(DeadLetters.TAG, DeadLetters.ofDecoded(config.targetsTopic(), in.targetId,
               "target " + in.targetId + " encodes to a non-finite vector at model version " + model.version, STAGE));
           return;
         }
@@ -205,7 +205,7 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
       next = ShardModel.of(update);
     } catch (RuntimeException e) {
       // Every subtask reports it; the shards stay at their version and a later update is applied exactly.
-      ctx.output(DeadLetters.TAG, DeadLetters.ofPair(config.modelUpdatesTopic(), "model-" + update.getVersion(),
+      ctx.output(DeadLetters.TAG, DeadLetters.ofDecoded(config.modelUpdatesTopic(), "model-" + update.getVersion(),
           "cannot load model update " + update.getVersion() + ": " + e.getMessage(), STAGE));
       return;
     }

@@ -16,7 +16,6 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -165,7 +164,7 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
       TargetFeatures positive = merged.positives[q];
       if (positive.id == null) {
         pairsDeadLettered++;
-        ctx.output(DeadLetters.TAG, DeadLetters.ofPair(config.pairsTopic(), batch.pairIds[q],
+        ctx.output(DeadLetters.TAG, DeadLetters.ofDecoded(config.pairsTopic(), batch.pairIds[q],
             "pair " + batch.pairIds[q] + ": target_id \"" + batch.targetIds[q] + "\" is not in the index"
                 + " (unknown, deleted, or not indexed yet)", STAGE));
         continue;
@@ -203,7 +202,7 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     } catch (IllegalStateException e) {
       // A non-finite loss leaves the parameters untouched; the batch is reported and skipped, training goes on.
       batchesSkipped++;
-      ctx.output(DeadLetters.TAG, DeadLetters.ofPair(config.pairsTopic(), "batch-" + batch.batchId,
+      ctx.output(DeadLetters.TAG, DeadLetters.ofDecoded(config.pairsTopic(), "batch-" + batch.batchId,
           "batch " + batch.batchId + " skipped: " + e.getMessage(), STAGE));
       return;
     }
@@ -354,13 +353,7 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     return ParameterSnapshots.toPath(ParameterSnapshots.parse(config.snapshotDir)).resolve("run-" + runId).toUri();
   }
 
-  private static void deleteTree(Path dir) {
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-    } catch (IOException e) {
-      LOG.warn("could not delete {}: {}", dir, e.toString());
-    }
-  }
+
 
   static void deleteVersionsAbove(URI base, long version) {
     forEachVersion(base, (v, dir) -> v > version, "newer than the restored state");
@@ -386,9 +379,7 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
           if (why != null) {
             LOG.info("deleting {} ({})", p, why);
           }
-          try (Stream<Path> files = Files.walk(p)) {
-            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-          }
+          io.dynnibal.snapshot.Directories.deleteRecursively(p);
         }
       }
     } catch (IOException e) {
