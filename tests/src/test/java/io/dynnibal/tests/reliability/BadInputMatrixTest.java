@@ -2,7 +2,6 @@ package io.dynnibal.tests.reliability;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.dynnibal.data.LabelledQuery;
 import io.dynnibal.data.TargetText;
@@ -19,15 +18,13 @@ import io.dynnibal.schemas.Target;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.schemas.TrainingPair;
 import io.dynnibal.tests.harness.StreamingClusterExtension;
+import io.dynnibal.tests.harness.TrainingJobs;
 import io.dynnibal.tests.training.SyntheticCorpus;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -45,7 +42,11 @@ class BadInputMatrixTest {
   @Timeout(240)
   void badRecordsAreDeadLetteredWithTheirReasonAndNothingIsLost(EmbeddedKafkaBroker kafka) throws Exception {
     SyntheticCorpus corpus = new SyntheticCorpus(80, 200, 8, 2, 13);
-    TrainingJobConfig config = config(kafka);
+    TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "bad-input");
+    config.topicPrefix = "bad.";
+    config.batchSize = 16;
+    config.reencodeEvery = 4;
+    config.validate();
     kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
     String huge = "enormous " + "description words ".repeat(50_000); // 0.9 MB (under Kafka's 1 MB default): only 64 words are read
     List<TargetText> targets = new ArrayList<>(corpus.targets);
@@ -54,7 +55,7 @@ class BadInputMatrixTest {
     SingleObjectCodec<Target> targetCodec = SingleObjectCodec.of(Target.class);
     SingleObjectCodec<TrainingPair> pairCodec = SingleObjectCodec.of(TrainingPair.class);
     SingleObjectCodec<ModelUpdate> updateCodec = SingleObjectCodec.of(ModelUpdate.class);
-    JobClient job = start(config);
+    JobClient job = TrainingJobs.start(config);
     try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties());
         TopicReader<TrainingMetrics> metrics =
             new TopicReader<>(kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class);
@@ -69,11 +70,7 @@ class BadInputMatrixTest {
           targetCodec.encode(Target.newBuilder().setTargetId("real-id").setText("text").build()));
       publisher.publishRaw(config.targetsTopic(), "empty",
           targetCodec.encode(Target.newBuilder().setTargetId("empty").setText("  -- ").build()));
-      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-      while (!TopicReader.groupCaughtUp(kafka.clientProperties(), config.groupId, config.targetsTopic())) {
-        check(job, deadline);
-        Thread.sleep(200);
-      }
+      TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
       // Bad model updates (once the job runs: a new job reads that topic from its end): garbage, NaN, wrong shape.
       publisher.publishRaw(config.modelUpdatesTopic(), "garbage", new byte[] {42});
       publisher.publishRaw(config.modelUpdatesTopic(), "nan", updateCodec.encode(update(99, 8, 32, Float.NaN)));
@@ -98,14 +95,7 @@ class BadInputMatrixTest {
           targetCodec.encode(Target.newBuilder().setTargetId("x").setText("y").build()));
       publisher.publishRaw(config.pairsTopic(), "empty-query", pairCodec.encode(pair("empty-query", " ", "item2")));
 
-      long steps = published / batch;
-      TrainingMetrics last = null;
-      while (last == null || last.getStep() < steps) {
-        check(job, deadline + Duration.ofSeconds(60).toNanos());
-        for (TrainingMetrics m : metrics.poll(Duration.ofMillis(200))) {
-          last = m;
-        }
-      }
+      TrainingMetrics last = TrainingJobs.awaitStep(metrics, new ArrayList<>(), job, published / batch);
       List<DeadLetter> letters = new ArrayList<>();
       long dlDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       while (letters.size() < 11 && System.nanoTime() < dlDeadline) {
@@ -164,44 +154,5 @@ class BadInputMatrixTest {
         .setRebuildLevel(null).setDriftBound(null).setCreatedMs(0).build();
   }
 
-  private static TrainingJobConfig config(EmbeddedKafkaBroker kafka) {
-    TrainingJobConfig c = new TrainingJobConfig();
-    c.bootstrapServers = kafka.bootstrapServers();
-    c.topicPrefix = "bad.";
-    c.groupId = "bad-input";
-    c.checkpointDir = CLUSTER.workDir().resolve("checkpoints").toUri().toString();
-    c.checkpointInterval = Duration.ofMillis(500);
-    c.snapshotDir = CLUSTER.workDir().resolve("snapshots").toString();
-    c.batchSize = 16;
-    c.sampledNegatives = 8;
-    c.uniformNegatives = 8;
-    c.reencodeEvery = 4;
-    c.landmarks = 8;
-    c.regressionSamples = 32;
-    c.buckets = 4096;
-    c.embeddingDim = 32;
-    c.hiddenDim = 64;
-    c.outputDim = 32;
-    c.warmupSteps = 5;
-    return c.validate();
-  }
 
-  private static JobClient start(TrainingJobConfig config) throws Exception {
-    Configuration conf = TrainingJob.flinkConfiguration(config);
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env.setParallelism(config.parallelism);
-    TrainingJob.build(env, config);
-    return env.executeAsync("bad input matrix");
-  }
-
-  private static void check(JobClient job, long deadline) throws Exception {
-    if (job.getJobStatus().get().isGloballyTerminalState()) {
-      job.getJobExecutionResult().get();
-      fail("the job ended");
-    }
-    if (System.nanoTime() > deadline) {
-      fail("timed out");
-    }
-  }
 }

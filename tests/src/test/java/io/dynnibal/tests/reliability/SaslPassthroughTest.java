@@ -12,18 +12,14 @@ import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.jobs.training.TrainingJobConfig;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.tests.harness.StreamingClusterExtension;
+import io.dynnibal.tests.harness.TrainingJobs;
 import io.dynnibal.tests.training.SyntheticCorpus;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.junit.jupiter.api.Test;
@@ -47,7 +43,11 @@ class SaslPassthroughTest {
     SyntheticCorpus corpus = new SyntheticCorpus(60, 120, 8, 2, 29);
     try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.startWithSaslPlain(
         CLUSTER.workDir().resolve("sasl-kafka"), Map.of("alice", PASSWORD))) {
-      TrainingJobConfig config = config(kafka);
+      TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "sasl");
+      config.apply("kafka.security.protocol", "SASL_PLAINTEXT");
+      config.apply("kafka.sasl.mechanism", "PLAIN");
+      config.apply("kafka.sasl.jaas.config", EmbeddedKafkaBroker.plainJaas("alice", PASSWORD));
+      config.validate();
       assertEquals("[redacted]", config.toProperties().get("kafka.sasl.jaas.config"));
       assertFalse(config.toProperties().toString().contains(PASSWORD));
       kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
@@ -60,29 +60,16 @@ class SaslPassthroughTest {
       }
 
       Properties alice = config.clientProperties();
-      Configuration conf = TrainingJob.flinkConfiguration(config);
-      conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-      StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-      env.setParallelism(config.parallelism);
-      TrainingJob.build(env, config);
       try (CorpusPublisher publisher = new CorpusPublisher(alice);
           TopicReader<TrainingMetrics> metrics = new TopicReader<>(alice, config.metricsTopic(), TrainingMetrics.class)) {
         publisher.publishTargets(config.targetsTopic(), corpus.targets, null);
-        JobClient job = env.executeAsync("sasl passthrough");
+        JobClient job = TrainingJobs.start(config);
         try {
-          long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-          while (!TopicReader.groupCaughtUp(alice, config.groupId, config.targetsTopic())) {
-            check(job, deadline);
-            Thread.sleep(200);
-          }
+          TrainingJobs.awaitTargetsIndexed(alice, config, job);
           publisher.publishPairs(config.pairsTopic(), corpus.train, "e0", 0, null);
           long steps = corpus.train.size() / config.batchSize;
-          List<TrainingMetrics> seen = new ArrayList<>();
-          while (seen.isEmpty() || seen.get(seen.size() - 1).getStep() < steps) {
-            check(job, deadline);
-            seen.addAll(metrics.poll(Duration.ofMillis(200)));
-          }
-          assertEquals(steps * config.batchSize, seen.get(seen.size() - 1).getPairsTrained());
+          TrainingMetrics last = TrainingJobs.awaitStep(metrics, new ArrayList<>(), job, steps);
+          assertEquals(steps * config.batchSize, last.getPairsTrained());
         } finally {
           job.cancel().get();
         }
@@ -96,38 +83,5 @@ class SaslPassthroughTest {
     }
   }
 
-  private static TrainingJobConfig config(EmbeddedKafkaBroker kafka) {
-    TrainingJobConfig c = new TrainingJobConfig();
-    c.bootstrapServers = kafka.bootstrapServers();
-    c.apply("kafka.security.protocol", "SASL_PLAINTEXT");
-    c.apply("kafka.sasl.mechanism", "PLAIN");
-    c.apply("kafka.sasl.jaas.config", EmbeddedKafkaBroker.plainJaas("alice", PASSWORD));
-    c.topicPrefix = "sasl.";
-    c.groupId = "sasl";
-    c.checkpointDir = CLUSTER.workDir().resolve("checkpoints").toUri().toString();
-    c.checkpointInterval = Duration.ofMillis(500);
-    c.snapshotDir = CLUSTER.workDir().resolve("snapshots").toString();
-    c.batchSize = 10;
-    c.sampledNegatives = 8;
-    c.uniformNegatives = 8;
-    c.reencodeEvery = 6;
-    c.landmarks = 8;
-    c.regressionSamples = 32;
-    c.buckets = 4096;
-    c.embeddingDim = 32;
-    c.hiddenDim = 64;
-    c.outputDim = 32;
-    c.warmupSteps = 5;
-    return c.validate();
-  }
 
-  private static void check(JobClient job, long deadline) throws Exception {
-    if (job.getJobStatus().get().isGloballyTerminalState()) {
-      job.getJobExecutionResult().get();
-      fail("the job ended");
-    }
-    if (System.nanoTime() > deadline) {
-      fail("timed out");
-    }
-  }
 }

@@ -12,6 +12,7 @@ import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.jobs.training.TrainingJobConfig;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.tests.harness.StreamingClusterExtension;
+import io.dynnibal.tests.harness.TrainingJobs;
 import io.dynnibal.tests.training.SyntheticCorpus;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,10 +20,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.LongStream;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -44,44 +43,34 @@ class TaskFailureRecoveryTest {
   @Timeout(240)
   void repeatedTaskFailuresLoseNothingAndRepeatNothing(EmbeddedKafkaBroker kafka) throws Exception {
     SyntheticCorpus corpus = new SyntheticCorpus(100, 200, 8, 3, 17);
-    TrainingJobConfig config = config(kafka);
+    TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "faults");
+    config.checkpointInterval = Duration.ofMillis(300);
+    config.validate();
     kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
     FaultInjection faults = step -> {
       if ((step == 12 || step == 30 || step == 47) && FAILED.add(step)) {
         throw new IllegalStateException("injected failure before step " + step);
       }
     };
-    Configuration conf = TrainingJob.flinkConfiguration(config);
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env.setParallelism(config.parallelism);
-    TrainingJob.build(env, config, faults);
 
     try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties());
         TopicReader<TrainingMetrics> metrics =
             new TopicReader<>(kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class)) {
       publisher.publishTargets(config.targetsTopic(), corpus.targets, null);
-      JobClient job = env.executeAsync("task failure recovery");
+      JobClient job = TrainingJobs.start(config, faults, conf -> {
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+      });
       try {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!TopicReader.groupCaughtUp(kafka.clientProperties(), config.groupId, config.targetsTopic())) {
-          check(job, deadline);
-          Thread.sleep(200);
-        }
+        TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
         // Two passes, published in steps so that checkpoints complete between the failures.
         long published = 0;
         List<TrainingMetrics> seen = new ArrayList<>();
         for (int pass = 0; pass < 2; pass++) {
           publisher.publishPairs(config.pairsTopic(), corpus.train, "e" + pass, 0, null);
           published += corpus.train.size();
-          long target = published / config.batchSize;
-          long until = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-          while (seen.isEmpty() || seen.get(seen.size() - 1).getStep() < target) {
-            check(job, until);
-            seen.addAll(metrics.poll(Duration.ofMillis(200)));
-          }
+          TrainingJobs.awaitStep(metrics, seen, job, published / config.batchSize);
         }
         seen.addAll(metrics.poll(Duration.ofSeconds(1)));
         assertEquals(Set.of(12L, 30L, 47L), FAILED, "the injected failures did not all happen");
@@ -93,10 +82,8 @@ class TaskFailureRecoveryTest {
         assertEquals(0, last.getPairsDeadLettered());
         assertEquals(corpus.targets.size(), last.getIndexTargets(), "index size after three restores");
         // Audit by pair id: every published pair appears in exactly one committed step.
-        List<String> trained = seen.stream().flatMap(m -> m.getPairIds().stream()).sorted().toList();
-        List<String> expected = java.util.stream.Stream.of("e0", "e1")
-            .flatMap(pass -> corpus.train.stream().map(q -> q.queryId() + "#" + pass)).sorted().toList();
-        assertEquals(expected, trained, "pairs lost or trained twice");
+        assertEquals(TrainingJobs.publishedPairIds(corpus.train, "e0", "e1"), TrainingJobs.trainedPairIds(seen),
+            "pairs lost or trained twice");
         assertTrue(last.getModelVersion() >= 2, "re-encoding stopped after the failures: " + last);
       } finally {
         job.cancel().get();
@@ -104,35 +91,5 @@ class TaskFailureRecoveryTest {
     }
   }
 
-  private static TrainingJobConfig config(EmbeddedKafkaBroker kafka) {
-    TrainingJobConfig c = new TrainingJobConfig();
-    c.bootstrapServers = kafka.bootstrapServers();
-    c.topicPrefix = "faults.";
-    c.groupId = "faults";
-    c.checkpointDir = CLUSTER.workDir().resolve("checkpoints").toUri().toString();
-    c.checkpointInterval = Duration.ofMillis(300);
-    c.snapshotDir = CLUSTER.workDir().resolve("snapshots").toString();
-    c.batchSize = 10;
-    c.sampledNegatives = 8;
-    c.uniformNegatives = 8;
-    c.reencodeEvery = 6;
-    c.landmarks = 8;
-    c.regressionSamples = 32;
-    c.buckets = 4096;
-    c.embeddingDim = 32;
-    c.hiddenDim = 64;
-    c.outputDim = 32;
-    c.warmupSteps = 5;
-    return c.validate();
-  }
 
-  private static void check(JobClient job, long deadline) throws Exception {
-    if (job.getJobStatus().get().isGloballyTerminalState()) {
-      job.getJobExecutionResult().get();
-      fail("the job ended");
-    }
-    if (System.nanoTime() > deadline) {
-      fail("timed out");
-    }
-  }
 }

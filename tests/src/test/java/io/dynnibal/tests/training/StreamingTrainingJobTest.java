@@ -18,19 +18,17 @@ import io.dynnibal.schemas.DeadLetter;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.snapshot.ParameterSnapshots;
 import io.dynnibal.tests.harness.StreamingClusterExtension;
+import io.dynnibal.tests.harness.TrainingJobs;
+import io.dynnibal.jobs.training.FaultInjection;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -69,11 +67,7 @@ class StreamingTrainingJobTest {
             new TopicReader<>(kafka.clientProperties(), config.deadLettersTopic(), DeadLetter.class)) {
       publisher.publishTargets(config.targetsTopic(), targets, null);
       JobClient job = start(config, null);
-      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-      while (!TopicReader.groupCaughtUp(kafka.clientProperties(), config.groupId, config.targetsTopic())) {
-        assertRunning(job, deadline, "the targets to be indexed");
-        Thread.sleep(200);
-      }
+      TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
 
       int epoch = 0;
       // The first epoch has 16 extra queries of item0, whose hardest negative is the near-copy.
@@ -211,68 +205,28 @@ class StreamingTrainingJobTest {
   }
 
   private static TrainingJobConfig config(EmbeddedKafkaBroker kafka) {
-    TrainingJobConfig c = new TrainingJobConfig();
-    c.bootstrapServers = kafka.bootstrapServers();
-    c.topicPrefix = "job-test.";
-    c.groupId = "job-test";
-    c.parallelism = 2;
-    c.shards = 2;
-    c.checkpointDir = CLUSTER.workDir().resolve("checkpoints").toUri().toString();
-    c.checkpointInterval = Duration.ofMillis(500);
-    c.snapshotDir = CLUSTER.workDir().resolve("snapshots").toString();
+    TrainingJobConfig c = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "job-test");
     c.batchSize = 16;
-    c.sampledNegatives = 8;
-    c.uniformNegatives = 8;
     c.negativesPerQuery = 2;
     c.reencodeEvery = 4;
     c.landmarks = 16;
     c.regressionSamples = 64;
-    c.buckets = 4096;
-    c.embeddingDim = 32;
-    c.hiddenDim = 64;
-    c.outputDim = 32;
-    c.warmupSteps = 5;
     c.seed = 7;
     c.watchTargets = DOOMED + ",item1,item2,item3,item4,item5,item6,item7,item8,item9";
     return c.validate();
   }
 
   private static JobClient start(TrainingJobConfig config, String savepoint) throws Exception {
-    Configuration conf = TrainingJob.flinkConfiguration(config);
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-    if (savepoint != null) {
-      conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-    }
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env.setParallelism(config.parallelism);
-    TrainingJob.build(env, config);
-    return env.executeAsync("streaming training test");
-  }
-
-  private static TrainingMetrics await(
-      TopicReader<TrainingMetrics> reader, List<TrainingMetrics> seen, JobClient job, Predicate<TrainingMetrics> done)
-      throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-    while (true) {
-      List<TrainingMetrics> polled = reader.poll(Duration.ofMillis(200));
-      seen.addAll(polled);
-      for (TrainingMetrics m : polled) {
-        if (done.test(m)) {
-          return seen.get(seen.size() - 1);
-        }
+    return TrainingJobs.start(config, FaultInjection.NONE, conf -> {
+      if (savepoint != null) {
+        conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
       }
-      assertRunning(job, deadline, "training metrics");
-    }
+    });
   }
 
-  private static void assertRunning(JobClient job, long deadline, String what) throws Exception {
-    if (job.getJobStatus().get().isGloballyTerminalState()) {
-      job.getJobExecutionResult().get();
-      fail("the job ended while waiting for " + what);
-    }
-    if (System.nanoTime() > deadline) {
-      fail("timed out waiting for " + what);
-    }
+  private static TrainingMetrics await(TopicReader<TrainingMetrics> reader, List<TrainingMetrics> seen, JobClient job,
+      Predicate<TrainingMetrics> done) throws Exception {
+    return TrainingJobs.await(reader, seen, job, Duration.ofSeconds(90), done);
   }
 
   private static float meanLoss(List<TrainingMetrics> metrics) {
