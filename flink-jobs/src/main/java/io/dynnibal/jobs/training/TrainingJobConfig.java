@@ -210,87 +210,71 @@ public final class TrainingJobConfig implements Serializable {
         || k.contains("token");
   }
 
-  /** The configuration as properties, one key per field (what {@link #apply} reads); secrets are redacted. */
+  /** One configuration key: how it is printed and how it is set. The table below is the single list of keys. */
+  private record Setting(
+      String key, java.util.function.Function<TrainingJobConfig, Object> get,
+      java.util.function.BiConsumer<TrainingJobConfig, String> set) {}
+
+  private static final List<Setting> SETTINGS = List.of(
+      new Setting("bootstrap.servers", c -> c.bootstrapServers, (c, v) -> c.bootstrapServers = v),
+      new Setting("topic.prefix", c -> c.topicPrefix, (c, v) -> c.topicPrefix = v),
+      new Setting("group.id", c -> c.groupId, (c, v) -> c.groupId = v),
+      new Setting("parallelism", c -> c.parallelism, (c, v) -> c.parallelism = Integer.parseInt(v)),
+      new Setting("shards", c -> c.shards, (c, v) -> c.shards = Integer.parseInt(v)),
+      new Setting("checkpoint.dir", c -> c.checkpointDir, (c, v) -> c.checkpointDir = v),
+      new Setting("checkpoint.interval", c -> c.checkpointInterval.toMillis() + "ms",
+          (c, v) -> c.checkpointInterval = duration(v)),
+      new Setting("snapshot.dir", c -> c.snapshotDir, (c, v) -> c.snapshotDir = v),
+      new Setting("batch.size", c -> c.batchSize, (c, v) -> c.batchSize = Integer.parseInt(v)),
+      new Setting("negatives.sampled", c -> c.sampledNegatives, (c, v) -> c.sampledNegatives = Integer.parseInt(v)),
+      new Setting("negatives.uniform", c -> c.uniformNegatives, (c, v) -> c.uniformNegatives = Integer.parseInt(v)),
+      new Setting("negatives.per.query", c -> c.negativesPerQuery,
+          (c, v) -> c.negativesPerQuery = Integer.parseInt(v)),
+      new Setting("reencode.every", c -> c.reencodeEvery, (c, v) -> c.reencodeEvery = Integer.parseInt(v)),
+      new Setting("landmarks", c -> c.landmarks, (c, v) -> c.landmarks = Integer.parseInt(v)),
+      new Setting("regression.samples", c -> c.regressionSamples,
+          (c, v) -> c.regressionSamples = Integer.parseInt(v)),
+      new Setting("score.scale", c -> c.scoreScale, (c, v) -> c.scoreScale = Float.parseFloat(v)),
+      new Setting("sampler", c -> c.sampler, (c, v) -> c.sampler = v),
+      new Setting("seed", c -> c.seed, (c, v) -> c.seed = Long.parseLong(v)),
+      new Setting("max.steps", c -> c.maxSteps, (c, v) -> c.maxSteps = Long.parseLong(v)),
+      new Setting("learning.rate", c -> c.learningRate, (c, v) -> c.learningRate = Float.parseFloat(v)),
+      new Setting("warmup.steps", c -> c.warmupSteps, (c, v) -> c.warmupSteps = Integer.parseInt(v)),
+      new Setting("decay.steps", c -> c.decaySteps, (c, v) -> c.decaySteps = Integer.parseInt(v)),
+      new Setting("model.buckets", c -> c.buckets, (c, v) -> c.buckets = Integer.parseInt(v)),
+      new Setting("model.embedding.dim", c -> c.embeddingDim, (c, v) -> c.embeddingDim = Integer.parseInt(v)),
+      new Setting("model.hidden.dim", c -> c.hiddenDim, (c, v) -> c.hiddenDim = Integer.parseInt(v)),
+      new Setting("model.output.dim", c -> c.outputDim, (c, v) -> c.outputDim = Integer.parseInt(v)),
+      new Setting("model.tower", c -> c.tower, (c, v) -> c.tower = v),
+      new Setting("tree.base", c -> c.treeBase, (c, v) -> c.treeBase = Double.parseDouble(v)),
+      new Setting("mh.candidates.per.negative", c -> c.candidatesPerNegative,
+          (c, v) -> c.candidatesPerNegative = Integer.parseInt(v)),
+      new Setting("mh.max.clusters", c -> c.maxClusters, (c, v) -> c.maxClusters = Integer.parseInt(v)),
+      new Setting("watch.targets", c -> c.watchTargets, (c, v) -> c.watchTargets = v));
+
+  /** The configuration as properties, one key per setting (what {@link #apply} reads); secrets are redacted. */
   public Map<String, String> toProperties() {
     Map<String, String> m = new TreeMap<>();
-    m.put("bootstrap.servers", bootstrapServers);
+    for (Setting setting : SETTINGS) {
+      m.put(setting.key(), String.valueOf(setting.get().apply(this)));
+    }
     kafkaProperties.forEach((k, v) -> m.put("kafka." + k, isSecret(k) ? "[redacted]" : v));
-    m.put("topic.prefix", topicPrefix);
-    m.put("group.id", groupId);
-    m.put("parallelism", Integer.toString(parallelism));
-    m.put("shards", Integer.toString(shards));
-    m.put("checkpoint.dir", checkpointDir);
-    m.put("checkpoint.interval", checkpointInterval.toMillis() + "ms");
-    m.put("snapshot.dir", snapshotDir);
-    m.put("batch.size", Integer.toString(batchSize));
-    m.put("negatives.sampled", Integer.toString(sampledNegatives));
-    m.put("negatives.uniform", Integer.toString(uniformNegatives));
-    m.put("negatives.per.query", Integer.toString(negativesPerQuery));
-    m.put("reencode.every", Integer.toString(reencodeEvery));
-    m.put("landmarks", Integer.toString(landmarks));
-    m.put("regression.samples", Integer.toString(regressionSamples));
-    m.put("score.scale", Float.toString(scoreScale));
-    m.put("sampler", sampler);
-    m.put("seed", Long.toString(seed));
-    m.put("max.steps", Long.toString(maxSteps));
-    m.put("learning.rate", Float.toString(learningRate));
-    m.put("warmup.steps", Integer.toString(warmupSteps));
-    m.put("decay.steps", Integer.toString(decaySteps));
-    m.put("model.buckets", Integer.toString(buckets));
-    m.put("model.embedding.dim", Integer.toString(embeddingDim));
-    m.put("model.hidden.dim", Integer.toString(hiddenDim));
-    m.put("model.output.dim", Integer.toString(outputDim));
-    m.put("model.tower", tower);
-    m.put("tree.base", Double.toString(treeBase));
-    m.put("mh.candidates.per.negative", Integer.toString(candidatesPerNegative));
-    m.put("mh.max.clusters", Integer.toString(maxClusters));
-    m.put("watch.targets", watchTargets);
     return m;
   }
 
   /** Sets one key; unknown keys and unparseable values are errors that name the key. */
   public TrainingJobConfig apply(String key, String value) {
+    String k = key.trim();
     String v = value.trim();
-    if (key.trim().startsWith("kafka.") && key.trim().length() > "kafka.".length()) {
-      kafkaProperties.put(key.trim().substring("kafka.".length()), v);
+    if (k.startsWith("kafka.") && k.length() > "kafka.".length()) {
+      kafkaProperties.put(k.substring("kafka.".length()), v);
       return this;
     }
+    Setting setting = SETTINGS.stream().filter(s -> s.key().equals(k)).findFirst().orElseThrow(() ->
+        new IllegalArgumentException("unknown configuration key \"" + key + "\"; known keys: "
+            + SETTINGS.stream().map(Setting::key).toList() + " and kafka.<client property>"));
     try {
-      switch (key.trim()) {
-        case "bootstrap.servers" -> bootstrapServers = v;
-        case "topic.prefix" -> topicPrefix = v;
-        case "group.id" -> groupId = v;
-        case "parallelism" -> parallelism = Integer.parseInt(v);
-        case "shards" -> shards = Integer.parseInt(v);
-        case "checkpoint.dir" -> checkpointDir = v;
-        case "checkpoint.interval" -> checkpointInterval = duration(v);
-        case "snapshot.dir" -> snapshotDir = v;
-        case "batch.size" -> batchSize = Integer.parseInt(v);
-        case "negatives.sampled" -> sampledNegatives = Integer.parseInt(v);
-        case "negatives.uniform" -> uniformNegatives = Integer.parseInt(v);
-        case "negatives.per.query" -> negativesPerQuery = Integer.parseInt(v);
-        case "reencode.every" -> reencodeEvery = Integer.parseInt(v);
-        case "landmarks" -> landmarks = Integer.parseInt(v);
-        case "regression.samples" -> regressionSamples = Integer.parseInt(v);
-        case "score.scale" -> scoreScale = Float.parseFloat(v);
-        case "sampler" -> sampler = v;
-        case "seed" -> seed = Long.parseLong(v);
-        case "max.steps" -> maxSteps = Long.parseLong(v);
-        case "learning.rate" -> learningRate = Float.parseFloat(v);
-        case "warmup.steps" -> warmupSteps = Integer.parseInt(v);
-        case "decay.steps" -> decaySteps = Integer.parseInt(v);
-        case "model.buckets" -> buckets = Integer.parseInt(v);
-        case "model.embedding.dim" -> embeddingDim = Integer.parseInt(v);
-        case "model.hidden.dim" -> hiddenDim = Integer.parseInt(v);
-        case "model.output.dim" -> outputDim = Integer.parseInt(v);
-        case "model.tower" -> tower = v;
-        case "tree.base" -> treeBase = Double.parseDouble(v);
-        case "mh.candidates.per.negative" -> candidatesPerNegative = Integer.parseInt(v);
-        case "mh.max.clusters" -> maxClusters = Integer.parseInt(v);
-        case "watch.targets" -> watchTargets = v;
-        default -> throw new IllegalArgumentException("unknown configuration key \"" + key + "\"; known keys: "
-            + new TrainingJobConfig().toProperties().keySet());
-      }
+      setting.set().accept(this, v);
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("configuration key " + key + ": \"" + value + "\" is not a number");
     }

@@ -1,0 +1,49 @@
+package io.dynnibal.jobs.training;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class TrainingJobConfigTest {
+  @Test
+  void printedSettingsReadBackToTheSameConfiguration() throws Exception {
+    TrainingJobConfig changed = TrainingJobConfig.load(null, List.of("shards=4", "checkpoint.interval=1.5s",
+        "score.scale=12.5", "seed=9", "model.tower=set-transformer", "kafka.security.protocol=SASL_SSL"));
+    assertEquals(Duration.ofMillis(1500), changed.checkpointInterval);
+    List<String> printed = new ArrayList<>();
+    changed.toProperties().forEach((k, v) -> printed.add(k + "=" + v));
+    TrainingJobConfig reread = TrainingJobConfig.load(null, printed);
+    assertEquals(changed.toProperties(), reread.toProperties());
+    assertEquals(4, reread.shards);
+    assertEquals("SASL_SSL", reread.kafkaProperties.get("security.protocol"));
+  }
+
+  @Test
+  void secretsArePrintedRedacted() {
+    TrainingJobConfig c = new TrainingJobConfig().apply("kafka.sasl.jaas.config", "user=\"a\" password=\"p\"")
+        .apply("kafka.ssl.truststore.password", "p2").apply("kafka.sasl.mechanism", "PLAIN");
+    assertEquals("[redacted]", c.toProperties().get("kafka.sasl.jaas.config"));
+    assertEquals("[redacted]", c.toProperties().get("kafka.ssl.truststore.password"));
+    assertEquals("PLAIN", c.toProperties().get("kafka.sasl.mechanism"));
+  }
+
+  @Test
+  void badKeysValuesAndCombinationsAreNamed() {
+    IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+        () -> new TrainingJobConfig().apply("batch.sise", "3"));
+    assertTrue(unknown.getMessage().contains("batch.sise") && unknown.getMessage().contains("batch.size"));
+    IllegalArgumentException number = assertThrows(IllegalArgumentException.class,
+        () -> new TrainingJobConfig().apply("shards", "two"));
+    assertTrue(number.getMessage().contains("shards") && number.getMessage().contains("not a number"));
+    TrainingJobConfig c = new TrainingJobConfig().apply("landmarks", "64").apply("regression.samples", "100")
+        .apply("negatives.uniform", "0").apply("sampler", "magic");
+    List<String> problems = c.problems();
+    assertEquals(3, problems.size(), problems.toString());
+    assertThrows(IllegalArgumentException.class, c::validate);
+  }
+}
