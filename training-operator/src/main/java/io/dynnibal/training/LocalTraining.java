@@ -88,7 +88,7 @@ public final class LocalTraining {
       DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, config);
       Random random = new Random(options.seed());
       float[] losses = new float[plannedSteps];
-      Progress bar = new Progress(progress, plannedSteps);
+      ProgressBar bar = new ProgressBar(progress, "training", plannedSteps);
       long start = System.nanoTime();
       int step = 0;
       while (step < plannedSteps) {
@@ -100,11 +100,12 @@ public final class LocalTraining {
               targets, targetFeatures, options.uniformNegatives(), random);
           StepResult result = trainer.step(batch);
           losses[step++] = result.loss();
-          bar.update(step, result.loss());
+          bar.draw(step, String.format("loss %.3f  %.1f steps/s", result.loss(),
+              step / Math.max(1e-9, (System.nanoTime() - start) / 1e9)));
         }
       }
       double seconds = (System.nanoTime() - start) / 1e9;
-      bar.done();
+      bar.finish(step, "");
       RetrievalMetrics after = eval == null ? null : RetrievalEvaluator.evaluate(encoder, targets, eval);
       URI snapshot = options.snapshotBase() == null ? null
           : ParameterSnapshots.write(trainer, options.snapshotBase(), step, options.seed());
@@ -152,38 +153,5 @@ public final class LocalTraining {
       sum += values[i];
     }
     return to > from ? (float) (sum / (to - from)) : Float.NaN;
-  }
-
-  /** A one-line progress bar on a terminal stream, redrawn at most 5 times a second. */
-  static final class Progress {
-    private final PrintStream out;
-    private final int total;
-    private final long start = System.nanoTime();
-    private long lastDraw;
-
-    Progress(PrintStream out, int total) {
-      this.out = out;
-      this.total = total;
-    }
-
-    void update(int done, float loss) {
-      long now = System.nanoTime();
-      if (out == null || (now - lastDraw < 200_000_000L && done < total)) {
-        return;
-      }
-      lastDraw = now;
-      int width = 30;
-      int filled = (int) ((long) width * done / Math.max(1, total));
-      double seconds = (now - start) / 1e9;
-      out.printf("\r[%s%s] %d/%d steps  loss %.3f  %.1f steps/s ", "#".repeat(filled), ".".repeat(width - filled),
-          done, total, loss, done / Math.max(1e-9, seconds));
-      out.flush();
-    }
-
-    void done() {
-      if (out != null) {
-        out.println();
-      }
-    }
   }
 }

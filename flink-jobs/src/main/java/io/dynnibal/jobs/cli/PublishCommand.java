@@ -6,6 +6,7 @@ import io.dynnibal.data.TargetText;
 import io.dynnibal.jobs.kafka.CorpusPublisher;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.training.ProgressBar;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -110,15 +111,16 @@ final class PublishCommand implements Callable<Integer> {
     try (CorpusPublisher publisher = new CorpusPublisher(client)) {
       if (targets != null) {
         List<TargetText> list = JsonlCorpus.readTargets(targets);
-        publisher.publishTargets(config.targetsTopic(), list, n -> progress("targets", n, list.size()));
-        System.err.println();
+        ProgressBar bar = new ProgressBar(System.err, "targets", list.size());
+        publisher.publishTargets(config.targetsTopic(), list, n -> bar.draw(n, ""));
+        bar.finish(list.size(), "");
         figures.put("targets_published", list.size());
       }
       if (pairs != null) {
         List<LabelledQuery> list = JsonlCorpus.readQueries(pairs);
-        publisher.publishPairs(config.pairsTopic(), list, pass, System.currentTimeMillis(),
-            n -> progress("pairs", n, list.size()));
-        System.err.println();
+        ProgressBar bar = new ProgressBar(System.err, "pairs", list.size());
+        publisher.publishPairs(config.pairsTopic(), list, pass, System.currentTimeMillis(), n -> bar.draw(n, ""));
+        bar.finish(list.size(), "");
         figures.put("pairs_published", list.size());
       }
     }
@@ -141,12 +143,5 @@ final class PublishCommand implements Callable<Integer> {
     }
     BenchCommand.print(figures, json);
     return 0;
-  }
-
-  private static void progress(String what, int done, int total) {
-    int width = 30;
-    int filled = total == 0 ? width : (int) ((long) width * done / total);
-    System.err.printf("\r%-8s [%s%s] %,d/%,d", what, "#".repeat(filled), ".".repeat(width - filled), done, total);
-    System.err.flush();
   }
 }

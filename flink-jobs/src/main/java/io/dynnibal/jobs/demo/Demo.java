@@ -11,6 +11,7 @@ import io.dynnibal.jobs.training.TrainingJobConfig;
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.snapshot.ParameterSnapshots;
+import io.dynnibal.training.ProgressBar;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -92,7 +93,7 @@ public final class Demo {
             + ", RocksDB state)...");
         publisher.publishTargets(config.targetsTopic(), corpus.targets(), null);
         job = start(config);
-        Bar indexing = new Bar(out, "indexing", corpus.targets().size());
+        ProgressBar indexing = new ProgressBar(out, "indexing", corpus.targets().size());
         while (!TopicReader.groupCaughtUp(kafka.clientProperties(), config.groupId, config.targetsTopic())) {
           failIfEnded(job);
           Thread.sleep(500);
@@ -132,7 +133,7 @@ public final class Demo {
   private static Followed follow(
       EmbeddedKafkaBroker kafka, TrainingJobConfig config, JobClient job, long plannedSteps, PrintStream out)
       throws Exception {
-    Bar bar = new Bar(out, "training", plannedSteps);
+    ProgressBar bar = new ProgressBar(out, "training", plannedSteps);
     TrainingMetrics first = null;
     TrainingMetrics last = null;
     java.util.Map<String, Double> shardMillis = new java.util.TreeMap<>();
@@ -249,46 +250,5 @@ public final class Demo {
     List<LabelledQuery> shuffled = new ArrayList<>(queries);
     Collections.shuffle(shuffled, new Random(seed));
     return shuffled.subList(0, limit);
-  }
-
-  /** A progress bar on one terminal line. */
-  static final class Bar {
-    private final PrintStream out;
-    private final String label;
-    private final long total;
-    private long lastDraw;
-
-    Bar(PrintStream out, String label, long total) {
-      this.out = out;
-      this.label = label;
-      this.total = total;
-    }
-
-    /** {@code done < 0}: unknown progress (a spinner-like bar). */
-    void draw(long done, String detail) {
-      long now = System.nanoTime();
-      if (now - lastDraw < 250_000_000L) {
-        return;
-      }
-      lastDraw = now;
-      int width = 30;
-      String bar;
-      if (done < 0) {
-        int pos = (int) ((now / 250_000_000L) % width);
-        bar = ".".repeat(pos) + "#" + ".".repeat(width - pos - 1);
-        out.printf("\r%-9s [%s] %s   ", label, bar, detail);
-      } else {
-        int filled = (int) Math.min(width, width * done / Math.max(1, total));
-        bar = "#".repeat(filled) + ".".repeat(width - filled);
-        out.printf("\r%-9s [%s] %d/%d  %s   ", label, bar, done, total, detail);
-      }
-      out.flush();
-    }
-
-    void finish(long done, String detail) {
-      lastDraw = 0;
-      draw(done, detail);
-      out.println();
-    }
   }
 }
