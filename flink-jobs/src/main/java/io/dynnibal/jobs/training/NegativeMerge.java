@@ -69,7 +69,7 @@ final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, MergedB
 
   static MergedBatch merge(List<ShardReply> replies, int sampledCount, int uniformCount, long seed) {
     replies.sort(Comparator.comparingInt(r -> r.shard));
-    QueryBatch batch = replies.get(0).batch;
+    QueryBatch batch = replies.get(0).batch; // shard 0 carries it
     int n = batch.size();
     MergedBatch merged = new MergedBatch();
     merged.batch = batch;

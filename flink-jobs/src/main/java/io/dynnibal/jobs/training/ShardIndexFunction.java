@@ -172,7 +172,7 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     }
     ShardReply reply = new ShardReply();
     reply.batchId = batch.batchId;
-    reply.batch = batch;
+    reply.batch = shard == 0 ? batch : null; // the merge takes the batch from shard 0's reply; others need not ship it
     reply.shard = shard;
     reply.shardSize = index.size();
     reply.modelVersion = model.version;

@@ -3,7 +3,7 @@ package io.dynnibal.jobs.training;
 /** One shard's answer to one query batch. */
 public class ShardReply {
   public long batchId;
-  /** The batch itself (every shard passes it on, so the merge needs no other input). */
+  /** The batch itself, in shard 0's reply only (so the merge needs no other input); null in the others. */
   public QueryBatch batch;
   public int shard;
   /** Targets in this shard when it answered. */
