@@ -17,6 +17,8 @@ public class MergedBatch {
   public long updatesIgnored;
   public long proposals;
   public long accepted;
+  /** Floats all shards hold at full dimension for mining (see {@link ShardReply#miningFloats}). */
+  public long miningFloats;
 
   public MergedBatch() {}
 }

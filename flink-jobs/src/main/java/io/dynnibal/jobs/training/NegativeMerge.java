@@ -2,11 +2,7 @@ package io.dynnibal.jobs.training;
 
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.SplittableRandom;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
@@ -64,7 +60,8 @@ final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, MergedB
     }
     replies.clear();
     received.clear();
-    out.collect(merge(all, config.sampledNegatives, config.uniformNegatives, config.seed));
+    Sampler sampler = config.sampler();
+    out.collect(merge(all, sampler.hardNegatives(config), sampler.uniformDraws(config), config.seed));
   }
 
   static MergedBatch merge(List<ShardReply> replies, int sampledCount, int uniformCount, long seed) {
@@ -98,25 +95,12 @@ final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, MergedB
       merged.proposals += r.proposals;
       merged.updatesIgnored += r.updatesIgnored;
       merged.accepted += r.accepted;
+      merged.miningFloats += r.miningFloats;
     }
     for (List<TargetFeatures> candidates : perQuery) {
       candidates.sort(Comparator.comparingDouble((TargetFeatures t) -> -t.logit).thenComparing(t -> t.id));
     }
-    Map<String, TargetFeatures> shared = new LinkedHashMap<>();
-    for (int rank = 0; shared.size() < sampledCount; rank++) {
-      boolean any = false;
-      for (int q = 0; q < n && shared.size() < sampledCount; q++) {
-        List<TargetFeatures> candidates = perQuery.get(q);
-        if (rank < candidates.size()) {
-          any = true;
-          shared.putIfAbsent(candidates.get(rank).id, candidates.get(rank));
-        }
-      }
-      if (!any) {
-        break;
-      }
-    }
-    merged.sampled = shared.values().toArray(new TargetFeatures[0]);
+    merged.sampled = SharedNegatives.roundRobin(perQuery, sampledCount, t -> t.id).toArray(new TargetFeatures[0]);
     merged.uniform = uniform(replies, uniformCount, new SplittableRandom(seed ^ (batch.batchId * 0xBF58476D1CE4E5B9L)));
     return merged;
   }

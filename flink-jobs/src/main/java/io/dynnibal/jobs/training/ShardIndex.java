@@ -95,6 +95,17 @@ final class ShardIndex {
     return sampler.sample(tree, query, count, random);
   }
 
+  /** The live targets' ids, in slot order. */
+  List<String> ids() {
+    List<String> ids = new ArrayList<>(liveCount);
+    for (String id : idOfSlot) {
+      if (id != null) {
+        ids.add(id);
+      }
+    }
+    return ids;
+  }
+
   String idOf(int slot) {
     return idOfSlot.get(slot);
   }

@@ -8,6 +8,7 @@ import io.dynnibal.index.sampling.RejectionSampler;
 import io.dynnibal.index.sampling.Samples;
 import io.dynnibal.index.sgtree.TreeRepair;
 import io.dynnibal.model.features.Features;
+import io.dynnibal.negatives.FullDimensionPool;
 import io.dynnibal.schemas.AvroTrust;
 import io.dynnibal.schemas.ModelUpdate;
 import java.util.ArrayList;
@@ -60,7 +61,8 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
   private transient MapState<String, TargetFeatures> targets;
   private transient Map<Integer, ShardIndex> indexes;
   private transient ShardModel model;
-  private transient NegativeSampler sampler;
+  private transient NegativeSampler treeSampler;
+  private transient Map<Integer, ShardPool> pools;
   private transient AtomicLong indexedTargets;
   private transient Counter updatesApplied;
   private transient Counter duplicateUpdates;
@@ -77,7 +79,8 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     AvroTrust.install();
     targets = getRuntimeContext().getMapState(targetsDescriptor);
     indexes = new HashMap<>();
-    sampler = sampler(config);
+    treeSampler = treeSampler(config);
+    pools = new HashMap<>();
     indexedTargets = new AtomicLong();
     var metrics = getRuntimeContext().getMetricGroup();
     metrics.gauge("indexTargets", () -> indexedTargets.get());
@@ -87,15 +90,15 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     targetsRepaired = metrics.counter("repairTargetsMoved");
   }
 
-  static NegativeSampler sampler(TrainingJobConfig config) {
+  /** The SG-tree sampler of the DyNNIBAL samplers; null for the others. */
+  static NegativeSampler treeSampler(TrainingJobConfig config) {
     FindClustering.Options clustering =
         new FindClustering.Options(config.scoreScale, 1e6, 0.3, config.maxClusters);
-    return switch (config.sampler) {
-      case "dynnibal-mh" -> new MetropolisHastingsSampler(
+    return switch (config.sampler()) {
+      case DYNNIBAL_MH -> new MetropolisHastingsSampler(
           MetropolisHastingsSampler.Options.practical(clustering, config.candidatesPerNegative));
-      case "dynnibal-rejection" -> new RejectionSampler(clustering, 10_000);
-      case "uniform" -> null;
-      default -> throw new IllegalArgumentException("unknown sampler " + config.sampler);
+      case DYNNIBAL_REJECTION -> new RejectionSampler(clustering, 10_000);
+      default -> null;
     };
   }
 
@@ -143,23 +146,17 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     }
     List<Integer> sampledQuery = new ArrayList<>();
     List<TargetFeatures> sampled = new ArrayList<>();
-    long proposals = 0;
-    long accepted = 0;
-    if (sampler != null && index.size() > 0 && config.sampledNegatives > 0) {
-      float[][] z = model.queryCaches(queries);
-      for (int q = 0; q < z.length; q++) {
-        Samples samples = index.sample(sampler, z[q], config.negativesPerQuery, random);
-        proposals += samples.proposals();
-        accepted += samples.accepted();
-        for (int i = 0; i < samples.size(); i++) {
-          TargetFeatures t = targets.get(index.idOf(samples.targets()[i]));
-          sampledQuery.add(q);
-          sampled.add(t.withoutCache((float) samples.logits()[i]));
-        }
+    long[] chain = new long[2]; // MH proposals, accepted
+    Sampler kind = config.sampler();
+    if (index.size() > 0 && kind.hardNegatives(config) > 0) {
+      switch (kind.mining) {
+        case SHARD_TREE -> mineTree(index, queries, batch, random, chain, sampledQuery, sampled);
+        case SHARD_POOL -> minePool(key, index, queries, batch, sampledQuery, sampled);
+        default -> { } // the trainer mines (negative cache) or nobody does
       }
     }
     List<TargetFeatures> uniform = new ArrayList<>();
-    for (int i = 0; i < config.uniformNegatives && index.size() > 0; i++) {
+    for (int i = 0; i < kind.uniformDraws(config) && index.size() > 0; i++) {
       uniform.add(targets.get(index.uniform(random)));
     }
     List<Integer> positiveQuery = new ArrayList<>();
@@ -182,12 +179,54 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     reply.uniform = uniform.toArray(new TargetFeatures[0]);
     reply.positiveQuery = positiveQuery.stream().mapToInt(Integer::intValue).toArray();
     reply.positives = positives.toArray(new TargetFeatures[0]);
-    reply.proposals = proposals;
+    reply.proposals = chain[0];
     reply.updatesIgnored = duplicateUpdates.getCount();
-    reply.accepted = accepted;
+    reply.accepted = chain[1];
+    ShardPool pool = pools.get(key);
+    reply.miningFloats = pool == null ? 0 : pool.floats();
     reply.samplingMillis = (System.nanoTime() - start) / 1e6;
     lastSamplingMillis = reply.samplingMillis;
     return reply;
+  }
+
+  /**
+   * DyNNIBAL: each query's negatives from the SG tree over Nyström vectors (queries projected into the cache space). A
+   * query's own positive is dropped: it is masked in the loss anyway, so it would only waste a slot.
+   */
+  private void mineTree(ShardIndex index, List<Features> queries, QueryBatch batch, SplittableRandom random,
+      long[] chain, List<Integer> sampledQuery, List<TargetFeatures> sampled) throws Exception {
+    float[][] z = model.queryCaches(queries);
+    for (int q = 0; q < z.length; q++) {
+      Samples samples = index.sample(treeSampler, z[q], config.negativesPerQuery, random);
+      chain[0] += samples.proposals();
+      chain[1] += samples.accepted();
+      for (int i = 0; i < samples.size(); i++) {
+        String id = index.idOf(samples.targets()[i]);
+        if (!id.equals(batch.targetIds[q])) {
+          sampledQuery.add(q);
+          sampled.add(targets.get(id).withoutCache((float) samples.logits()[i]));
+        }
+      }
+    }
+  }
+
+  /** Exhaustive and stochastic negative mining: each query's best pool members at full dimension, own positive dropped. */
+  private void minePool(int key, ShardIndex index, List<Features> queries, QueryBatch batch,
+      List<Integer> sampledQuery, List<TargetFeatures> sampled) throws Exception {
+    ShardPool pool = pools.computeIfAbsent(key, k -> ShardPool.of(config));
+    FullDimensionPool members = pool.forBatch(batch.batchId, model, index, targets, config.seed ^ key);
+    FullDimensionPool.TopK top = members.topK(model.encoder.encodeQueries(queries), config.negativesPerQuery + 1);
+    for (int q = 0; q < queries.size(); q++) {
+      int taken = 0;
+      for (int r = 0; r < top.members()[q].length && taken < config.negativesPerQuery; r++) {
+        String id = members.id(top.members()[q][r]);
+        if (!id.equals(batch.targetIds[q]) && index.contains(id)) {
+          sampledQuery.add(q);
+          sampled.add(targets.get(id).withoutCache(config.scoreScale * top.scores()[q][r]));
+          taken++;
+        }
+      }
+    }
   }
 
   @Override
@@ -299,6 +338,9 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     if (model != null) {
       model.close();
       model = null;
+    }
+    if (pools != null) {
+      pools.values().forEach(ShardPool::close);
     }
   }
 }

@@ -24,6 +24,8 @@ public class ShardReply {
   public long updatesIgnored;
   public long proposals;
   public long accepted;
+  /** Floats this shard holds at full dimension for mining (a brute-force pool); 0 for the other samplers. */
+  public long miningFloats;
 
   public ShardReply() {}
 }

@@ -18,6 +18,8 @@ public class TrainerCheckpoint {
   public long feedbackSteps = -1;
   public double feedbackMs = -1;
   public TargetFeatures[] reservoir;
+  /** The negative cache, oldest first, each entry's embedding in {@code cache} (negative-cache sampler only). */
+  public TargetFeatures[] negativeCache;
   public long[] emittedVersions;
   public long[] emittedSteps;
   public long[] emittedMs;

@@ -2,6 +2,7 @@ package io.dynnibal.jobs.training;
 
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.model.features.Features;
+import io.dynnibal.negatives.NegativeCache;
 import io.dynnibal.schemas.AvroTrust;
 import io.dynnibal.schemas.ModelUpdate;
 import io.dynnibal.schemas.TrainingMetrics;
@@ -59,6 +60,7 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
 
   private transient DualEncoderTrainer trainer;
   private transient RegressionReservoir reservoir;
+  private transient NegativeCache<TargetFeatures> negativeCache;
   private transient ListState<TrainerCheckpoint> state;
   private transient long version;
   private transient long pairsTrained;
@@ -94,6 +96,9 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     state = context.getOperatorStateStore().getListState(
         new ListStateDescriptor<>("trainer", TypeInformation.of(TrainerCheckpoint.class)));
     reservoir = new RegressionReservoir(config.regressionSamples);
+    if (config.sampler() == Sampler.NEGATIVE_CACHE) {
+      negativeCache = new NegativeCache<>(config.negativeCacheSize, config.outputDim);
+    }
     watched = new LinkedHashMap<>();
     for (String id : config.watchTargets.split(",")) {
       if (!id.isBlank()) {
@@ -123,6 +128,11 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     feedbackSteps = saved.feedbackSteps;
     feedbackMs = saved.feedbackMs;
     reservoir.restore(saved.reservoir == null ? new TargetFeatures[0] : saved.reservoir);
+    if (negativeCache != null && saved.negativeCache != null) {
+      for (TargetFeatures t : saved.negativeCache) {
+        negativeCache.add(t.id, t.withoutCache(0f), t.cache);
+      }
+    }
     for (int i = 0; saved.watchedIds != null && i < saved.watchedIds.length; i++) {
       if (watched.containsKey(saved.watchedIds[i])) {
         watched.put(saved.watchedIds[i], saved.watchedCounts[i]);
@@ -159,6 +169,7 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     List<Features> queries = new ArrayList<>();
     List<String> positiveIds = new ArrayList<>();
     List<Features> positives = new ArrayList<>();
+    List<TargetFeatures> positiveTargets = new ArrayList<>();
     List<String> trainedPairs = new ArrayList<>();
     for (int q = 0; q < batch.size(); q++) {
       TargetFeatures positive = merged.positives[q];
@@ -173,6 +184,7 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
       trainedPairs.add(batch.pairIds[q]);
       positiveIds.add(positive.id);
       positives.add(positive.features());
+      positiveTargets.add(positive);
     }
     if (queries.isEmpty()) {
       batchesSkipped++;
@@ -188,6 +200,12 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
       negativeIds.add(t.id);
       negatives.add(t.features());
       reservoir.add(t);
+    }
+    if (negativeCache != null) {
+      for (TargetFeatures t : fromNegativeCache(queries, positiveIds, batch.batchId)) {
+        negativeIds.add(t.id);
+        negatives.add(t.features());
+      }
     }
     for (String id : negativeIds) {
       watched.computeIfPresent(id, (k, n) -> n + 1);
@@ -208,6 +226,13 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     }
     stepsThisRun++;
     pairsTrained += queries.size();
+    if (negativeCache != null) {
+      // The batch's positives enter the cache with their embeddings under the parameters just updated.
+      float[][] embedded = trainer.encoder().encodeTargets(positives);
+      for (int i = 0; i < positives.size(); i++) {
+        negativeCache.add(positiveIds.get(i), positiveTargets.get(i), embedded[i]);
+      }
+    }
     lastLoss = result.loss();
     lossAverage = stepsThisRun == 1 ? result.loss() : 0.9 * lossAverage + 0.1 * result.loss();
     lastStaleness = result.step() - merged.minModelStep;
@@ -217,10 +242,63 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
       // Due every w steps; a cycle that lacks regression data at the current version waits for the next step.
       maybePublishUpdate(ctx, result.step());
     }
+    if (config.keepModelEvery > 0 && result.step() % config.keepModelEvery == 0) {
+      keepModel(result.step());
+    }
     if (result.step() == config.maxSteps) {
       writeFinalModel(result.step());
     }
     out.collect(metrics(result, merged, trainedPairs));
+  }
+
+  /**
+   * Negative cache: each query draws {@code negatives.per.query} targets from the softmax over the cache (its current
+   * query embedding against the cached, stale target embeddings), its own positive excluded; the batch shares them
+   * round-robin like the shards' hard negatives.
+   */
+  private List<TargetFeatures> fromNegativeCache(List<Features> queries, List<String> positiveIds, long batchId) {
+    if (negativeCache.size() == 0) {
+      return List.of();
+    }
+    java.util.SplittableRandom random = new java.util.SplittableRandom(config.seed * 0x2545F4914F6CDD1DL + batchId);
+    float[][] embedded = trainer.encoder().encodeQueries(queries);
+    List<List<NegativeCache.Entry<TargetFeatures>>> drawn = negativeCache.sample(trainer.encoder().manager(), embedded,
+        config.negativesPerQuery, config.scoreScale, random);
+    List<List<TargetFeatures>> perQuery = new ArrayList<>();
+    for (int q = 0; q < drawn.size(); q++) {
+      List<TargetFeatures> candidates = new ArrayList<>();
+      for (NegativeCache.Entry<TargetFeatures> e : drawn.get(q)) {
+        if (!e.id().equals(positiveIds.get(q))) {
+          candidates.add(e.payload());
+        }
+      }
+      perQuery.add(candidates);
+    }
+    return SharedNegatives.roundRobin(perQuery, config.sampledNegatives, t -> t.id);
+  }
+
+  /**
+   * Bytes a deployment of the sampler holds on the trainer's accelerator for mining (the paper's Mem % numerator): the
+   * shards' full-dimension pools, the negative cache, or for DyNNIBAL the landmarks, the regression data and the map
+   * (its Nyström index is CPU memory in the shards).
+   */
+  private long negativeMiningBytes(MergedBatch merged) {
+    long floats = switch (config.sampler().mining) {
+      case SHARD_POOL -> merged.miningFloats;
+      case TRAINER_CACHE -> negativeCache.floats();
+      case SHARD_TREE -> (long) (config.landmarks + config.regressionSamples) * config.outputDim
+          + (long) config.landmarks * config.landmarks;
+      case NONE -> 0;
+    };
+    return floats * Float.BYTES;
+  }
+
+  /** Every {@code keep.model.every} steps: {@code <snapshot dir>/run-<id>/kept/model-<step>}. */
+  private void keepModel(long step) {
+    URI base = ParameterSnapshots.toPath(modelBase()).resolve("kept").toUri();
+    if (!Files.exists(ParameterSnapshots.toPath(ParameterSnapshots.locate(base, step)))) {
+      ParameterSnapshots.write(trainer.encoder(), base, step, config.seed);
+    }
   }
 
   /**
@@ -301,6 +379,8 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
         .setWatchedNegatives(new LinkedHashMap<>(watched))
         .setPairIds(trainedPairs)
         .setModelUpdatesIgnored(merged.updatesIgnored)
+        .setNegativeMiningBytes(negativeMiningBytes(merged))
+        .setFullDimensionBytes(merged.indexTargets * config.outputDim * Float.BYTES)
         .build();
   }
 
@@ -321,6 +401,13 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     c.feedbackSteps = feedbackSteps;
     c.feedbackMs = feedbackMs;
     c.reservoir = reservoir.toArray();
+    if (negativeCache != null) {
+      c.negativeCache = negativeCache.entries().stream().map(e -> {
+        TargetFeatures t = e.payload().withoutCache(0f);
+        t.cache = e.embedding();
+        return t;
+      }).toArray(TargetFeatures[]::new);
+    }
     c.watchedIds = watched.keySet().toArray(new String[0]);
     c.watchedCounts = watched.values().stream().mapToLong(Long::longValue).toArray();
     c.emittedVersions = emitted.keySet().stream().mapToLong(Long::longValue).toArray();

@@ -31,6 +31,10 @@ public final class TrainingJobConfig implements Serializable {
    */
   public java.util.TreeMap<String, String> kafkaProperties = new java.util.TreeMap<>();
   public String topicPrefix = "dynnibal.";
+  /** The targets topic, when not {@code <topic.prefix>targets} (e.g. a dataset shared by several runs). */
+  public String targetsTopicName = "";
+  /** The pairs topic, when not {@code <topic.prefix>pairs}. */
+  public String pairsTopicName = "";
   public String groupId = "dynnibal-trainer";
   // Flink
   public int parallelism = 2;
@@ -49,10 +53,22 @@ public final class TrainingJobConfig implements Serializable {
   /** Regression sample size s' (the reservoir of uniform negatives). */
   public int regressionSamples = 2048;
   public float scoreScale = 20f;
+  /** One of {@link Sampler#NAMES}. */
   public String sampler = "dynnibal-mh";
+  /** Stochastic negative mining: the fraction of targets in the pool (the paper's 1 %, 3 %, 10 %). */
+  public double snmPoolFraction = 0.01;
+  /** Stochastic negative mining: steps between pool redraws. */
+  public int snmRefreshEvery = 100;
+  /** Negative cache: targets held (FIFO). */
+  public int negativeCacheSize = 1024;
   public long seed = 42L;
   /** Stop training after this many steps (0: never). Batches after it are counted, not trained. */
   public long maxSteps = 0;
+  /**
+   * Also keep the model every this many steps in {@code <snapshot dir>/run-<id>/kept/model-<step>} (0: only the final
+   * one): for learning curves and for going back to an earlier model.
+   */
+  public int keepModelEvery = 0;
   public float learningRate = 2e-3f;
   public int warmupSteps = 100;
   /** Steps of the planned run for the learning-rate decay (0: constant after warm-up). */
@@ -81,18 +97,21 @@ public final class TrainingJobConfig implements Serializable {
    */
   public String watchTargets = "";
 
-  public static final List<String> SAMPLERS = List.of("dynnibal-mh", "dynnibal-rejection", "uniform");
-
   public String topic(String name) {
     return topicPrefix + name;
   }
 
   public String targetsTopic() {
-    return topic("targets");
+    return targetsTopicName.isEmpty() ? topic("targets") : targetsTopicName;
   }
 
   public String pairsTopic() {
-    return topic("pairs");
+    return pairsTopicName.isEmpty() ? topic("pairs") : pairsTopicName;
+  }
+
+  /** The sampler setting as a {@link Sampler} (validate first). */
+  public Sampler sampler() {
+    return Sampler.of(sampler);
   }
 
   public String modelUpdatesTopic() {
@@ -139,14 +158,26 @@ public final class TrainingJobConfig implements Serializable {
       p.add("regression.samples (s' = " + regressionSamples + ") must be at least twice landmarks (" + landmarks
           + "): a re-encode cycle fits d' landmarks and a d' x d' map from s' samples");
     }
-    if (uniformNegatives < 1) {
-      p.add("negatives.uniform must be at least 1: uniform negatives are the re-encoding regression's data");
+    if (uniformNegatives < 1 && !Sampler.IN_BATCH.id.equals(sampler)) {
+      p.add("negatives.uniform must be at least 1 (except for in-batch): uniform negatives are the re-encoding"
+          + " regression's data, and model updates are how the shards get new parameters");
     }
     if (!(scoreScale > 0) || Float.isInfinite(scoreScale)) {
       p.add("score.scale must be a positive finite number, got " + scoreScale);
     }
-    if (!SAMPLERS.contains(sampler)) {
-      p.add("sampler must be one of " + SAMPLERS + ", got " + sampler);
+    if (!Sampler.NAMES.contains(sampler)) {
+      p.add("sampler must be one of " + Sampler.NAMES + ", got " + sampler);
+    }
+    if (!(snmPoolFraction > 0 && snmPoolFraction <= 1)) {
+      p.add("snm.pool.fraction must be in (0, 1], got " + snmPoolFraction);
+    }
+    atLeast(p, "snm.refresh.every", snmRefreshEvery, 1);
+    atLeast(p, "negative.cache.size", negativeCacheSize, 1);
+    atLeast(p, "keep.model.every", keepModelEvery, 0);
+    for (String[] topic : new String[][] {{"topic.targets", targetsTopicName}, {"topic.pairs", pairsTopicName}}) {
+      if (topic[1] == null || !topic[1].matches("[A-Za-z0-9._-]*")) {
+        p.add(topic[0] + " may hold only letters, digits, '.', '_' and '-', got " + topic[1]);
+      }
     }
     if (maxSteps < 0) {
       p.add("max.steps must be >= 0, got " + maxSteps);
@@ -218,6 +249,8 @@ public final class TrainingJobConfig implements Serializable {
   private static final List<Setting> SETTINGS = List.of(
       new Setting("bootstrap.servers", c -> c.bootstrapServers, (c, v) -> c.bootstrapServers = v),
       new Setting("topic.prefix", c -> c.topicPrefix, (c, v) -> c.topicPrefix = v),
+      new Setting("topic.targets", c -> c.targetsTopicName, (c, v) -> c.targetsTopicName = v),
+      new Setting("topic.pairs", c -> c.pairsTopicName, (c, v) -> c.pairsTopicName = v),
       new Setting("group.id", c -> c.groupId, (c, v) -> c.groupId = v),
       new Setting("parallelism", c -> c.parallelism, (c, v) -> c.parallelism = Integer.parseInt(v)),
       new Setting("shards", c -> c.shards, (c, v) -> c.shards = Integer.parseInt(v)),
@@ -236,8 +269,13 @@ public final class TrainingJobConfig implements Serializable {
           (c, v) -> c.regressionSamples = Integer.parseInt(v)),
       new Setting("score.scale", c -> c.scoreScale, (c, v) -> c.scoreScale = Float.parseFloat(v)),
       new Setting("sampler", c -> c.sampler, (c, v) -> c.sampler = v),
+      new Setting("snm.pool.fraction", c -> c.snmPoolFraction, (c, v) -> c.snmPoolFraction = Double.parseDouble(v)),
+      new Setting("snm.refresh.every", c -> c.snmRefreshEvery, (c, v) -> c.snmRefreshEvery = Integer.parseInt(v)),
+      new Setting("negative.cache.size", c -> c.negativeCacheSize,
+          (c, v) -> c.negativeCacheSize = Integer.parseInt(v)),
       new Setting("seed", c -> c.seed, (c, v) -> c.seed = Long.parseLong(v)),
       new Setting("max.steps", c -> c.maxSteps, (c, v) -> c.maxSteps = Long.parseLong(v)),
+      new Setting("keep.model.every", c -> c.keepModelEvery, (c, v) -> c.keepModelEvery = Integer.parseInt(v)),
       new Setting("learning.rate", c -> c.learningRate, (c, v) -> c.learningRate = Float.parseFloat(v)),
       new Setting("warmup.steps", c -> c.warmupSteps, (c, v) -> c.warmupSteps = Integer.parseInt(v)),
       new Setting("decay.steps", c -> c.decaySteps, (c, v) -> c.decaySteps = Integer.parseInt(v)),
