@@ -25,27 +25,36 @@ public final class RetrievalEvaluator {
   private RetrievalEvaluator() {}
 
   public static RetrievalMetrics evaluate(DualEncoder encoder, List<TargetText> targets, List<LabelledQuery> queries) {
-    long start = System.nanoTime();
-    List<String> texts = new ArrayList<>(targets.size());
+    List<String> ids = new ArrayList<>(targets.size());
     for (TargetText t : targets) {
-      texts.add(t.text());
+      ids.add(t.targetId());
     }
-    float[][] targetVectors = encoder.encodeTargetTexts(texts);
+    return evaluate(encoder, ids, features(encoder, targets), queries);
+  }
+
+  /**
+   * The same with the targets featurized already (features depend only on the feature configuration, not on the
+   * parameters): what evaluating many models of one configuration should do.
+   */
+  public static RetrievalMetrics evaluate(DualEncoder encoder, List<String> targetIds, List<Features> targetFeatures,
+      List<LabelledQuery> queries) {
+    long start = System.nanoTime();
+    float[][] targetVectors = encoder.encodeTargets(targetFeatures);
     List<String> queryTexts = new ArrayList<>(queries.size());
     for (LabelledQuery q : queries) {
       queryTexts.add(q.text());
     }
     float[][] queryVectors = encoder.encodeQueryTexts(queryTexts);
     Map<String, Integer> index = new HashMap<>();
-    for (int i = 0; i < targets.size(); i++) {
-      index.put(targets.get(i).targetId(), i);
+    for (int i = 0; i < targetIds.size(); i++) {
+      index.put(targetIds.get(i), i);
     }
     int[] positives = new int[queries.size()];
     for (int i = 0; i < queries.size(); i++) {
       positives[i] = index.getOrDefault(queries.get(i).targetId(), -1);
     }
     long[] ranks = ranks(encoder.manager(), queryVectors, targetVectors, positives);
-    return summarize(ranks, targets.size(), (System.nanoTime() - start) / 1e9);
+    return summarize(ranks, targetIds.size(), (System.nanoTime() - start) / 1e9);
   }
 
   /**

@@ -18,8 +18,7 @@ final class PlannedCommand implements Callable<Integer> {
 
   private static final List<Plan> PLANS =
       List.of(
-          new Plan("submit", "Submit the training job to a Flink cluster.", 8),
-          new Plan("experiment", "Replay a dataset through every sampler and print the results table.", 7));
+          new Plan("submit", "Submit the training job to a Flink cluster.", 8));
 
   private final Plan plan;
 

@@ -21,14 +21,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
 import java.util.Random;
 import java.util.stream.Stream;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * {@code ./dynnibal demo}: the whole system on one machine. An in-process Kafka broker and a Flink MiniCluster
@@ -56,10 +51,6 @@ public final class Demo {
       RetrievalMetrics before, RetrievalMetrics after, TrainingMetrics last, long steps, double trainSeconds,
       double pairsPerSecond, double indexSeconds, long deadLetters, URI model, long checkpointBytes,
       java.util.Map<String, Double> meanShardMillis, double meanStaleness) {}
-
-  /** What following the metrics topic saw. */
-  private record Followed(TrainingMetrics first, TrainingMetrics last, java.util.Map<String, Double> meanShardMillis,
-      double meanStaleness) {}
 
   public static Result run(Options options, PrintStream out) throws Exception {
     Corpus corpus = options.corpus();
@@ -92,10 +83,10 @@ public final class Demo {
         out.println("publishing targets and starting the job (Flink MiniCluster, parallelism " + config.parallelism
             + ", RocksDB state)...");
         publisher.publishTargets(config.targetsTopic(), corpus.targets(), null);
-        job = start(config);
+        job = LocalJob.start(config, "dynnibal demo");
         ProgressBar indexing = new ProgressBar(out, "indexing", corpus.targets().size());
         while (!TopicReader.groupCaughtUp(kafka.clientProperties(), config.groupId, config.targetsTopic())) {
-          failIfEnded(job);
+          LocalJob.failIfEnded(job);
           Thread.sleep(500);
           indexing.draw(-1, String.format("%.0f s", (System.nanoTime() - indexStart) / 1e9));
         }
@@ -108,11 +99,12 @@ public final class Demo {
           Collections.shuffle(shuffled, random);
           publisher.publishPairs(config.pairsTopic(), shuffled, "e" + e, System.currentTimeMillis(), null);
         }
-        Followed followed = follow(kafka, config, job, plannedSteps, out);
+        LocalJob.Followed followed =
+            LocalJob.follow(kafka.clientProperties(), config, job, plannedSteps, "training", out);
         TrainingMetrics last = followed.last();
         double trainSeconds = (last.getTimeMs() - followed.first().getTimeMs()) / 1000.0;
         // At max.steps the trainer writes the final model: wait for it.
-        URI model = awaitFinalModel(config, plannedSteps, job);
+        URI model = LocalJob.awaitFinalModel(config, plannedSteps, job);
         job.cancel().get();
         long checkpointBytes = retainedCheckpointBytes(work.resolve("checkpoints").resolve(job.getJobID().toString()));
         long deadLetters = count(kafka, config.deadLettersTopic());
@@ -126,87 +118,6 @@ public final class Demo {
         return new Result(before, after, last, last.getStep(), trainSeconds, pairsPerSecond, indexSeconds,
             deadLetters, model, checkpointBytes, followed.meanShardMillis(), followed.meanStaleness());
       }
-    }
-  }
-
-  /** Follows the metrics topic until the planned step. */
-  private static Followed follow(
-      EmbeddedKafkaBroker kafka, TrainingJobConfig config, JobClient job, long plannedSteps, PrintStream out)
-      throws Exception {
-    ProgressBar bar = new ProgressBar(out, "training", plannedSteps);
-    TrainingMetrics first = null;
-    TrainingMetrics last = null;
-    java.util.Map<String, Double> shardMillis = new java.util.TreeMap<>();
-    long records = 0;
-    double staleness = 0;
-    try (TopicReader<TrainingMetrics> metrics =
-        new TopicReader<>(kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class)) {
-      while (last == null || last.getStep() < plannedSteps) {
-        failIfEnded(job);
-        List<TrainingMetrics> polled = metrics.poll(Duration.ofMillis(500));
-        for (TrainingMetrics m : polled) {
-          first = first == null ? m : first;
-          last = m;
-          records++;
-          staleness += m.getCacheStalenessSteps();
-          m.getShardSamplingLatencyMs().forEach((shard, ms) -> shardMillis.merge(shard, ms, Double::sum));
-        }
-        if (last != null) {
-          bar.draw(last.getStep(), String.format("loss %.3f  %.1f steps/s  re-encodes %d  staleness %d",
-              last.getLoss(), last.getStepsPerSecond(), last.getReencodeCycles(), last.getCacheStalenessSteps()));
-        }
-      }
-    }
-    bar.finish(last.getStep(), "");
-    long n = records;
-    shardMillis.replaceAll((shard, sum) -> sum / n);
-    return new Followed(first, last, shardMillis, staleness / n);
-  }
-
-  private static URI awaitFinalModel(TrainingJobConfig config, long step, JobClient job) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-    while (System.nanoTime() < deadline) {
-      failIfEnded(job);
-      Optional<URI> done = finalModel(Path.of(config.snapshotDir), step);
-      if (done.isPresent()) {
-        return done.get();
-      }
-      Thread.sleep(300);
-    }
-    throw new IllegalStateException("the trainer wrote no final model at step " + step + " within 2 minutes");
-  }
-
-  /** {@code <snapshot dir>/run-<id>/final/model-<step>}, once complete (snapshots appear atomically). */
-  static Optional<URI> finalModel(Path snapshotDir, long step) throws IOException {
-    if (!Files.isDirectory(snapshotDir)) {
-      return Optional.empty();
-    }
-    try (Stream<Path> runs = Files.list(snapshotDir)) {
-      for (Path run : runs.filter(p -> p.getFileName().toString().startsWith("run-")).toList()) {
-        URI uri = ParameterSnapshots.locate(run.resolve("final").toUri(), step);
-        if (Files.exists(Path.of(uri).resolve("manifest.json"))) {
-          return Optional.of(uri);
-        }
-      }
-    }
-    return Optional.empty();
-  }
-
-  private static JobClient start(TrainingJobConfig config) throws Exception {
-    Configuration conf = TrainingJob.flinkConfiguration(config);
-    conf.set(TaskManagerOptions.NUM_TASK_SLOTS, config.parallelism);
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env.setParallelism(config.parallelism);
-    TrainingJob.build(env, config);
-    return env.executeAsync("dynnibal demo");
-  }
-
-  private static void failIfEnded(JobClient job) throws Exception {
-    if (job.getJobStatus().get().isGloballyTerminalState()) {
-      job.getJobExecutionResult().get();
-      throw new IllegalStateException("the training job ended unexpectedly: " + job.getJobStatus().get());
     }
   }
 

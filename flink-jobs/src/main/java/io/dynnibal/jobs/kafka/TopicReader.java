@@ -10,7 +10,6 @@ import java.util.Properties;
 import java.util.UUID;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -64,20 +63,45 @@ public final class TopicReader<T extends SpecificRecordBase> implements AutoClos
     try (Admin admin = Admin.create(clientProperties)) {
       Map<TopicPartition, OffsetAndMetadata> committed =
           admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-      var partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions();
-      Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
-      for (var p : partitions) {
-        latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
-      }
-      Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(latest).all().get();
-      for (var e : ends.entrySet()) {
-        OffsetAndMetadata c = committed.get(e.getKey());
-        if (e.getValue().offset() > 0 && (c == null || c.offset() < e.getValue().offset())) {
+      for (var e : endOffsets(admin, topic).entrySet()) {
+        OffsetAndMetadata c = committed.get(new TopicPartition(topic, e.getKey()));
+        if (e.getValue() > 0 && (c == null || c.offset() < e.getValue())) {
           return false;
         }
       }
       return true;
     }
+  }
+
+  /** Per partition, the offset after the last committed record (read_committed); empty when the topic is missing. */
+  public static Map<Integer, Long> endOffsets(Properties clientProperties, String topic) throws Exception {
+    try (Admin admin = Admin.create(clientProperties)) {
+      return endOffsets(admin, topic);
+    }
+  }
+
+  private static Map<Integer, Long> endOffsets(Admin admin, String topic) throws Exception {
+    var described = admin.describeTopics(List.of(topic)).allTopicNames();
+    List<org.apache.kafka.common.TopicPartitionInfo> partitions;
+    try {
+      partitions = described.get().get(topic).partitions();
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+        return Map.of();
+      }
+      throw e;
+    }
+    Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
+    for (var p : partitions) {
+      latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
+    }
+    Map<Integer, Long> out = new java.util.TreeMap<>();
+    var options = new org.apache.kafka.clients.admin.ListOffsetsOptions(
+        org.apache.kafka.common.IsolationLevel.READ_COMMITTED);
+    for (var e : admin.listOffsets(latest, options).all().get().entrySet()) {
+      out.put(e.getKey().partition(), e.getValue().offset());
+    }
+    return out;
   }
 
   @Override

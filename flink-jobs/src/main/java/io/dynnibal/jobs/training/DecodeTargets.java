@@ -1,9 +1,12 @@
 package io.dynnibal.jobs.training;
 
+import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.schemas.AvroTrust;
 import io.dynnibal.schemas.RecordDecodingException;
 import io.dynnibal.schemas.SingleObjectCodec;
 import io.dynnibal.schemas.Target;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
@@ -11,26 +14,51 @@ import org.apache.flink.util.Collector;
 /**
  * Targets topic (compacted) -> shard inputs. A null value is a tombstone: the target leaves the index. A value that
  * is not a Target, whose id differs from its key, or whose text has no words goes to the dead-letter topic.
+ *
+ * <p>Once it has read up to the end offsets the topic had when this operator started (good records and bad), it emits
+ * one {@link ShardInput#TARGETS_LOADED} marker: {@link PairsAfterTargets} holds query batches back until then, so
+ * training pairs published before the job started never meet a half-loaded index.
  */
 final class DecodeTargets extends ProcessFunction<KafkaRecord, ShardInput> {
   private static final long serialVersionUID = 1L;
   static final String STAGE = "decode-targets";
 
   private final int[] shardKeys;
+  private final TrainingJobConfig config;
   private transient SingleObjectCodec<Target> codec;
+  /** Partitions still short of their end offset at start -> that end offset; empty once the marker is out. */
+  private transient Map<Integer, Long> loading;
 
-  DecodeTargets(int[] shardKeys) {
+  DecodeTargets(int[] shardKeys, TrainingJobConfig config) {
     this.shardKeys = shardKeys;
+    this.config = config;
   }
 
   @Override
   public void open(OpenContext context) {
     AvroTrust.install();
     codec = SingleObjectCodec.of(Target.class);
+    try {
+      loading = new HashMap<>(TopicReader.endOffsets(config.clientProperties(), config.targetsTopic()));
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot read the end offsets of " + config.targetsTopic() + ": " + e, e);
+    }
+    loading.values().removeIf(end -> end == 0);
   }
 
   @Override
   public void processElement(KafkaRecord record, Context ctx, Collector<ShardInput> out) {
+    decode(record, ctx, out);
+    Long end = loading.get(record.partition);
+    if (end != null && record.offset >= end - 1) {
+      loading.remove(record.partition);
+      if (loading.isEmpty()) {
+        out.collect(ShardInput.targetsLoaded());
+      }
+    }
+  }
+
+  private void decode(KafkaRecord record, Context ctx, Collector<ShardInput> out) {
     String key = record.keyAsString();
     if (record.value == null) {
       if (key == null || key.isEmpty()) {

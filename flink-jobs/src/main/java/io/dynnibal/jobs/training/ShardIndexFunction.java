@@ -39,7 +39,10 @@ import org.slf4j.LoggerFactory;
  * model update is broadcast state. The encoder and projection of the current version are loaded from it.
  *
  * <p>Targets and queries are encoded here, with the version the shard holds, so a shard's cache and its queries are
- * always of one version and each reply says which.
+ * always of one version and each reply says which. New and changed targets are stored at once (features, no cache
+ * vector yet) and encoded in groups of {@value #ENCODE_BATCH}: before the shard answers a batch, when a group is full,
+ * or {@value #ENCODE_DELAY_MS} ms after the first one waiting. One forward pass per group instead of per target is
+ * what makes indexing fast; a restore encodes whatever was still waiting in its state.
  *
  * <p>Rules for updates: one whose version is not above the current one is a duplicate and ignored; one that skips
  * versions cannot be applied as a map (maps go from version v-1 to v), so every target is re-encoded exactly from its
@@ -52,6 +55,8 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
   static final MapStateDescriptor<String, ModelUpdate> MODEL =
       new MapStateDescriptor<>("model", Types.STRING, new AvroTypeInfo<>(ModelUpdate.class));
   private static final String CURRENT = "current";
+  static final int ENCODE_BATCH = 512;
+  static final long ENCODE_DELAY_MS = 200;
 
   private final TrainingJobConfig config;
   private final int[] shardKeys;
@@ -63,6 +68,8 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
   private transient ShardModel model;
   private transient NegativeSampler treeSampler;
   private transient Map<Integer, ShardPool> pools;
+  /** Per shard key, targets stored without a cache vector yet (waiting to be encoded as a group). */
+  private transient Map<Integer, java.util.LinkedHashSet<String>> unencoded;
   private transient AtomicLong indexedTargets;
   private transient Counter updatesApplied;
   private transient Counter duplicateUpdates;
@@ -81,6 +88,7 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     indexes = new HashMap<>();
     treeSampler = treeSampler(config);
     pools = new HashMap<>();
+    unencoded = new HashMap<>();
     indexedTargets = new AtomicLong();
     var metrics = getRuntimeContext().getMetricGroup();
     metrics.gauge("indexTargets", () -> indexedTargets.get());
@@ -109,31 +117,88 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     ShardIndex index = index(key);
     switch (in.kind) {
       case ShardInput.UPSERT -> {
-        Features features = model.encoder.featurize(in.text);
-        float[] cache = model.targetCache(features);
-        if (!finite(cache)) {
-          ctx.output(DeadLetters.TAG, DeadLetters.ofDecoded(config.targetsTopic(), in.targetId,
-              "target " + in.targetId + " encodes to a non-finite vector at model version " + model.version, STAGE));
-          return;
-        }
-        TargetFeatures target = new TargetFeatures(in.targetId, features, cache);
+        TargetFeatures target = new TargetFeatures(in.targetId, model.encoder.featurize(in.text), null);
         target.version = model.version;
-        boolean isNew = !index.contains(in.targetId);
         targets.put(in.targetId, target);
-        index.upsert(in.targetId, cache);
-        if (isNew) {
-          indexedTargets.incrementAndGet();
+        java.util.LinkedHashSet<String> waiting = unencoded.computeIfAbsent(key, k -> new java.util.LinkedHashSet<>());
+        if (waiting.isEmpty()) {
+          ctx.timerService().registerProcessingTimeTimer(ctx.timerService().currentProcessingTime() + ENCODE_DELAY_MS);
+        }
+        waiting.add(in.targetId);
+        if (waiting.size() >= ENCODE_BATCH) {
+          encodeWaiting(key, index, ctx);
         }
       }
       case ShardInput.DELETE -> {
         targets.remove(in.targetId);
+        unencoded.getOrDefault(key, new java.util.LinkedHashSet<>()).remove(in.targetId);
         if (index.delete(in.targetId)) {
           indexedTargets.decrementAndGet();
         }
       }
-      case ShardInput.QUERIES -> out.collect(answer(key, index, in.batch));
+      case ShardInput.QUERIES -> {
+        encodeWaiting(key, index, ctx);
+        out.collect(answer(key, index, in.batch));
+      }
       default -> throw new IllegalStateException("unknown shard input kind " + in.kind);
     }
+  }
+
+  @Override
+  public void onTimer(long timestamp, OnTimerContext ctx, Collector<ShardReply> out) throws Exception {
+    ensureModel(ctx.getBroadcastState(MODEL).get(CURRENT));
+    int key = ctx.getCurrentKey();
+    encodeWaiting(key, index(key), ctx);
+  }
+
+  /**
+   * Encodes the key's waiting targets with the current model in one pass, then indexes them. A target that encodes to
+   * a non-finite vector leaves the shard, with a dead letter.
+   */
+  private void encodeWaiting(int key, ShardIndex index, ReadOnlyContext ctx) throws Exception {
+    java.util.LinkedHashSet<String> waiting = unencoded.get(key);
+    if (waiting == null || waiting.isEmpty()) {
+      return;
+    }
+    List<TargetFeatures> group = new ArrayList<>(waiting.size());
+    for (String id : waiting) {
+      TargetFeatures t = targets.get(id);
+      if (t != null && t.cache == null) {
+        group.add(t);
+      }
+    }
+    waiting.clear();
+    for (TargetFeatures t : encode(group)) {
+      if (!finite(t.cache)) {
+        targets.remove(t.id);
+        if (index.delete(t.id)) {
+          indexedTargets.decrementAndGet();
+        }
+        ctx.output(DeadLetters.TAG, DeadLetters.ofDecoded(config.targetsTopic(), t.id,
+            "target " + t.id + " encodes to a non-finite vector at model version " + model.version
+                + "; it is not in the index", STAGE));
+        continue;
+      }
+      targets.put(t.id, t);
+      boolean isNew = !index.contains(t.id);
+      index.upsert(t.id, t.cache);
+      if (isNew) {
+        indexedTargets.incrementAndGet();
+      }
+    }
+  }
+
+  /** Sets the cache vector of each target at the current model version, in groups of {@value #ENCODE_BATCH}. */
+  private List<TargetFeatures> encode(List<TargetFeatures> group) {
+    for (int from = 0; from < group.size(); from += ENCODE_BATCH) {
+      List<TargetFeatures> part = group.subList(from, Math.min(group.size(), from + ENCODE_BATCH));
+      float[][] caches = model.targetCaches(part.stream().map(TargetFeatures::features).toList());
+      for (int i = 0; i < part.size(); i++) {
+        part.get(i).cache = caches[i];
+        part.get(i).version = model.version;
+      }
+    }
+    return group;
   }
 
   private ShardReply answer(int key, ShardIndex index, QueryBatch batch) throws Exception {
@@ -256,6 +321,9 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
       List<TargetFeatures> moved = new ArrayList<>();
       for (Map.Entry<String, TargetFeatures> entry : shardTargets.entries()) {
         TargetFeatures t = entry.getValue();
+        if (t.cache == null) {
+          continue; // waiting to be encoded: it will be, with the model current then
+        }
         t.cache = exact ? next.targetCache(t.features()) : t.cache;
         if (!exact) {
           map.applyInPlace(t.cache, scratch);
@@ -313,9 +381,24 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     if (index == null) {
       List<String> ids = new ArrayList<>();
       List<float[]> vectors = new ArrayList<>();
+      List<TargetFeatures> waiting = new ArrayList<>();
       for (Map.Entry<String, TargetFeatures> entry : targets.entries()) {
+        if (entry.getValue().cache == null) {
+          waiting.add(entry.getValue()); // stored but not encoded before the restore
+          continue;
+        }
         ids.add(entry.getKey());
         vectors.add(entry.getValue().cache.clone()); // the tree keeps and moves its own copy
+      }
+      for (TargetFeatures t : encode(waiting)) {
+        if (finite(t.cache)) {
+          targets.put(t.id, t);
+          ids.add(t.id);
+          vectors.add(t.cache.clone());
+        } else {
+          targets.remove(t.id);
+          LOG.warn("shard key {}: target {} encodes to a non-finite vector; it leaves the index", key, t.id);
+        }
       }
       index = ShardIndex.build(config.landmarks, config.treeBase, ids, vectors, config.seed ^ key);
       indexes.put(key, index);

@@ -5,6 +5,8 @@ public class ShardInput {
   public static final byte UPSERT = 0;
   public static final byte DELETE = 1;
   public static final byte QUERIES = 2;
+  /** From the targets decoder to {@link PairsAfterTargets} only: the targets present at the job's start are read. */
+  public static final byte TARGETS_LOADED = 3;
 
   public byte kind;
   /** The shard's key (see {@link ShardKeys}). */
@@ -29,6 +31,13 @@ public class ShardInput {
     in.kind = DELETE;
     in.shardKey = shardKey;
     in.targetId = targetId;
+    return in;
+  }
+
+  public static ShardInput targetsLoaded() {
+    ShardInput in = new ShardInput();
+    in.kind = TARGETS_LOADED;
+    in.shardKey = -1;
     return in;
   }
 

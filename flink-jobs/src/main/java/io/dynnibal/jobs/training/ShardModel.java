@@ -65,6 +65,16 @@ final class ShardModel implements AutoCloseable {
     return projector.project(encoder.encodeTargets(List.of(features))[0]);
   }
 
+  /** Cache vectors of many targets with one forward pass (one DJL call per target costs far more than the math). */
+  float[][] targetCaches(List<Features> features) {
+    float[][] encoded = encoder.encodeTargets(features);
+    float[][] out = new float[encoded.length][];
+    for (int i = 0; i < encoded.length; i++) {
+      out[i] = projector.project(encoded[i]);
+    }
+    return out;
+  }
+
   float[][] queryCaches(List<Features> queries) {
     float[][] encoded = encoder.encodeQueries(queries);
     float[][] out = new float[encoded.length][];

@@ -28,9 +28,10 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * The streaming training job, one graph:
  *
  * <pre>
- * targets (compacted) -> DecodeTargets ----------------------------\
- * pairs -> DecodePairs -> BatchAssembler(B) -> fan out to shards ---+-> keyBy(shard) -> ShardIndex -> keyBy(batch)
- * model-updates -> DecodeModelUpdates -> broadcast ----------------/        (RocksDB)        -> NegativeMerge
+ * targets (compacted) -> DecodeTargets ---------------\
+ * pairs -> DecodePairs -> BatchAssembler(B) ----------PairsAfterTargets (fan out) -> keyBy(shard) -> ShardIndex
+ * model-updates -> DecodeModelUpdates -> broadcast -------------------------------------/ (RocksDB)
+ *   -> keyBy(batch) -> NegativeMerge
  *   -> Trainer (p=1) -> metrics topic
  *                    -> model-updates topic (every w steps: re-encode map + snapshot)  [feedback edge via Kafka]
  * every stage's unusable records -> dead-letters topic
@@ -82,7 +83,7 @@ public final class TrainingJob {
     SingleOutputStreamOperator<ShardInput> targets = env
         .fromSource(source(config, config.targetsTopic(), OffsetsInitializer.earliest()),
             WatermarkStrategy.noWatermarks(), "targets").setParallelism(1)
-        .process(new DecodeTargets(shardKeys)).name("decode-targets").setParallelism(1);
+        .process(new DecodeTargets(shardKeys, config)).name("decode-targets").setParallelism(1);
     SingleOutputStreamOperator<TrainingPair> pairs = env
         .fromSource(source(config, config.pairsTopic(), OffsetsInitializer.earliest()),
             WatermarkStrategy.noWatermarks(), "pairs").setParallelism(1)
@@ -94,15 +95,16 @@ public final class TrainingJob {
         .process(new DecodeModelUpdates(config.landmarks, config.outputDim)).name("decode-model-updates").setParallelism(1);
     BroadcastStream<ModelUpdate> broadcastUpdates = updates.broadcast(ShardIndexFunction.MODEL);
 
-    DataStream<ShardInput> queryFanOut = pairs
-        .process(new BatchAssembler(config.batchSize)).name("batch-assembler").setParallelism(1)
-        .flatMap((QueryBatch batch, org.apache.flink.util.Collector<ShardInput> out) -> {
-          for (int key : shardKeys) {
-            out.collect(ShardInput.queries(key, batch));
-          }
-        }).returns(ShardInput.class).name("fan-out").setParallelism(1);
+    DataStream<QueryBatch> batches = pairs
+        .process(new BatchAssembler(config.batchSize)).name("batch-assembler").setParallelism(1);
+    // Targets and batches reach the shards through one operator, in order: batches after the initial targets.
+    DataStream<ShardInput> shardInputs = targets
+        .keyBy(in -> 0, org.apache.flink.api.common.typeinfo.Types.INT)
+        .connect(batches.keyBy(b -> 0, org.apache.flink.api.common.typeinfo.Types.INT))
+        .process(new PairsAfterTargets(config, shardKeys)).name("pairs-after-targets").uid("pairs-after-targets")
+        .setParallelism(1);
 
-    SingleOutputStreamOperator<ShardReply> replies = targets.union(queryFanOut)
+    SingleOutputStreamOperator<ShardReply> replies = shardInputs
         .keyBy(in -> in.shardKey, org.apache.flink.api.common.typeinfo.Types.INT)
         .connect(broadcastUpdates)
         .process(new ShardIndexFunction(config, shardKeys)).name("shard-index").uid("shard-index")

@@ -42,6 +42,11 @@ public final class TrainingJobConfig implements Serializable {
   public String checkpointDir = "file:///tmp/dynnibal/checkpoints";
   public Duration checkpointInterval = Duration.ofSeconds(5);
   public String snapshotDir = "/tmp/dynnibal/snapshots";
+  /**
+   * Query batches wait for the targets that were on the targets topic at the job's start, at most this long (see
+   * {@code PairsAfterTargets}).
+   */
+  public Duration targetsFirstMaxWait = Duration.ofMinutes(2);
   // Training
   public int batchSize = 128;
   public int sampledNegatives = 64;
@@ -202,6 +207,9 @@ public final class TrainingJobConfig implements Serializable {
     if (checkpointInterval == null || checkpointInterval.isNegative() || checkpointInterval.isZero()) {
       p.add("checkpoint.interval must be a positive duration such as 5s or 500ms, got " + checkpointInterval);
     }
+    if (targetsFirstMaxWait == null || targetsFirstMaxWait.isNegative()) {
+      p.add("targets.first.max.wait must be a duration such as 2m or 30s, got " + targetsFirstMaxWait);
+    }
     if (checkpointDir == null || checkpointDir.isBlank()) {
       p.add("checkpoint.dir is required");
     }
@@ -257,6 +265,8 @@ public final class TrainingJobConfig implements Serializable {
       new Setting("checkpoint.dir", c -> c.checkpointDir, (c, v) -> c.checkpointDir = v),
       new Setting("checkpoint.interval", c -> c.checkpointInterval.toMillis() + "ms",
           (c, v) -> c.checkpointInterval = duration(v)),
+      new Setting("targets.first.max.wait", c -> c.targetsFirstMaxWait.toMillis() + "ms",
+          (c, v) -> c.targetsFirstMaxWait = duration(v)),
       new Setting("snapshot.dir", c -> c.snapshotDir, (c, v) -> c.snapshotDir = v),
       new Setting("batch.size", c -> c.batchSize, (c, v) -> c.batchSize = Integer.parseInt(v)),
       new Setting("negatives.sampled", c -> c.sampledNegatives, (c, v) -> c.sampledNegatives = Integer.parseInt(v)),

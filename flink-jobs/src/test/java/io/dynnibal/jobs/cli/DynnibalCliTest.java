@@ -28,7 +28,7 @@ class DynnibalCliTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"submit", "experiment"})
+  @ValueSource(strings = {"submit"})
   void plannedCommandsSayTheyAreNotBuiltAndFail(String command) {
     assertEquals(PlannedCommand.NOT_BUILT_YET, DynnibalCli.execute(command, "--any", "flags", "--steps=3"));
   }

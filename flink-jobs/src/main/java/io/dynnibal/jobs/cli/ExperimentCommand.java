@@ -1,0 +1,125 @@
+package io.dynnibal.jobs.cli;
+
+import io.dynnibal.jobs.demo.Corpus;
+import io.dynnibal.jobs.experiment.Experiment;
+import io.dynnibal.jobs.experiment.ExperimentReport;
+import io.dynnibal.jobs.training.Sampler;
+import io.dynnibal.jobs.training.TrainingJobConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code dynnibal experiment}: the samplers side by side on one dataset replayed from Kafka. */
+@Command(
+    name = "experiment",
+    description = {
+      "Publish a dataset to Kafka once, replay it through the streaming job once per sampler and seed with the same",
+      "step budget, evaluate every trained model exactly, and print the paper's table (Mem %, R@k, MRR@10, steps/s).",
+      "Defaults to the bundled Debian corpus (train -> dev) and an in-process broker."
+    })
+final class ExperimentCommand implements Callable<Integer> {
+  @Option(names = "--targets", description = "Targets JSONL (with --train and --eval; default: the bundled corpus).")
+  Path targets;
+
+  @Option(names = "--train", description = "Training pairs JSONL.")
+  Path train;
+
+  @Option(names = "--eval", description = "Evaluation queries JSONL.")
+  Path eval;
+
+  @Option(names = "--samplers", split = ",", description = "Samplers, comma-separated (default: all): "
+      + "in-batch, uniform, stochastic-negative-mining, negative-cache, exhaustive, dynnibal-mh, dynnibal-rejection.")
+  List<String> samplers = new ArrayList<>(Sampler.NAMES);
+
+  @Option(names = "--steps", required = true, description = "Training steps per run (the budget every run gets).")
+  long steps;
+
+  @Option(names = "--seeds", defaultValue = "2", description = "Seeds per sampler (default ${DEFAULT-VALUE}).")
+  int seeds;
+
+  @Option(names = "--curve-points", defaultValue = "4",
+      description = "Models kept per run for the learning curve (default ${DEFAULT-VALUE}).")
+  int curvePoints;
+
+  @Option(names = "--curve-eval-limit", defaultValue = "1000",
+      description = "Evaluation queries per curve point, 0 for all (default ${DEFAULT-VALUE}); the final model is"
+          + " always evaluated on all.")
+  int curveEvalLimit;
+
+  @Option(names = "--bootstrap", description = "HOST:PORT of a Kafka cluster (default: an in-process broker).")
+  String bootstrap;
+
+  @Option(names = "--config", description = "Job configuration (properties file) shared by every run.")
+  Path configFile;
+
+  @Option(names = "--set", description = "Override one job setting for every run, key=value (repeatable).")
+  List<String> overrides = new ArrayList<>();
+
+  @Option(names = "--work-dir", description = "Checkpoints, snapshots and the broker's log (default: a temporary"
+      + " directory, deleted afterwards).")
+  Path workDir;
+
+  @Option(names = "--json", description = "Write the figures as JSON to this file.")
+  Path json;
+
+  @Option(names = "--plot", description = "Write R@1 against training step per sampler to this PNG file.")
+  Path plot;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    boolean anyFile = targets != null || train != null || eval != null;
+    if (anyFile && (targets == null || train == null || eval == null)) {
+      throw new ParameterException(spec.commandLine(), "--targets, --train and --eval go together");
+    }
+    if (steps < 1 || seeds < 1 || curvePoints < 1) {
+      throw new ParameterException(spec.commandLine(), "--steps, --seeds and --curve-points must be at least 1");
+    }
+    for (String s : samplers) {
+      if (!Sampler.NAMES.contains(s)) {
+        throw new ParameterException(spec.commandLine(), "unknown sampler \"" + s + "\"; one of " + Sampler.NAMES);
+      }
+    }
+    TrainingJobConfig config = TrainingJobConfig.load(configFile, experimentDefaults(overrides));
+    if (bootstrap != null) {
+      config.bootstrapServers = bootstrap;
+    }
+    Corpus corpus = anyFile ? Corpus.files(targets, train, eval) : Corpus.bundledDebian();
+    boolean temporary = workDir == null;
+    Path work = temporary ? Files.createTempDirectory("dynnibal-experiment-") : workDir;
+    try {
+      Experiment.Result result = Experiment.run(new Experiment.Options(corpus, config, samplers, seeds, steps,
+          curvePoints, curveEvalLimit, work, bootstrap), System.err);
+      System.err.println();
+      System.out.print(ExperimentReport.table(result));
+      if (json != null) {
+        ExperimentReport.writeJson(result, json);
+        System.err.println("figures written to " + json);
+      }
+      if (plot != null) {
+        ExperimentReport.writePlot(result, plot);
+        System.err.println("learning curves drawn to " + plot);
+      }
+      return 0;
+    } finally {
+      if (temporary) {
+        io.dynnibal.snapshot.Directories.deleteRecursively(work);
+      }
+    }
+  }
+
+  /** What every run shares unless --config or --set say otherwise: the demo's settings. */
+  static List<String> experimentDefaults(List<String> overrides) {
+    List<String> all = DemoCommand.demoDefaults(List.of("topic.prefix=dynnibal."));
+    all.addAll(overrides);
+    return all;
+  }
+}

@@ -1,0 +1,125 @@
+package io.dynnibal.tests.experiment;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dynnibal.jobs.demo.Corpus;
+import io.dynnibal.jobs.experiment.Experiment;
+import io.dynnibal.jobs.experiment.ExperimentReport;
+import io.dynnibal.jobs.training.Sampler;
+import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.tests.training.SyntheticCorpus;
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code ./dynnibal experiment}'s code path with a smoke config: every sampler replays the same topics (published once,
+ * before any job starts) through its own job on an in-process broker and MiniCluster, then the table, JSON and chart.
+ */
+class ExperimentSmokeTest {
+  private static final int STEPS = 24;
+  private static final int TARGETS = 120;
+  private static final int OUTPUT_DIM = 32;
+  private static Experiment.Result result;
+  private static String printed;
+  private static Path work;
+
+  @BeforeAll
+  @Timeout(420)
+  static void runEverySampler() throws Exception {
+    SyntheticCorpus synthetic = new SyntheticCorpus(TARGETS, 240, 8, 4, 5);
+    Corpus corpus = new Corpus("synthetic", synthetic.targets, synthetic.train, synthetic.eval);
+    TrainingJobConfig config = TrainingJobConfig.load(null, List.of(
+        "topic.prefix=exp-smoke.", "batch.size=16", "negatives.sampled=8", "negatives.uniform=8",
+        "reencode.every=6", "landmarks=16", "regression.samples=64", "model.buckets=4096",
+        "model.embedding.dim=32", "model.hidden.dim=64", "model.output.dim=" + OUTPUT_DIM, "warmup.steps=5",
+        "checkpoint.interval=500ms", "snm.pool.fraction=0.25", "negative.cache.size=30"));
+    work = Files.createDirectories(Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
+        .resolve("experiment-smoke-" + System.nanoTime()));
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+    try (PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8)) {
+      result = Experiment.run(new Experiment.Options(corpus, config, Sampler.NAMES, 1, STEPS, 2, 0, work, null), out);
+    }
+    printed = console.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void everySamplerTrainsTheWholeBudgetOnTheSameReplayWithNoPairLost() {
+    assertEquals(Sampler.NAMES, result.runs().stream().map(Experiment.Run::sampler).toList(), printed);
+    for (Experiment.Run run : result.runs()) {
+      assertEquals(STEPS, run.steps(), run.sampler());
+      // The pairs were on their topic before each job started: none may meet a half-loaded index.
+      assertEquals(0, run.pairsDeadLettered(), run.sampler() + " dead-lettered pairs\n" + printed);
+    }
+    assertEquals(1, printed.split("publishing ", -1).length - 1, "the dataset is published once\n" + printed);
+  }
+
+  @Test
+  void memPercentIsWhatEachSamplerHoldsAtFullDimension() {
+    Map<String, Double> mem = result.runs().stream()
+        .collect(Collectors.toMap(Experiment.Run::sampler, Experiment.Run::memPercent));
+    assertEquals(0.0, mem.get("in-batch"));
+    assertEquals(0.0, mem.get("uniform"));
+    assertEquals(100.0, mem.get("exhaustive"), 1e-9);
+    // Each shard pools ceil(25 % of its targets).
+    assertEquals(25.0, mem.get("stochastic-negative-mining"), 2.0);
+    assertEquals(100.0 * 30 / TARGETS, mem.get("negative-cache"), 1e-9);
+    double dynnibal = 100.0 * ((16 + 64) * OUTPUT_DIM + 16 * 16) / (TARGETS * OUTPUT_DIM);
+    assertEquals(dynnibal, mem.get("dynnibal-mh"), 1e-9);
+    assertEquals(dynnibal, mem.get("dynnibal-rejection"), 1e-9);
+  }
+
+  @Test
+  void hardNegativeSamplersLearn() {
+    for (Experiment.Run run : result.runs()) {
+      double untrained = run.curve().get(0).value();
+      assertTrue(run.metrics().recallAt(10) > 0.5, run.sampler() + " " + run.metrics().figures());
+      assertTrue(run.curve().get(run.curve().size() - 1).value() > untrained,
+          run.sampler() + " curve " + run.curve());
+    }
+  }
+
+  @Test
+  void jsonHasTheShapeOtherToolsRead() throws Exception {
+    Path json = work.resolve("figures.json");
+    ExperimentReport.writeJson(result, json);
+    JsonNode root = new ObjectMapper().readTree(json.toFile());
+    assertEquals(TARGETS, root.get("dataset").get("targets").asInt());
+    assertEquals(String.valueOf(STEPS), root.get("config").get("max.steps").asText());
+    JsonNode first = root.get("samplers").get(0);
+    for (String field : List.of("name", "seed", "mem_percent", "recall", "mrr", "steps", "steps_per_s", "wall_s")) {
+      assertTrue(first.has(field), field + " missing in " + first);
+    }
+    for (String k : List.of("1", "5", "10", "20", "100")) {
+      assertTrue(first.get("recall").get(k).isNumber(), "recall@" + k);
+    }
+    assertTrue(first.get("mrr").get("10").isNumber() && first.get("mrr").get("100").isNumber());
+    assertEquals(Sampler.NAMES.size(), root.get("samplers").size());
+  }
+
+  @Test
+  void tableAndChartShowEverySampler() throws Exception {
+    String table = ExperimentReport.table(result);
+    for (String sampler : Sampler.NAMES) {
+      assertTrue(table.contains(sampler), sampler + " missing:\n" + table);
+    }
+    assertTrue(table.contains("share of the R@1 gap"), table);
+    Path png = work.resolve("curves.png");
+    ExperimentReport.writePlot(result, png);
+    BufferedImage image = ImageIO.read(png.toFile());
+    assertEquals(960, image.getWidth());
+  }
+}
