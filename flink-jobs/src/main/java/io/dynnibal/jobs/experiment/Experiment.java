@@ -53,8 +53,13 @@ public final class Experiment {
       int curvePoints, int curveEvalLimit, Path workDir, String bootstrap) {}
 
   /** One sampler trained with one seed. */
+  /**
+   * @param reencodeCycles model versions every shard had applied by the last step (0 would mean the shards mined with
+   *     the untrained model all along)
+   */
   public record Run(String sampler, long seed, double memPercent, RetrievalMetrics metrics, long steps,
-      double stepsPerSecond, double wallSeconds, long pairsDeadLettered, List<RecallPlot.Point> curve) {}
+      double stepsPerSecond, double wallSeconds, long pairsDeadLettered, long reencodeCycles,
+      List<RecallPlot.Point> curve) {}
 
   public record Result(Map<String, Object> dataset, Map<String, String> config, List<Run> runs) {}
 
@@ -188,10 +193,11 @@ public final class Experiment {
     Long allBytes = last.getFullDimensionBytes();
     double mem = miningBytes == null || allBytes == null || allBytes == 0 ? Double.NaN
         : 100.0 * miningBytes / allBytes;
-    out.printf("%s: R@1 %.3f  R@10 %.3f  R@100 %.3f  Mem %.2f%%  %.1f steps/s  %.0f s%n", label, metrics.recallAt(1),
-        metrics.recallAt(10), metrics.recallAt(100), mem, last.getStepsPerSecond(), wall);
+    out.printf("%s: R@1 %.3f  R@10 %.3f  R@100 %.3f  Mem %.2f%%  %.1f steps/s  %.0f s  re-encodes %d%n", label,
+        metrics.recallAt(1), metrics.recallAt(10), metrics.recallAt(100), mem, last.getStepsPerSecond(), wall,
+        last.getReencodeCycles());
     return new Run(config.sampler, config.seed, mem, metrics, last.getStep(), last.getStepsPerSecond(), wall,
-        last.getPairsDeadLettered(), curve);
+        last.getPairsDeadLettered(), last.getReencodeCycles(), curve);
   }
 
   /** Exact evaluation against every target, featurized once for all the runs' models. */

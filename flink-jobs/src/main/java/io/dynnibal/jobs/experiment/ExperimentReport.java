@@ -90,6 +90,7 @@ public final class ExperimentReport {
       m.put("steps_per_s", round(r.stepsPerSecond(), 2));
       m.put("wall_s", round(r.wallSeconds(), 1));
       m.put("pairs_dead_lettered", r.pairsDeadLettered());
+      m.put("reencode_cycles", r.reencodeCycles());
       List<Map<String, Object>> curve = new ArrayList<>();
       for (RecallPlot.Point p : r.curve()) {
         curve.add(Map.of("step", p.step(), "recall_1", round(p.value(), 4)));

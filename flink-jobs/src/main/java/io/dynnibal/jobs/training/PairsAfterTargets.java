@@ -2,11 +2,9 @@ package io.dynnibal.jobs.training;
 
 import io.dynnibal.jobs.kafka.TopicReader;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -24,6 +22,10 @@ import org.slf4j.LoggerFactory;
  * a dataset published in full before the job starts (an experiment's replay) trains on every pair, none is
  * dead-lettered as "not indexed yet".
  *
+ * <p>Held batches are released a few at a time, from timers, never all in one call: an operator inside a long call
+ * cannot forward a checkpoint barrier, and with the shards the slowest stage a release of hundreds of batches would
+ * stall checkpoints (and with them every transactional commit, model updates included) for the whole replay.
+ *
  * <p>Targets published later are indexed whenever they arrive. If the marker never comes (a transactional producer's
  * commit marker can sit after the last record, one offset short of what {@link DecodeTargets} waits for), held batches
  * are released after {@code targets.first.max.wait}, with a warning.
@@ -31,11 +33,15 @@ import org.slf4j.LoggerFactory;
 final class PairsAfterTargets extends KeyedCoProcessFunction<Integer, ShardInput, QueryBatch, ShardInput> {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(PairsAfterTargets.class);
+  /** Held batches fanned out per timer firing: small, so a checkpoint barrier waits for little. */
+  private static final int RELEASE_PER_TIMER = 2;
 
   private final TrainingJobConfig config;
   private final int[] shardKeys;
   private transient ValueState<Boolean> released;
-  private transient ListState<QueryBatch> held;
+  /** Batches waiting, by arrival number; {@code queue} = {next to release, next arrival number}. */
+  private transient MapState<Long, QueryBatch> held;
+  private transient ValueState<long[]> queue;
   private transient boolean nothingToWaitFor;
 
   PairsAfterTargets(TrainingJobConfig config, int[] shardKeys) {
@@ -46,7 +52,11 @@ final class PairsAfterTargets extends KeyedCoProcessFunction<Integer, ShardInput
   @Override
   public void open(OpenContext context) throws Exception {
     released = getRuntimeContext().getState(new ValueStateDescriptor<>("released", Types.BOOLEAN));
-    held = getRuntimeContext().getListState(new ListStateDescriptor<>("held", TypeInformation.of(QueryBatch.class)));
+    held = getRuntimeContext().getMapState(
+        new MapStateDescriptor<>("held", Types.LONG, TypeInformation.of(QueryBatch.class)));
+    queue = getRuntimeContext().getState(
+        new ValueStateDescriptor<>("queue", org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo
+            .LONG_PRIMITIVE_ARRAY_TYPE_INFO));
     nothingToWaitFor = TopicReader.endOffsets(config.clientProperties(), config.targetsTopic()).values().stream()
         .allMatch(end -> end == 0);
   }
@@ -54,7 +64,11 @@ final class PairsAfterTargets extends KeyedCoProcessFunction<Integer, ShardInput
   @Override
   public void processElement1(ShardInput target, Context ctx, Collector<ShardInput> out) throws Exception {
     if (target.kind == ShardInput.TARGETS_LOADED) {
-      release(out, "targets loaded");
+      if (!isReleased()) {
+        LOG.info("targets loaded: releasing {} held query batches", waiting());
+        released.update(true);
+        scheduleRelease(ctx.timerService());
+      }
     } else {
       out.collect(target);
     }
@@ -62,42 +76,59 @@ final class PairsAfterTargets extends KeyedCoProcessFunction<Integer, ShardInput
 
   @Override
   public void processElement2(QueryBatch batch, Context ctx, Collector<ShardInput> out) throws Exception {
-    if (Boolean.TRUE.equals(released.value()) || nothingToWaitFor) {
+    if (nothingToWaitFor && !isReleased()) {
       released.update(true);
+    }
+    if (isReleased() && waiting() == 0) {
       fanOut(batch, out);
       return;
     }
-    if (!held.get().iterator().hasNext()) {
-      Duration wait = config.targetsFirstMaxWait;
+    if (!isReleased() && waiting() == 0) {
       LOG.info("holding query batches until the targets on {} at start are loaded (at most {})",
-          config.targetsTopic(), wait);
-      ctx.timerService().registerProcessingTimeTimer(ctx.timerService().currentProcessingTime() + wait.toMillis());
+          config.targetsTopic(), config.targetsFirstMaxWait);
+      ctx.timerService().registerProcessingTimeTimer(
+          ctx.timerService().currentProcessingTime() + config.targetsFirstMaxWait.toMillis());
     }
-    held.add(batch);
+    long[] q = queueState();
+    held.put(q[1]++, batch);
+    queue.update(q);
   }
 
   @Override
   public void onTimer(long timestamp, OnTimerContext ctx, Collector<ShardInput> out) throws Exception {
-    if (!Boolean.TRUE.equals(released.value())) {
+    if (!isReleased()) {
       LOG.warn("the targets topic {} was not read to its start-time end within {}: releasing the held batches"
           + " (pairs whose target is not indexed yet go to the dead-letter topic)", config.targetsTopic(),
           config.targetsFirstMaxWait);
-      release(out, "waited " + config.targetsFirstMaxWait);
+      released.update(true);
+    }
+    long[] q = queueState();
+    for (int i = 0; i < RELEASE_PER_TIMER && q[0] < q[1]; i++) {
+      fanOut(held.get(q[0]), out);
+      held.remove(q[0]++);
+    }
+    queue.update(q);
+    if (q[0] < q[1]) {
+      scheduleRelease(ctx.timerService());
     }
   }
 
-  private void release(Collector<ShardInput> out, String why) throws Exception {
-    if (Boolean.TRUE.equals(released.value())) {
-      return; // a restarted decoder announces again
-    }
-    List<QueryBatch> batches = new ArrayList<>();
-    held.get().forEach(batches::add);
-    held.clear();
-    released.update(true);
-    LOG.info("{}: releasing {} held query batches", why, batches.size());
-    for (QueryBatch batch : batches) {
-      fanOut(batch, out);
-    }
+  private void scheduleRelease(org.apache.flink.streaming.api.TimerService timers) {
+    timers.registerProcessingTimeTimer(timers.currentProcessingTime() + 1);
+  }
+
+  private boolean isReleased() throws Exception {
+    return Boolean.TRUE.equals(released.value());
+  }
+
+  private long waiting() throws Exception {
+    long[] q = queueState();
+    return q[1] - q[0];
+  }
+
+  private long[] queueState() throws Exception {
+    long[] q = queue.value();
+    return q == null ? new long[2] : q;
   }
 
   private void fanOut(QueryBatch batch, Collector<ShardInput> out) {

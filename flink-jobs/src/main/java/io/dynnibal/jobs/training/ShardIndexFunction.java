@@ -74,6 +74,7 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
   private transient Counter updatesApplied;
   private transient Counter duplicateUpdates;
   private transient Counter targetsRepaired;
+  private transient Counter samplingGaveUp;
   private transient volatile double lastSamplingMillis;
 
   ShardIndexFunction(TrainingJobConfig config, int[] shardKeys) {
@@ -96,6 +97,7 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     updatesApplied = metrics.counter("modelUpdatesApplied");
     duplicateUpdates = metrics.counter("modelUpdatesIgnored");
     targetsRepaired = metrics.counter("repairTargetsMoved");
+    samplingGaveUp = metrics.counter("samplingGaveUp");
   }
 
   /** The SG-tree sampler of the DyNNIBAL samplers; null for the others. */
@@ -105,7 +107,12 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     return switch (config.sampler()) {
       case DYNNIBAL_MH -> new MetropolisHastingsSampler(
           MetropolisHastingsSampler.Options.practical(clustering, config.candidatesPerNegative));
-      case DYNNIBAL_REJECTION -> new RejectionSampler(clustering, 10_000);
+      // Exact sampling restarts about gamma times per sample: it starts from a fine partition (small gamma, a large
+      // cluster budget), not the MH proposal's coarse one.
+      case DYNNIBAL_REJECTION -> new RejectionSampler(new FindClustering.Options(config.scoreScale,
+          config.rejectionGamma, 0.3, config.rejectionMaxClusters),
+          // Restarts beyond ~100 gamma mean the partition is far coarser than asked: give up early, not at 100k.
+          (long) Math.max(1_000, 100 * config.rejectionGamma));
       default -> null;
     };
   }
@@ -262,7 +269,19 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
       long[] chain, List<Integer> sampledQuery, List<TargetFeatures> sampled) throws Exception {
     float[][] z = model.queryCaches(queries);
     for (int q = 0; q < z.length; q++) {
-      Samples samples = index.sample(treeSampler, z[q], config.negativesPerQuery, random);
+      Samples samples;
+      try {
+        samples = index.sample(treeSampler, z[q], config.negativesPerQuery, random);
+      } catch (IllegalStateException e) {
+        // Rejection sampling gave up (a partition too coarse for this query): this query gets no hard negative
+        // from this shard; the batch still trains. Counted, so a user sees when to refine the partition.
+        samplingGaveUp.inc();
+        if (samplingGaveUp.getCount() == 1 || samplingGaveUp.getCount() % 1000 == 0) {
+          LOG.warn("{} (query {} of batch {}; {} times so far)", e.getMessage(), q, batch.batchId,
+              samplingGaveUp.getCount());
+        }
+        continue;
+      }
       chain[0] += samples.proposals();
       chain[1] += samples.accepted();
       for (int i = 0; i < samples.size(); i++) {

@@ -66,6 +66,10 @@ public final class TrainingJob {
     Configuration conf = RocksDbCheckpointing.apply(new Configuration(), URI.create(config.checkpointDir),
         config.checkpointInterval);
     conf.set(PipelineOptions.GENERIC_TYPES, false);
+    // The job is backpressured by design (sources read far faster than shards sample and the trainer steps), and the
+    // feedback edge (model updates) is only as fast as checkpoints commit. Aligned barriers would queue behind every
+    // buffered batch; unaligned ones overtake them, so a model update reaches the shards about one interval later.
+    conf.set(org.apache.flink.configuration.CheckpointingOptions.ENABLE_UNALIGNED, config.unalignedCheckpoints);
     conf.set(PipelineOptions.MAX_PARALLELISM, MAX_PARALLELISM);
     return conf;
   }

@@ -41,6 +41,8 @@ public final class TrainingJobConfig implements Serializable {
   public int shards = 2;
   public String checkpointDir = "file:///tmp/dynnibal/checkpoints";
   public Duration checkpointInterval = Duration.ofSeconds(5);
+  /** Unaligned checkpoints (barriers overtake buffered batches): a short feedback edge under backpressure. */
+  public boolean unalignedCheckpoints = true;
   public String snapshotDir = "/tmp/dynnibal/snapshots";
   /**
    * Query batches wait for the targets that were on the targets topic at the job's start, at most this long (see
@@ -91,6 +93,10 @@ public final class TrainingJobConfig implements Serializable {
   public int candidatesPerNegative = 8;
   /** FindClustering's frontier: clusters kept per query (the paper's 100). */
   public int maxClusters = 100;
+  /** Rejection sampling: the partition's target ratio max P/Q (about the restarts per sample). */
+  public double rejectionGamma = 100;
+  /** Rejection sampling: clusters FindClustering may split off to reach that ratio. */
+  public int rejectionMaxClusters = 2000;
   /**
    * Hard negatives each shard samples per query, before the batch's shared set is chosen. With B = 128 queries and 64
    * shared negatives, one per query already offers twice what is kept (two halved the shards' sampling time).
@@ -204,6 +210,10 @@ public final class TrainingJobConfig implements Serializable {
     }
     atLeast(p, "mh.candidates.per.negative", candidatesPerNegative, 0);
     atLeast(p, "mh.max.clusters", maxClusters, 0);
+    if (!(rejectionGamma > 1)) {
+      p.add("rejection.gamma must be greater than 1, got " + rejectionGamma);
+    }
+    atLeast(p, "rejection.max.clusters", rejectionMaxClusters, 0);
     if (checkpointInterval == null || checkpointInterval.isNegative() || checkpointInterval.isZero()) {
       p.add("checkpoint.interval must be a positive duration such as 5s or 500ms, got " + checkpointInterval);
     }
@@ -267,6 +277,8 @@ public final class TrainingJobConfig implements Serializable {
           (c, v) -> c.checkpointInterval = duration(v)),
       new Setting("targets.first.max.wait", c -> c.targetsFirstMaxWait.toMillis() + "ms",
           (c, v) -> c.targetsFirstMaxWait = duration(v)),
+      new Setting("checkpoint.unaligned", c -> c.unalignedCheckpoints,
+          (c, v) -> c.unalignedCheckpoints = bool("checkpoint.unaligned", v)),
       new Setting("snapshot.dir", c -> c.snapshotDir, (c, v) -> c.snapshotDir = v),
       new Setting("batch.size", c -> c.batchSize, (c, v) -> c.batchSize = Integer.parseInt(v)),
       new Setting("negatives.sampled", c -> c.sampledNegatives, (c, v) -> c.sampledNegatives = Integer.parseInt(v)),
@@ -298,6 +310,9 @@ public final class TrainingJobConfig implements Serializable {
       new Setting("mh.candidates.per.negative", c -> c.candidatesPerNegative,
           (c, v) -> c.candidatesPerNegative = Integer.parseInt(v)),
       new Setting("mh.max.clusters", c -> c.maxClusters, (c, v) -> c.maxClusters = Integer.parseInt(v)),
+      new Setting("rejection.gamma", c -> c.rejectionGamma, (c, v) -> c.rejectionGamma = Double.parseDouble(v)),
+      new Setting("rejection.max.clusters", c -> c.rejectionMaxClusters,
+          (c, v) -> c.rejectionMaxClusters = Integer.parseInt(v)),
       new Setting("watch.targets", c -> c.watchTargets, (c, v) -> c.watchTargets = v));
 
   /** The configuration as properties, one key per setting (what {@link #apply} reads); secrets are redacted. */
@@ -349,6 +364,13 @@ public final class TrainingJobConfig implements Serializable {
       config.apply(override.substring(0, eq), override.substring(eq + 1));
     }
     return config;
+  }
+
+  private static boolean bool(String key, String v) {
+    if (!v.equals("true") && !v.equals("false")) {
+      throw new IllegalArgumentException("configuration key " + key + ": \"" + v + "\" is not true or false");
+    }
+    return Boolean.parseBoolean(v);
   }
 
   /** {@code 500ms}, {@code 5s}, {@code 2m} or plain milliseconds. */

@@ -46,4 +46,29 @@ class TrainingJobConfigTest {
     assertEquals(3, problems.size(), problems.toString());
     assertThrows(IllegalArgumentException.class, c::validate);
   }
+
+  @Test
+  void everySamplerIsAcceptedAndOnlyInBatchNeedsNoUniformNegatives() {
+    for (String sampler : Sampler.NAMES) {
+      TrainingJobConfig c = new TrainingJobConfig().apply("sampler", sampler).apply("negatives.uniform", "0");
+      assertEquals(sampler.equals("in-batch"), c.problems().isEmpty(), sampler + ": " + c.problems());
+      assertEquals(sampler, c.sampler().id);
+    }
+  }
+
+  @Test
+  void baselineSettingsAreChecked() {
+    List<String> problems = new TrainingJobConfig().apply("snm.pool.fraction", "1.5")
+        .apply("negative.cache.size", "0").apply("rejection.gamma", "1").apply("topic.pairs", "a b").problems();
+    assertEquals(4, problems.size(), problems.toString());
+  }
+
+  @Test
+  void samplersShareOneNegativeBudget() {
+    TrainingJobConfig c = new TrainingJobConfig().apply("negatives.sampled", "64").apply("negatives.uniform", "32");
+    assertEquals(96, Sampler.UNIFORM.uniformDraws(c) + Sampler.UNIFORM.hardNegatives(c));
+    assertEquals(96, Sampler.DYNNIBAL_MH.uniformDraws(c) + Sampler.DYNNIBAL_MH.hardNegatives(c));
+    assertEquals(96, Sampler.EXHAUSTIVE.uniformDraws(c) + Sampler.EXHAUSTIVE.hardNegatives(c));
+    assertEquals(0, Sampler.IN_BATCH.uniformDraws(c) + Sampler.IN_BATCH.hardNegatives(c));
+  }
 }

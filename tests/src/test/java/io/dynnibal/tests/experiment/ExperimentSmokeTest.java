@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Timeout;
  * before any job starts) through its own job on an in-process broker and MiniCluster, then the table, JSON and chart.
  */
 class ExperimentSmokeTest {
-  private static final int STEPS = 24;
+  private static final int STEPS = 40;
   private static final int TARGETS = 120;
   private static final int OUTPUT_DIM = 32;
   private static Experiment.Result result;
@@ -44,9 +44,9 @@ class ExperimentSmokeTest {
     Corpus corpus = new Corpus("synthetic", synthetic.targets, synthetic.train, synthetic.eval);
     TrainingJobConfig config = TrainingJobConfig.load(null, List.of(
         "topic.prefix=exp-smoke.", "batch.size=16", "negatives.sampled=8", "negatives.uniform=8",
-        "reencode.every=6", "landmarks=16", "regression.samples=64", "model.buckets=4096",
+        "reencode.every=5", "landmarks=16", "regression.samples=64", "model.buckets=4096",
         "model.embedding.dim=32", "model.hidden.dim=64", "model.output.dim=" + OUTPUT_DIM, "warmup.steps=5",
-        "checkpoint.interval=500ms", "snm.pool.fraction=0.25", "negative.cache.size=30"));
+        "checkpoint.interval=300ms", "snm.pool.fraction=0.25", "negative.cache.size=30"));
     work = Files.createDirectories(Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
         .resolve("experiment-smoke-" + System.nanoTime()));
     ByteArrayOutputStream console = new ByteArrayOutputStream();
