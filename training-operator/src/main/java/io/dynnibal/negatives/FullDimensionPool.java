@@ -44,9 +44,20 @@ public final class FullDimensionPool implements AutoCloseable {
       System.arraycopy(vectors[i], 0, flat, i * dimension, dimension);
     }
     NDManager manager = NDManager.newBaseManager(Device.cpu());
-    NDArray transposed = vectors.length == 0 ? null
-        : manager.create(flat, new Shape(vectors.length, dimension)).transpose().duplicate();
-    return new FullDimensionPool(List.copyOf(ids), dimension, manager, transposed);
+    try {
+      NDArray transposed = null;
+      if (vectors.length > 0) {
+        // Built in a scope that is closed at once: only the contiguous transposed copy stays with the pool.
+        try (NDManager scope = manager.newSubManager()) {
+          transposed = scope.create(flat, new Shape(vectors.length, dimension)).transpose().duplicate();
+          transposed.attach(manager);
+        }
+      }
+      return new FullDimensionPool(List.copyOf(ids), dimension, manager, transposed);
+    } catch (RuntimeException e) {
+      manager.close();
+      throw e;
+    }
   }
 
   public int size() {

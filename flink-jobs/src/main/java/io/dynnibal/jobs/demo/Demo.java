@@ -105,7 +105,7 @@ public final class Demo {
         double trainSeconds = (last.getTimeMs() - followed.first().getTimeMs()) / 1000.0;
         // At max.steps the trainer writes the final model: wait for it.
         URI model = LocalJob.awaitFinalModel(config, plannedSteps, job);
-        job.cancel().get();
+        LocalJob.stop(job);
         long checkpointBytes = retainedCheckpointBytes(work.resolve("checkpoints").resolve(job.getJobID().toString()));
         long deadLetters = count(kafka, config.deadLettersTopic());
         out.print("evaluating the trained encoder... ");

@@ -47,7 +47,13 @@ public final class LocalJob {
     return env.executeAsync(name);
   }
 
-  /** Follows the metrics topic until {@code plannedSteps}, drawing a progress bar labelled {@code label}. */
+  /** A run whose metrics have not advanced for this long has stalled (the slowest step is seconds). */
+  static final Duration STALLED = Duration.ofMinutes(5);
+
+  /**
+   * Follows the metrics topic until {@code plannedSteps}, drawing a progress bar labelled {@code label}; fails when
+   * the job ends or no step arrives for {@link #STALLED}.
+   */
   public static Followed follow(Properties kafka, TrainingJobConfig config, JobClient job, long plannedSteps,
       String label, PrintStream out) throws Exception {
     ProgressBar bar = new ProgressBar(out, label, plannedSteps);
@@ -58,9 +64,17 @@ public final class LocalJob {
     double staleness = 0;
     try (TopicReader<TrainingMetrics> metrics =
         new TopicReader<>(kafka, config.metricsTopic(), TrainingMetrics.class)) {
+      long lastProgress = System.nanoTime();
       while (last == null || last.getStep() < plannedSteps) {
         failIfEnded(job);
+        if (System.nanoTime() - lastProgress > STALLED.toNanos()) {
+          throw new IllegalStateException("no training step for " + STALLED.toMinutes() + " minutes (last: "
+              + (last == null ? "none" : "step " + last.getStep()) + " of " + plannedSteps + ")");
+        }
         List<TrainingMetrics> polled = metrics.poll(Duration.ofMillis(500));
+        if (!polled.isEmpty()) {
+          lastProgress = System.nanoTime();
+        }
         for (TrainingMetrics m : polled) {
           first = first == null ? m : first;
           last = m;
@@ -111,6 +125,21 @@ public final class LocalJob {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * Cancels the job unless it has ended, and waits (up to a minute) until it has stopped, so that the next job on
+   * this machine does not share it with a shutting-down one.
+   */
+  public static void stop(JobClient job) throws Exception {
+    if (!job.getJobStatus().get().isGloballyTerminalState()) {
+      job.cancel().get();
+    }
+    try {
+      job.getJobExecutionResult().get(1, java.util.concurrent.TimeUnit.MINUTES);
+    } catch (java.util.concurrent.ExecutionException cancelledOrFailed) {
+      // Expected for a cancelled job; a failure was reported by whoever noticed it.
+    }
   }
 
   public static void failIfEnded(JobClient job) throws Exception {

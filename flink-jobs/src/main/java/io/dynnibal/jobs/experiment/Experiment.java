@@ -73,10 +73,12 @@ public final class Experiment {
     }
     Files.createDirectories(options.workDir());
     int stepsPerEpoch = Math.max(1, corpus.train().size() / base.batchSize);
-    int epochs = (int) Math.ceil(options.steps() / (double) stepsPerEpoch);
+    // One pass more than the budget needs: a batch that trains no step (every pair dead-lettered, a non-finite loss)
+    // must not leave a run short of max.steps.
+    int epochs = (int) Math.ceil(options.steps() / (double) stepsPerEpoch) + 1;
     String dataPrefix = base.topicPrefix + "experiment." + fingerprint(corpus, epochs, base.seed) + ".";
     List<LabelledQuery> curveQueries = limit(corpus.eval(), options.curveEvalLimit(), base.seed);
-    out.printf("dataset: %s - %,d targets, %,d training pairs (%d epochs published for %d steps of %d), %,d eval"
+    out.printf("dataset: %s - %,d targets, %,d training pairs (%d passes published for %d steps of %d), %,d eval"
             + " queries (%,d for the curve)%n", corpus.name(), corpus.targets().size(), corpus.train().size(), epochs,
         options.steps(), base.batchSize, corpus.eval().size(), curveQueries.size());
 
@@ -115,7 +117,9 @@ public final class Experiment {
           String runName = sampler + ".s" + seed;
           config.topicPrefix = dataPrefix + runName + "." + UUID.randomUUID().toString().substring(0, 6) + ".";
           config.groupId = "dynnibal-experiment-" + runName + "-" + UUID.randomUUID();
-          Path runDir = Files.createDirectories(options.workDir().resolve("runs").resolve(runName));
+          Path runDir = options.workDir().resolve("runs").resolve(runName);
+          io.dynnibal.snapshot.Directories.deleteRecursively(runDir); // a rerun in the same work dir starts clean
+          Files.createDirectories(runDir);
           config.checkpointDir = runDir.resolve("checkpoints").toUri().toString();
           config.snapshotDir = runDir.resolve("snapshots").toString();
           config.maxSteps = options.steps();
@@ -170,7 +174,7 @@ public final class Experiment {
       last = LocalJob.follow(kafka, config, job, config.maxSteps, label, out).last();
       model = LocalJob.awaitFinalModel(config, config.maxSteps, job);
     } finally {
-      job.cancel().get();
+      LocalJob.stop(job);
     }
     double wall = (System.nanoTime() - start) / 1e9;
     List<RecallPlot.Point> curve = new ArrayList<>();

@@ -1,12 +1,18 @@
 package io.dynnibal.jobs.training;
 
-import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.schemas.AvroTrust;
 import io.dynnibal.schemas.RecordDecodingException;
 import io.dynnibal.schemas.SingleObjectCodec;
 import io.dynnibal.schemas.Target;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
@@ -15,35 +21,58 @@ import org.apache.flink.util.Collector;
  * Targets topic (compacted) -> shard inputs. A null value is a tombstone: the target leaves the index. A value that
  * is not a Target, whose id differs from its key, or whose text has no words goes to the dead-letter topic.
  *
- * <p>Once it has read up to the end offsets the topic had when this operator started (good records and bad), it emits
+ * <p>Once it has read up to the end offsets the topic had when the job was built (good records and bad), it emits
  * one {@link ShardInput#TARGETS_LOADED} marker: {@link PairsAfterTargets} holds query batches back until then, so
  * training pairs published before the job started never meet a half-loaded index.
  */
-final class DecodeTargets extends ProcessFunction<KafkaRecord, ShardInput> {
+final class DecodeTargets extends ProcessFunction<KafkaRecord, ShardInput> implements CheckpointedFunction {
   private static final long serialVersionUID = 1L;
   static final String STAGE = "decode-targets";
 
   private final int[] shardKeys;
-  private final TrainingJobConfig config;
+  private final HashMap<Integer, Long> targetsAtStart;
   private transient SingleObjectCodec<Target> codec;
-  /** Partitions still short of their end offset at start -> that end offset; empty once the marker is out. */
+  /**
+   * Partitions still short of their end offset at start -> that end offset; empty once the marker is out. Operator
+   * state: a restore must not wait again for a partition it had read before the checkpoint.
+   */
   private transient Map<Integer, Long> loading;
+  private transient ListState<long[]> loadingState;
 
-  DecodeTargets(int[] shardKeys, TrainingJobConfig config) {
+  DecodeTargets(int[] shardKeys, HashMap<Integer, Long> targetsAtStart) {
     this.shardKeys = shardKeys;
-    this.config = config;
+    this.targetsAtStart = targetsAtStart;
+  }
+
+  @Override
+  public void initializeState(FunctionInitializationContext context) throws Exception {
+    loadingState = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("targets-loading",
+        org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+    loading = new HashMap<>();
+    if (context.isRestored()) {
+      for (long[] partitionAndEnd : loadingState.get()) {
+        loading.put((int) partitionAndEnd[0], partitionAndEnd[1]);
+      }
+    } else {
+      targetsAtStart.forEach((partition, end) -> {
+        if (end > 0) {
+          loading.put(partition, end);
+        }
+      });
+    }
+  }
+
+  @Override
+  public void snapshotState(FunctionSnapshotContext context) throws Exception {
+    List<long[]> rows = new ArrayList<>();
+    loading.forEach((partition, end) -> rows.add(new long[] {partition, end}));
+    loadingState.update(rows);
   }
 
   @Override
   public void open(OpenContext context) {
     AvroTrust.install();
     codec = SingleObjectCodec.of(Target.class);
-    try {
-      loading = new HashMap<>(TopicReader.endOffsets(config.clientProperties(), config.targetsTopic()));
-    } catch (Exception e) {
-      throw new IllegalStateException("cannot read the end offsets of " + config.targetsTopic() + ": " + e, e);
-    }
-    loading.values().removeIf(end -> end == 0);
   }
 
   @Override

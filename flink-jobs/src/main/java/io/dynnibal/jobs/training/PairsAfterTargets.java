@@ -1,6 +1,5 @@
 package io.dynnibal.jobs.training;
 
-import io.dynnibal.jobs.kafka.TopicReader;
 import java.time.Duration;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
@@ -42,11 +41,13 @@ final class PairsAfterTargets extends KeyedCoProcessFunction<Integer, ShardInput
   /** Batches waiting, by arrival number; {@code queue} = {next to release, next arrival number}. */
   private transient MapState<Long, QueryBatch> held;
   private transient ValueState<long[]> queue;
-  private transient boolean nothingToWaitFor;
+  private final boolean nothingToWaitFor;
 
-  PairsAfterTargets(TrainingJobConfig config, int[] shardKeys) {
+  /** @param targetsAtStart end offsets of the targets topic when the job was built, per partition */
+  PairsAfterTargets(TrainingJobConfig config, int[] shardKeys, java.util.Map<Integer, Long> targetsAtStart) {
     this.config = config;
     this.shardKeys = shardKeys;
+    this.nothingToWaitFor = targetsAtStart.values().stream().allMatch(end -> end == 0);
   }
 
   @Override
@@ -57,8 +58,6 @@ final class PairsAfterTargets extends KeyedCoProcessFunction<Integer, ShardInput
     queue = getRuntimeContext().getState(
         new ValueStateDescriptor<>("queue", org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo
             .LONG_PRIMITIVE_ARRAY_TYPE_INFO));
-    nothingToWaitFor = TopicReader.endOffsets(config.clientProperties(), config.targetsTopic()).values().stream()
-        .allMatch(end -> end == 0);
   }
 
   @Override

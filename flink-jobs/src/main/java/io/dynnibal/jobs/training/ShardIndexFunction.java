@@ -273,6 +273,9 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
       try {
         samples = index.sample(treeSampler, z[q], config.negativesPerQuery, random);
       } catch (IllegalStateException e) {
+        if (config.sampler() != Sampler.DYNNIBAL_REJECTION) {
+          throw e; // a bug, not a sampler's documented limit
+        }
         // Rejection sampling gave up (a partition too coarse for this query): this query gets no hard negative
         // from this shard; the batch still trains. Counted, so a user sees when to refine the partition.
         samplingGaveUp.inc();
@@ -403,22 +406,15 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
       List<TargetFeatures> waiting = new ArrayList<>();
       for (Map.Entry<String, TargetFeatures> entry : targets.entries()) {
         if (entry.getValue().cache == null) {
-          waiting.add(entry.getValue()); // stored but not encoded before the restore
+          waiting.add(entry.getValue());
           continue;
         }
         ids.add(entry.getKey());
         vectors.add(entry.getValue().cache.clone()); // the tree keeps and moves its own copy
       }
-      for (TargetFeatures t : encode(waiting)) {
-        if (finite(t.cache)) {
-          targets.put(t.id, t);
-          ids.add(t.id);
-          vectors.add(t.cache.clone());
-        } else {
-          targets.remove(t.id);
-          LOG.warn("shard key {}: target {} encodes to a non-finite vector; it leaves the index", key, t.id);
-        }
-      }
+      // Stored but not encoded before the restore: encoded (and dead-lettered if unusable) like any new target.
+      java.util.LinkedHashSet<String> pending = unencoded.computeIfAbsent(key, k -> new java.util.LinkedHashSet<>());
+      waiting.forEach(t -> pending.add(t.id));
       index = ShardIndex.build(config.landmarks, config.treeBase, ids, vectors, config.seed ^ key);
       indexes.put(key, index);
       indexedTargets.addAndGet(ids.size());

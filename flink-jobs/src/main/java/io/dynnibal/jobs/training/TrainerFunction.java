@@ -238,7 +238,8 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     lastStaleness = result.step() - merged.minModelStep;
     lastAcceptance = merged.proposals == 0 ? Double.NaN : merged.accepted / (double) merged.proposals;
     recordFeedback(merged.minModelVersion, result.step());
-    if (result.step() - stepOf(version) >= config.reencodeEvery) {
+    // In-batch negatives need nothing from the shards but positives: no model updates (and no uniform draws to fit).
+    if (config.sampler() != Sampler.IN_BATCH && result.step() - stepOf(version) >= config.reencodeEvery) {
       // Due every w steps; a cycle that lacks regression data at the current version waits for the next step.
       maybePublishUpdate(ctx, result.step());
     }

@@ -6,7 +6,9 @@ import io.dynnibal.schemas.DeadLetter;
 import io.dynnibal.schemas.ModelUpdate;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.schemas.TrainingPair;
+import io.dynnibal.jobs.kafka.TopicReader;
 import java.net.URI;
+import java.util.HashMap;
 import java.util.Properties;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -83,11 +85,19 @@ public final class TrainingJob {
   public static void build(StreamExecutionEnvironment env, TrainingJobConfig config, FaultInjection faults) {
     config.validate();
     int[] shardKeys = ShardKeys.keys(config.shards, MAX_PARALLELISM);
+    // What "the targets on the topic at start" means, fixed once for the decoder and the gate alike.
+    HashMap<Integer, Long> targetsAtStart;
+    try {
+      targetsAtStart = new HashMap<>(TopicReader.endOffsets(config.clientProperties(), config.targetsTopic()));
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot read the end offsets of " + config.targetsTopic() + " from "
+          + config.bootstrapServers + ": " + e.getMessage(), e);
+    }
 
     SingleOutputStreamOperator<ShardInput> targets = env
         .fromSource(source(config, config.targetsTopic(), OffsetsInitializer.earliest()),
             WatermarkStrategy.noWatermarks(), "targets").setParallelism(1)
-        .process(new DecodeTargets(shardKeys, config)).name("decode-targets").setParallelism(1);
+        .process(new DecodeTargets(shardKeys, targetsAtStart)).name("decode-targets").setParallelism(1);
     SingleOutputStreamOperator<TrainingPair> pairs = env
         .fromSource(source(config, config.pairsTopic(), OffsetsInitializer.earliest()),
             WatermarkStrategy.noWatermarks(), "pairs").setParallelism(1)
@@ -105,7 +115,7 @@ public final class TrainingJob {
     DataStream<ShardInput> shardInputs = targets
         .keyBy(in -> 0, org.apache.flink.api.common.typeinfo.Types.INT)
         .connect(batches.keyBy(b -> 0, org.apache.flink.api.common.typeinfo.Types.INT))
-        .process(new PairsAfterTargets(config, shardKeys)).name("pairs-after-targets").uid("pairs-after-targets")
+        .process(new PairsAfterTargets(config, shardKeys, targetsAtStart)).name("pairs-after-targets").uid("pairs-after-targets")
         .setParallelism(1);
 
     SingleOutputStreamOperator<ShardReply> replies = shardInputs

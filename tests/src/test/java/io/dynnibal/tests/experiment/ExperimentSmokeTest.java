@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dynnibal.jobs.demo.Corpus;
 import io.dynnibal.jobs.experiment.Experiment;
+import io.dynnibal.jobs.embedded.EmbeddedKafkaBroker;
 import io.dynnibal.jobs.experiment.ExperimentReport;
 import io.dynnibal.jobs.training.Sampler;
 import io.dynnibal.jobs.training.TrainingJobConfig;
@@ -21,15 +22,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import javax.imageio.ImageIO;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * {@code ./dynnibal experiment}'s code path with a smoke config: every sampler replays the same topics (published once,
- * before any job starts) through its own job on an in-process broker and MiniCluster, then the table, JSON and chart.
+ * before any job starts) through its own job on a MiniCluster, against a broker given as {@code --bootstrap} would be;
+ * then the table, JSON and chart, and a second experiment that finds the dataset already published.
  */
 class ExperimentSmokeTest {
+  private static EmbeddedKafkaBroker kafka;
+  private static Corpus corpus;
+  private static TrainingJobConfig config;
   private static final int STEPS = 40;
   private static final int TARGETS = 120;
   private static final int OUTPUT_DIM = 32;
@@ -41,19 +47,43 @@ class ExperimentSmokeTest {
   @Timeout(420)
   static void runEverySampler() throws Exception {
     SyntheticCorpus synthetic = new SyntheticCorpus(TARGETS, 240, 8, 4, 5);
-    Corpus corpus = new Corpus("synthetic", synthetic.targets, synthetic.train, synthetic.eval);
-    TrainingJobConfig config = TrainingJobConfig.load(null, List.of(
+    corpus = new Corpus("synthetic", synthetic.targets, synthetic.train, synthetic.eval);
+    config = TrainingJobConfig.load(null, List.of(
         "topic.prefix=exp-smoke.", "batch.size=16", "negatives.sampled=8", "negatives.uniform=8",
         "reencode.every=5", "landmarks=16", "regression.samples=64", "model.buckets=4096",
         "model.embedding.dim=32", "model.hidden.dim=64", "model.output.dim=" + OUTPUT_DIM, "warmup.steps=5",
         "checkpoint.interval=300ms", "snm.pool.fraction=0.25", "negative.cache.size=30"));
     work = Files.createDirectories(Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
         .resolve("experiment-smoke-" + System.nanoTime()));
+    kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"));
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     try (PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8)) {
-      result = Experiment.run(new Experiment.Options(corpus, config, Sampler.NAMES, 1, STEPS, 2, 0, work, null), out);
+      result = Experiment.run(new Experiment.Options(corpus, config, Sampler.NAMES, 1, STEPS, 2, 0, work,
+          kafka.bootstrapServers()), out);
     }
     printed = console.toString(StandardCharsets.UTF_8);
+  }
+
+  @AfterAll
+  static void stopBroker() {
+    if (kafka != null) {
+      kafka.close();
+    }
+  }
+
+  @Test
+  @Timeout(120)
+  void aSecondExperimentReplaysTheTopicsPublishedByTheFirst() throws Exception {
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+    Experiment.Result again;
+    try (PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8)) {
+      again = Experiment.run(new Experiment.Options(corpus, config, List.of("uniform"), 1, STEPS, 1, 0,
+          work.resolve("again"), kafka.bootstrapServers()), out);
+    }
+    String second = console.toString(StandardCharsets.UTF_8);
+    assertTrue(second.contains("published before") && !second.contains("publishing "), second);
+    assertEquals(STEPS, again.runs().get(0).steps());
+    assertEquals(0, again.runs().get(0).pairsDeadLettered(), second);
   }
 
   @Test
