@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
       "Kafka -> Flink (SG-tree index in RocksDB state) -> DJL PyTorch trainer -> model updates -> index."
     },
     subcommands = {
-      VersionCommand.class, DemoCommand.class, PublishCommand.class, TrainCommand.class, EvalCommand.class, BenchCommand.class, ExperimentCommand.class, CommandLine.HelpCommand.class
+      VersionCommand.class, DemoCommand.class, PublishCommand.class, TrainCommand.class, EvalCommand.class, BenchCommand.class, ExperimentCommand.class, KafkaCommand.class, CommandLine.HelpCommand.class
     })
 public final class DynnibalCli implements Runnable {
   @Spec CommandSpec spec;

@@ -130,6 +130,18 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     throw last;
   }
 
+  /**
+   * A broker on fixed ports (a standalone broker a user starts and stops by port), formatting {@code logDir} first if
+   * it is new.
+   */
+  public static EmbeddedKafkaBroker startOnPorts(Path logDir, int brokerPort, int controllerPort) {
+    try {
+      return startOn(logDir, Map.of(), brokerPort, controllerPort);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the Kafka broker under " + logDir, e);
+    }
+  }
+
   private static EmbeddedKafkaBroker startOnce(Path logDir, Map<String, String> overrides) throws IOException {
     return startOn(logDir, overrides, freePort(), freePort());
   }

@@ -1,0 +1,147 @@
+package io.dynnibal.jobs.deploy;
+
+import io.dynnibal.jobs.embedded.EmbeddedKafkaBroker;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+
+/**
+ * A single-node Kafka KRaft broker in a JVM of its own, managed through its data directory: {@code broker.pid} (the
+ * process), {@code broker.port} (where it serves), {@code broker.log} (its output), {@code data/} (the log). The
+ * process is this CLI's own jar running {@link #main}, so the broker is the same Kafka build the job is tested with.
+ *
+ * <p>Invariant: a PID file exists only while its process runs or until {@link #stop} or {@link #status} finds it dead
+ * and removes it.
+ */
+public final class KafkaBroker {
+  /** What {@link #status} finds. */
+  public record Status(boolean running, long pid, String bootstrap, boolean serving) {}
+
+  private KafkaBroker() {}
+
+  /** Runs the broker in this JVM until the process is told to stop (SIGTERM): the child's entry point. */
+  public static void main(String[] args) throws Exception {
+    Path dir = Path.of(args[0]);
+    EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.startOnPorts(dir.resolve("data"), Integer.parseInt(args[1]),
+        Integer.parseInt(args[2]));
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      broker.close();
+      stopped.countDown();
+    }));
+    System.out.println("broker serving on " + broker.bootstrapServers());
+    stopped.await();
+  }
+
+  /**
+   * Starts the broker as a child process (detached: it outlives this command) and waits until it serves.
+   *
+   * @throws IllegalStateException when one is running on this directory already, or it does not serve within
+   *     {@code timeout} (its log's tail is in the message)
+   */
+  public static Status start(Path dir, int port, int controllerPort, Duration timeout) throws Exception {
+    Status current = status(dir);
+    if (current.running()) {
+      throw new IllegalStateException("a broker is running on " + dir + " already (pid " + current.pid() + ", "
+          + current.bootstrap() + ")");
+    }
+    Files.createDirectories(dir);
+    String java = ProcessHandle.current().info().command().orElse("java");
+    List<String> command = new ArrayList<>(List.of(java, "-Xmx1g", "-cp", System.getProperty("java.class.path"),
+        KafkaBroker.class.getName(), dir.toAbsolutePath().toString(), Integer.toString(port),
+        Integer.toString(controllerPort)));
+    Path log = dir.resolve("broker.log");
+    Process process = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    Files.writeString(dir.resolve("broker.pid"), Long.toString(process.pid()));
+    Files.writeString(dir.resolve("broker.port"), Integer.toString(port));
+    String bootstrap = "127.0.0.1:" + port;
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        Files.deleteIfExists(dir.resolve("broker.pid"));
+        throw new IllegalStateException("the broker exited with code " + process.exitValue() + "; its log:\n"
+            + tail(log, 20));
+      }
+      if (serving(bootstrap)) {
+        return new Status(true, process.pid(), bootstrap, true);
+      }
+      Thread.sleep(500);
+    }
+    process.destroyForcibly();
+    Files.deleteIfExists(dir.resolve("broker.pid"));
+    throw new IllegalStateException("the broker did not serve on " + bootstrap + " within " + timeout.toSeconds()
+        + " s; its log:\n" + tail(log, 20));
+  }
+
+  /** Stops the broker (SIGTERM, then SIGKILL after {@code grace}); false when none was running. */
+  public static boolean stop(Path dir, Duration grace) throws Exception {
+    Optional<ProcessHandle> process = process(dir);
+    if (process.isEmpty()) {
+      Files.deleteIfExists(dir.resolve("broker.pid"));
+      return false;
+    }
+    process.get().destroy();
+    try {
+      process.get().onExit().get(grace.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      process.get().destroyForcibly();
+      process.get().onExit().get(30, TimeUnit.SECONDS);
+    }
+    Files.deleteIfExists(dir.resolve("broker.pid"));
+    return true;
+  }
+
+  /** Whether the broker of {@code dir} runs, and whether it answers a metadata request. */
+  public static Status status(Path dir) throws IOException {
+    Optional<ProcessHandle> process = process(dir);
+    if (process.isEmpty()) {
+      Files.deleteIfExists(dir.resolve("broker.pid")); // a stale file of a process that died
+      return new Status(false, -1, null, false);
+    }
+    String bootstrap = "127.0.0.1:" + Files.readString(dir.resolve("broker.port")).trim();
+    return new Status(true, process.get().pid(), bootstrap, serving(bootstrap));
+  }
+
+  private static Optional<ProcessHandle> process(Path dir) throws IOException {
+    Path pidFile = dir.resolve("broker.pid");
+    if (!Files.exists(pidFile)) {
+      return Optional.empty();
+    }
+    long pid = Long.parseLong(Files.readString(pidFile).trim());
+    // A recycled pid belongs to another program: only a JVM running this class is ours.
+    return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
+        .filter(p -> p.info().arguments().map(a -> List.of(a).contains(KafkaBroker.class.getName())).orElse(true));
+  }
+
+  static boolean serving(String bootstrap) {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "2000");
+    p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "3000");
+    try (Admin admin = Admin.create(p)) {
+      return !admin.describeCluster().nodes().get(3, TimeUnit.SECONDS).isEmpty();
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
+  private static String tail(Path log, int lines) {
+    try {
+      List<String> all = Files.readAllLines(log, StandardCharsets.UTF_8);
+      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    } catch (IOException e) {
+      return "(no log: " + e.getMessage() + ")";
+    }
+  }
+}
