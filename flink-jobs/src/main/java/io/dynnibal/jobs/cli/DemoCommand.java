@@ -5,7 +5,6 @@ import io.dynnibal.jobs.demo.Corpus;
 import io.dynnibal.jobs.demo.Demo;
 import io.dynnibal.jobs.training.TrainingJobConfig;
 import io.dynnibal.schemas.TrainingMetrics;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -24,7 +23,7 @@ import picocli.CommandLine.Model.CommandSpec;
     description = {
       "Train with DyNNIBAL-MH negatives on the bundled Debian packages corpus: an in-process Kafka broker and a Flink",
       "MiniCluster (parallelism 2, RocksDB state, checkpoints), a progress bar, and a table of dev recall before and",
-      "after training. About 5 minutes on 2 cores with the defaults."
+      "after training. About 3.5 minutes on 2 cores with the defaults."
     })
 final class DemoCommand implements Callable<Integer> {
   @Option(names = "--epochs", defaultValue = "2", description = "Passes over the training pairs (default ${DEFAULT-VALUE}).")
@@ -33,24 +32,7 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--eval-limit", defaultValue = "0", description = "Evaluate on at most N dev queries (0: all).")
   int evalLimit;
 
-  @Option(names = "--targets", description = "Targets JSONL instead of the bundled corpus (with --train and --eval).")
-  Path targets;
-
-  @Option(names = "--train", description = "Training pairs JSONL.")
-  Path train;
-
-  @Option(names = "--eval", description = "Evaluation queries JSONL.")
-  Path eval;
-
-  @Option(names = "--config", description = "Job configuration (properties file); see --set for the keys.")
-  Path configFile;
-
-  @Option(names = "--set", description = "Override one job setting, key=value (repeatable), e.g. --set reencode.every=50")
-  List<String> overrides = new ArrayList<>();
-
-  @Option(names = "--work-dir", description = "Where the broker, checkpoints and snapshots live (default: a temporary"
-      + " directory, deleted afterwards).")
-  Path workDir;
+  @picocli.CommandLine.Mixin LocalRunOptions run;
 
   @Option(names = "--json", description = "Also write the figures as JSON to this file.")
   Path json;
@@ -59,17 +41,12 @@ final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    boolean anyFile = targets != null || train != null || eval != null;
-    if (anyFile && (targets == null || train == null || eval == null)) {
-      throw new ParameterException(spec.commandLine(), "--targets, --train and --eval go together");
-    }
     if (epochs < 1) {
       throw new ParameterException(spec.commandLine(), "--epochs must be at least 1");
     }
-    TrainingJobConfig config = TrainingJobConfig.load(configFile, demoDefaults(overrides));
-    Corpus corpus = anyFile ? Corpus.files(targets, train, eval) : Corpus.bundledDebian();
-    boolean temporary = workDir == null;
-    Path work = temporary ? Files.createTempDirectory("dynnibal-demo-") : workDir;
+    Corpus corpus = run.corpus(spec.commandLine());
+    TrainingJobConfig config = run.config(demoDefaults(List.of()));
+    Path work = run.workDir("dynnibal-demo-");
     try {
       Demo.Result r = Demo.run(new Demo.Options(corpus, config, epochs, evalLimit, work, config.seed), System.err);
       System.err.println();
@@ -101,9 +78,7 @@ final class DemoCommand implements Callable<Integer> {
       BenchCommand.print(figures, json);
       return 0;
     } finally {
-      if (temporary) {
-        deleteTree(work);
-      }
+      run.cleanUp(work);
     }
   }
 
@@ -118,13 +93,5 @@ final class DemoCommand implements Callable<Integer> {
 
   private static void put(Map<String, Object> figures, String prefix, RetrievalMetrics m) {
     m.figures().forEach((k, v) -> figures.put(prefix + k, v));
-  }
-
-  private static void deleteTree(Path dir) {
-    try {
-      io.dynnibal.snapshot.Directories.deleteRecursively(dir);
-    } catch (java.io.IOException e) {
-      System.err.println("could not delete " + dir + ": " + e.getMessage());
-    }
   }
 }

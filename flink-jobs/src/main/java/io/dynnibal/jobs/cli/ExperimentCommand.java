@@ -5,7 +5,6 @@ import io.dynnibal.jobs.experiment.Experiment;
 import io.dynnibal.jobs.experiment.ExperimentReport;
 import io.dynnibal.jobs.training.Sampler;
 import io.dynnibal.jobs.training.TrainingJobConfig;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,19 +20,10 @@ import picocli.CommandLine.Spec;
     name = "experiment",
     description = {
       "Publish a dataset to Kafka once, replay it through the streaming job once per sampler and seed with the same",
-      "step budget, evaluate every trained model exactly, and print the paper's table (Mem %, R@k, MRR@10, steps/s).",
+      "step budget, evaluate every trained model exactly, and print the paper's table (Mem %%, R@k, MRR@10, steps/s).",
       "Defaults to the bundled Debian corpus (train -> dev) and an in-process broker."
     })
 final class ExperimentCommand implements Callable<Integer> {
-  @Option(names = "--targets", description = "Targets JSONL (with --train and --eval; default: the bundled corpus).")
-  Path targets;
-
-  @Option(names = "--train", description = "Training pairs JSONL.")
-  Path train;
-
-  @Option(names = "--eval", description = "Evaluation queries JSONL.")
-  Path eval;
-
   @Option(names = "--samplers", split = ",", description = "Samplers, comma-separated (default: all but"
       + " dynnibal-rejection, which is exact but far too slow at beta = 20 on 64-d Nystrom vectors; see the README): "
       + "in-batch, uniform, stochastic-negative-mining, negative-cache, exhaustive, dynnibal-mh, dynnibal-rejection.")
@@ -60,15 +50,7 @@ final class ExperimentCommand implements Callable<Integer> {
   @Option(names = "--bootstrap", description = "HOST:PORT of a Kafka cluster (default: an in-process broker).")
   String bootstrap;
 
-  @Option(names = "--config", description = "Job configuration (properties file) shared by every run.")
-  Path configFile;
-
-  @Option(names = "--set", description = "Override one job setting for every run, key=value (repeatable).")
-  List<String> overrides = new ArrayList<>();
-
-  @Option(names = "--work-dir", description = "Checkpoints, snapshots and the broker's log (default: a temporary"
-      + " directory, deleted afterwards).")
-  Path workDir;
+  @picocli.CommandLine.Mixin LocalRunOptions run;
 
   @Option(names = "--json", description = "Write the figures as JSON to this file.")
   Path json;
@@ -80,10 +62,6 @@ final class ExperimentCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    boolean anyFile = targets != null || train != null || eval != null;
-    if (anyFile && (targets == null || train == null || eval == null)) {
-      throw new ParameterException(spec.commandLine(), "--targets, --train and --eval go together");
-    }
     if (steps < 1 || seeds < 1 || curvePoints < 1) {
       throw new ParameterException(spec.commandLine(), "--steps, --seeds and --curve-points must be at least 1");
     }
@@ -92,13 +70,12 @@ final class ExperimentCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), "unknown sampler \"" + s + "\"; one of " + Sampler.NAMES);
       }
     }
-    TrainingJobConfig config = TrainingJobConfig.load(configFile, experimentDefaults(overrides));
+    Corpus corpus = run.corpus(spec.commandLine());
+    TrainingJobConfig config = run.config(experimentDefaults());
     if (bootstrap != null) {
       config.bootstrapServers = bootstrap;
     }
-    Corpus corpus = anyFile ? Corpus.files(targets, train, eval) : Corpus.bundledDebian();
-    boolean temporary = workDir == null;
-    Path work = temporary ? Files.createTempDirectory("dynnibal-experiment-") : workDir;
+    Path work = run.workDir("dynnibal-experiment-");
     try {
       Experiment.Result result = Experiment.run(new Experiment.Options(corpus, config, samplers, seeds, steps,
           curvePoints, curveEvalLimit, work, bootstrap), System.err);
@@ -114,9 +91,7 @@ final class ExperimentCommand implements Callable<Integer> {
       }
       return 0;
     } finally {
-      if (temporary) {
-        io.dynnibal.snapshot.Directories.deleteRecursively(work);
-      }
+      run.cleanUp(work);
     }
   }
 
@@ -127,10 +102,8 @@ final class ExperimentCommand implements Callable<Integer> {
    * split, R@1 .391 vs .380 at 700 steps), stochastic negative mining at 10 % (ten times that), and a negative cache of
    * 4,096 targets (6.4 %, the paper's NQ setting).
    */
-  static List<String> experimentDefaults(List<String> overrides) {
-    List<String> all = DemoCommand.demoDefaults(List.of("topic.prefix=dynnibal.", "landmarks=128",
-        "regression.samples=360", "snm.pool.fraction=0.1", "negative.cache.size=4096"));
-    all.addAll(overrides);
-    return all;
+  static List<String> experimentDefaults() {
+    return DemoCommand.demoDefaults(List.of("topic.prefix=dynnibal.", "landmarks=128", "regression.samples=360",
+        "snm.pool.fraction=0.1", "negative.cache.size=4096"));
   }
 }
