@@ -6,6 +6,7 @@ import ai.djl.ndarray.types.Shape;
 import io.dynnibal.data.LabelledQuery;
 import io.dynnibal.data.TargetText;
 import io.dynnibal.model.DualEncoder;
+import io.dynnibal.model.RowMajor;
 import io.dynnibal.model.features.Features;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -69,12 +70,12 @@ public final class RetrievalEvaluator {
     }
     int dim = targets[0].length;
     try (NDManager scope = manager.newSubManager()) {
-      NDArray targetMatrix = scope.create(flatten(targets, 0, targets.length, dim), new Shape(targets.length, dim));
+      NDArray targetMatrix = scope.create(RowMajor.flatten(targets, dim), new Shape(targets.length, dim));
       NDArray transposed = targetMatrix.transpose();
       for (int from = 0; from < queries.length; from += QUERY_BLOCK) {
         int to = Math.min(queries.length, from + QUERY_BLOCK);
         try (NDManager block = scope.newSubManager()) {
-          NDArray q = block.create(flatten(queries, from, to, dim), new Shape(to - from, dim));
+          NDArray q = block.create(RowMajor.flatten(queries, from, to, dim), new Shape(to - from, dim));
           NDArray scores = q.matMul(transposed);
           long[] safe = new long[to - from];
           for (int i = from; i < to; i++) {
@@ -124,13 +125,6 @@ public final class RetrievalEvaluator {
     return new RetrievalMetrics(ranks.length, unknown, targets, recall, mrr, seconds);
   }
 
-  private static float[] flatten(float[][] rows, int from, int to, int dim) {
-    float[] flat = new float[(to - from) * dim];
-    for (int i = from; i < to; i++) {
-      System.arraycopy(rows[i], 0, flat, (i - from) * dim, dim);
-    }
-    return flat;
-  }
 
   /** Features of a target list, in order (for callers that keep them). */
   public static List<Features> features(DualEncoder encoder, List<TargetText> targets) {

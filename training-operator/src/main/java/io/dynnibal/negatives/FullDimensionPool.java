@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.Device;
+import io.dynnibal.model.RowMajor;
 import java.util.List;
 
 /**
@@ -36,13 +37,7 @@ public final class FullDimensionPool implements AutoCloseable {
     if (ids.size() != vectors.length) {
       throw new IllegalArgumentException(ids.size() + " ids but " + vectors.length + " vectors");
     }
-    float[] flat = new float[vectors.length * dimension];
-    for (int i = 0; i < vectors.length; i++) {
-      if (vectors[i].length != dimension) {
-        throw new IllegalArgumentException("vector " + i + " has dimension " + vectors[i].length + ", not " + dimension);
-      }
-      System.arraycopy(vectors[i], 0, flat, i * dimension, dimension);
-    }
+    float[] flat = RowMajor.flatten(vectors, dimension);
     NDManager manager = NDManager.newBaseManager(Device.cpu());
     try {
       NDArray transposed = null;
@@ -85,10 +80,7 @@ public final class FullDimensionPool implements AutoCloseable {
     if (keep == 0 || queries.length == 0) {
       return new TopK(members, scores);
     }
-    float[] flat = new float[queries.length * dimension];
-    for (int q = 0; q < queries.length; q++) {
-      System.arraycopy(queries[q], 0, flat, q * dimension, dimension);
-    }
+    float[] flat = RowMajor.flatten(queries, dimension);
     float[] all;
     try (NDManager scope = manager.newSubManager()) {
       all = scope.create(flat, new Shape(queries.length, dimension)).matMul(transposed).toFloatArray();

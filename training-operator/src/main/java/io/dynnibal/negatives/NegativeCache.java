@@ -2,6 +2,7 @@ package io.dynnibal.negatives;
 
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
+import io.dynnibal.model.RowMajor;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -83,14 +84,8 @@ public final class NegativeCache<T> {
       }
       return out;
     }
-    float[] cache = new float[n * dimension];
-    for (int i = 0; i < n; i++) {
-      System.arraycopy(members.get(i).embedding(), 0, cache, i * dimension, dimension);
-    }
-    float[] flat = new float[queries.length * dimension];
-    for (int q = 0; q < queries.length; q++) {
-      System.arraycopy(queries[q], 0, flat, q * dimension, dimension);
-    }
+    float[] cache = RowMajor.flatten(members.stream().map(Entry::embedding).toArray(float[][]::new), dimension);
+    float[] flat = RowMajor.flatten(queries, dimension);
     float[] scores;
     try (NDManager scope = manager.newSubManager()) {
       scores = scope.create(flat, new Shape(queries.length, dimension))

@@ -25,18 +25,9 @@ class DualEncoderTrainerTest {
     SyntheticRetrievalTask task = new SyntheticRetrievalTask(300, 600, 8, 4, 21);
     try (DualEncoder encoder = DualEncoder.create(SMALL, 5)) {
       RetrievalMetrics before = RetrievalEvaluator.evaluate(encoder, task.targets, task.eval);
-      DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(20, 300));
-      Random draw = new Random(8);
-      float first = 0;
-      float last = 0;
-      for (int step = 1; step <= 300; step++) {
-        StepResult result = trainer.step(task.batch(encoder, draw, 32, 16));
-        if (step <= 20) {
-          first += result.loss() / 20;
-        } else if (step > 280) {
-          last += result.loss() / 20;
-        }
-      }
+      float[] loss = train300Steps(encoder, task, 8);
+      float first = loss[0];
+      float last = loss[1];
       RetrievalMetrics after = RetrievalEvaluator.evaluate(encoder, task.targets, task.eval);
       assertTrue(last < first / 3, "loss " + first + " -> " + last);
       assertTrue(before.recallAt(10) < 0.15, "untrained recall@10 should be near chance: " + before.figures());
@@ -51,18 +42,9 @@ class DualEncoderTrainerTest {
     DualEncoderConfig transformer = SMALL.withTower(io.dynnibal.model.TowerKind.SET_TRANSFORMER, 24);
     try (DualEncoder encoder = DualEncoder.create(transformer, 6)) {
       RetrievalMetrics before = RetrievalEvaluator.evaluate(encoder, task.targets, task.eval);
-      DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(20, 300));
-      Random draw = new Random(10);
-      float first = 0;
-      float last = 0;
-      for (int step = 1; step <= 300; step++) {
-        StepResult result = trainer.step(task.batch(encoder, draw, 32, 16));
-        if (step <= 20) {
-          first += result.loss() / 20;
-        } else if (step > 280) {
-          last += result.loss() / 20;
-        }
-      }
+      float[] loss = train300Steps(encoder, task, 10);
+      float first = loss[0];
+      float last = loss[1];
       RetrievalMetrics after = RetrievalEvaluator.evaluate(encoder, task.targets, task.eval);
       assertTrue(last < first / 2, "loss " + first + " -> " + last);
       assertTrue(after.recallAt(10) > before.recallAt(10) + 0.3, "recall@10 " + before.figures() + " -> "
@@ -116,5 +98,21 @@ class DualEncoderTrainerTest {
       }
       return encoder.encodeTargetTexts(task.targets.stream().map(t -> t.text()).toList());
     }
+  }
+
+  /** 300 steps of batch 32 with 16 negatives; the mean loss of the first and of the last 20. */
+  private static float[] train300Steps(DualEncoder encoder, SyntheticRetrievalTask task, long drawSeed) {
+    DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(20, 300));
+    Random draw = new Random(drawSeed);
+    float[] loss = new float[2];
+    for (int step = 1; step <= 300; step++) {
+      StepResult result = trainer.step(task.batch(encoder, draw, 32, 16));
+      if (step <= 20) {
+        loss[0] += result.loss() / 20;
+      } else if (step > 280) {
+        loss[1] += result.loss() / 20;
+      }
+    }
+    return loss;
   }
 }

@@ -27,6 +27,16 @@ public record Corpus(String name, List<TargetText> targets, List<LabelledQuery> 
         JsonlCorpus.readQueries(eval));
   }
 
+  /** At most {@code limit} of the evaluation queries (0: all), a seeded random subset: the same for every model. */
+  public List<LabelledQuery> evalSubset(int limit, long seed) {
+    if (limit <= 0 || eval.size() <= limit) {
+      return eval;
+    }
+    List<LabelledQuery> shuffled = new java.util.ArrayList<>(eval);
+    java.util.Collections.shuffle(shuffled, new java.util.Random(seed));
+    return List.copyOf(shuffled.subList(0, limit));
+  }
+
   private static InputStream resource(String file) {
     InputStream in = Corpus.class.getResourceAsStream(BUNDLED + file);
     if (in == null) {

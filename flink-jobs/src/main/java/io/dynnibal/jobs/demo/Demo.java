@@ -58,7 +58,7 @@ public final class Demo {
     Path work = Files.createDirectories(options.workDir());
     config.checkpointDir = work.resolve("checkpoints").toUri().toString();
     config.snapshotDir = work.resolve("snapshots").toString();
-    List<LabelledQuery> eval = limit(corpus.eval(), options.evalLimit(), options.seed());
+    List<LabelledQuery> eval = corpus.evalSubset(options.evalLimit(), options.seed());
     int stepsPerEpoch = corpus.train().size() / config.batchSize;
     long plannedSteps = (long) stepsPerEpoch * options.epochs();
     config.maxSteps = plannedSteps;
@@ -152,14 +152,5 @@ public final class Demo {
       }
     }
     return bytes;
-  }
-
-  private static List<LabelledQuery> limit(List<LabelledQuery> queries, int limit, long seed) {
-    if (limit <= 0 || queries.size() <= limit) {
-      return queries;
-    }
-    List<LabelledQuery> shuffled = new ArrayList<>(queries);
-    Collections.shuffle(shuffled, new Random(seed));
-    return shuffled.subList(0, limit);
   }
 }

@@ -67,7 +67,7 @@ public final class Experiment {
     Corpus corpus = options.corpus();
     TrainingJobConfig base = options.base();
     for (String sampler : options.samplers()) {
-      TrainingJobConfig probe = copy(base);
+      TrainingJobConfig probe = base.copy();
       probe.sampler = sampler;
       probe.validate();
     }
@@ -77,7 +77,7 @@ public final class Experiment {
     // must not leave a run short of max.steps.
     int epochs = (int) Math.ceil(options.steps() / (double) stepsPerEpoch) + 1;
     String dataPrefix = base.topicPrefix + "experiment." + fingerprint(corpus, epochs, base.seed) + ".";
-    List<LabelledQuery> curveQueries = limit(corpus.eval(), options.curveEvalLimit(), base.seed);
+    List<LabelledQuery> curveQueries = corpus.evalSubset(options.curveEvalLimit(), base.seed);
     out.printf("dataset: %s - %,d targets, %,d training pairs (%d passes published for %d steps of %d), %,d eval"
             + " queries (%,d for the curve)%n", corpus.name(), corpus.targets().size(), corpus.train().size(), epochs,
         options.steps(), base.batchSize, corpus.eval().size(), curveQueries.size());
@@ -108,7 +108,7 @@ public final class Experiment {
           untrained = evaluation.on(encoder, curveQueries);
         }
         for (String sampler : options.samplers()) {
-          TrainingJobConfig config = copy(base);
+          TrainingJobConfig config = base.copy();
           config.bootstrapServers = (String) kafka.get("bootstrap.servers");
           config.sampler = sampler;
           config.seed = seed;
@@ -137,7 +137,7 @@ public final class Experiment {
       dataset.put("targets_topic", targetsTopic);
       dataset.put("pairs_topic", pairsTopic);
       dataset.put("epochs_published", epochs);
-      TrainingJobConfig shown = copy(base);
+      TrainingJobConfig shown = base.copy();
       shown.maxSteps = options.steps();
       shown.decaySteps = (int) options.steps();
       Map<String, String> config = new LinkedHashMap<>(shown.toProperties());
@@ -257,7 +257,7 @@ public final class Experiment {
   }
 
   private static Properties kafkaProperties(TrainingJobConfig base, EmbeddedKafkaBroker embedded, String bootstrap) {
-    TrainingJobConfig c = copy(base);
+    TrainingJobConfig c = base.copy();
     c.bootstrapServers = embedded != null ? embedded.bootstrapServers() : bootstrap;
     return c.clientProperties();
   }
@@ -277,23 +277,5 @@ public final class Experiment {
     return Long.toHexString(h).substring(0, Math.min(10, Long.toHexString(h).length()));
   }
 
-  private static TrainingJobConfig copy(TrainingJobConfig base) {
-    TrainingJobConfig c = new TrainingJobConfig();
-    base.toProperties().forEach((k, v) -> {
-      if (!k.startsWith("kafka.")) {
-        c.apply(k, v);
-      }
-    });
-    c.kafkaProperties.putAll(base.kafkaProperties); // unredacted
-    return c;
-  }
 
-  private static List<LabelledQuery> limit(List<LabelledQuery> queries, int limit, long seed) {
-    if (limit <= 0 || queries.size() <= limit) {
-      return queries;
-    }
-    List<LabelledQuery> shuffled = new ArrayList<>(queries);
-    Collections.shuffle(shuffled, new Random(seed));
-    return new ArrayList<>(shuffled.subList(0, limit));
-  }
 }

@@ -175,7 +175,7 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
       }
     }
     waiting.clear();
-    for (TargetFeatures t : encode(group)) {
+    for (TargetFeatures t : encode(model, group)) {
       if (!finite(t.cache)) {
         targets.remove(t.id);
         if (index.delete(t.id)) {
@@ -195,14 +195,14 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     }
   }
 
-  /** Sets the cache vector of each target at the current model version, in groups of {@value #ENCODE_BATCH}. */
-  private List<TargetFeatures> encode(List<TargetFeatures> group) {
+  /** Sets the cache vector of each target at {@code with}'s version, in groups of {@value #ENCODE_BATCH}. */
+  private static List<TargetFeatures> encode(ShardModel with, List<TargetFeatures> group) {
     for (int from = 0; from < group.size(); from += ENCODE_BATCH) {
       List<TargetFeatures> part = group.subList(from, Math.min(group.size(), from + ENCODE_BATCH));
-      float[][] caches = model.targetCaches(part.stream().map(TargetFeatures::features).toList());
+      float[][] caches = with.targetCaches(part.stream().map(TargetFeatures::features).toList());
       for (int i = 0; i < part.size(); i++) {
         part.get(i).cache = caches[i];
-        part.get(i).version = model.version;
+        part.get(i).version = with.version;
       }
     }
     return group;
@@ -346,12 +346,14 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
         if (t.cache == null) {
           continue; // waiting to be encoded: it will be, with the model current then
         }
-        t.cache = exact ? next.targetCache(t.features()) : t.cache;
         if (!exact) {
           map.applyInPlace(t.cache, scratch);
+          t.version = update.getVersion();
         }
-        t.version = update.getVersion();
         moved.add(t);
+      }
+      if (exact) {
+        encode(next, moved);
       }
       for (TargetFeatures t : moved) {
         shardTargets.put(t.id, t);

@@ -61,10 +61,6 @@ final class ShardModel implements AutoCloseable {
     return NystromProjector.fit(landmarks, 1e-6);
   }
 
-  float[] targetCache(Features features) {
-    return projector.project(encoder.encodeTargets(List.of(features))[0]);
-  }
-
   /** Cache vectors of many targets with one forward pass (one DJL call per target costs far more than the math). */
   float[][] targetCaches(List<Features> features) {
     float[][] encoded = encoder.encodeTargets(features);

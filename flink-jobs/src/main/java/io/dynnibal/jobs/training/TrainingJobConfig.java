@@ -325,6 +325,16 @@ public final class TrainingJobConfig implements Serializable {
     return m;
   }
 
+  /** An independent copy, secrets included (every setting goes through the one settings table). */
+  public TrainingJobConfig copy() {
+    TrainingJobConfig c = new TrainingJobConfig();
+    for (Setting setting : SETTINGS) {
+      setting.set().accept(c, String.valueOf(setting.get().apply(this)));
+    }
+    c.kafkaProperties.putAll(kafkaProperties);
+    return c;
+  }
+
   /** Sets one key; unknown keys and unparseable values are errors that name the key. */
   public TrainingJobConfig apply(String key, String value) {
     String k = key.trim();
