@@ -6,8 +6,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code ./dynnibal}: one entry point for everything a user runs. Exit codes: 0 done, 1 failed, 2 bad usage,
- * {@value PlannedCommand#NOT_BUILT_YET} a command that is planned but not built yet.
+ * {@code ./dynnibal}: one entry point for everything a user runs. Exit codes: 0 done, 1 failed, 2 bad usage, 3 a
+ * status or watch command found nothing (no server running, no report).
  */
 @Command(
     name = "dynnibal",
@@ -18,7 +18,9 @@ import picocli.CommandLine.Spec;
       "Kafka -> Flink (SG-tree index in RocksDB state) -> DJL PyTorch trainer -> model updates -> index."
     },
     subcommands = {
-      VersionCommand.class, DemoCommand.class, PublishCommand.class, TrainCommand.class, EvalCommand.class, BenchCommand.class, ExperimentCommand.class, KafkaCommand.class, CommandLine.HelpCommand.class
+      VersionCommand.class, DemoCommand.class, PublishCommand.class, TrainCommand.class, EvalCommand.class,
+      BenchCommand.class, ExperimentCommand.class, KafkaCommand.class, ClusterCommand.class, SubmitCommand.class,
+      JobsCommand.class, CancelCommand.class, WatchCommand.class, CommandLine.HelpCommand.class
     })
 public final class DynnibalCli implements Runnable {
   @Spec CommandSpec spec;
@@ -34,7 +36,6 @@ public final class DynnibalCli implements Runnable {
 
   static CommandLine commandLine() {
     CommandLine commandLine = new CommandLine(new DynnibalCli());
-    PlannedCommand.addAll(commandLine);
     commandLine.setExecutionExceptionHandler(DynnibalCli::reportFailure);
     return commandLine;
   }

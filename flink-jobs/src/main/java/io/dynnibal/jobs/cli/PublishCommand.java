@@ -12,10 +12,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
@@ -99,12 +97,7 @@ final class PublishCommand implements Callable<Integer> {
     client.put("bootstrap.servers", bootstrap);
     client.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
     if (createTopics) {
-      try (Admin admin = Admin.create(client)) {
-        Set<String> existing = admin.listTopics().names().get();
-        List<NewTopic> missing = TrainingJob.topics(config, partitions, replication).stream()
-            .filter(t -> !existing.contains(t.name())).toList();
-        admin.createTopics(missing).all().get();
-      }
+      TrainingJob.createMissingTopics(client, config, partitions, replication);
     }
     Map<String, Object> figures = new LinkedHashMap<>();
     long start = System.nanoTime();

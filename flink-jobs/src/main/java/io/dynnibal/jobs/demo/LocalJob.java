@@ -83,8 +83,7 @@ public final class LocalJob {
           m.getShardSamplingLatencyMs().forEach((shard, ms) -> shardMillis.merge(shard, ms, Double::sum));
         }
         if (last != null) {
-          bar.draw(last.getStep(), String.format("loss %.3f  %.1f steps/s  re-encodes %d  staleness %d",
-              last.getLoss(), last.getStepsPerSecond(), last.getReencodeCycles(), last.getCacheStalenessSteps()));
+          bar.draw(last.getStep(), io.dynnibal.jobs.deploy.MetricsWatch.describe(last));
         }
       }
     }

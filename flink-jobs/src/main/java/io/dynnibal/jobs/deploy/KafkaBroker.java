@@ -2,12 +2,11 @@ package io.dynnibal.jobs.deploy;
 
 import io.dynnibal.jobs.embedded.EmbeddedKafkaBroker;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
@@ -56,72 +55,46 @@ public final class KafkaBroker {
           + current.bootstrap() + ")");
     }
     Files.createDirectories(dir);
-    String java = ProcessHandle.current().info().command().orElse("java");
-    List<String> command = new ArrayList<>(List.of(java, "-Xmx1g", "-cp", System.getProperty("java.class.path"),
+    DaemonProcess daemon = daemon(dir);
+    Process process = daemon.start(List.of(DaemonProcess.java(), "-Xmx1g", "-cp", System.getProperty("java.class.path"),
         KafkaBroker.class.getName(), dir.toAbsolutePath().toString(), Integer.toString(port),
-        Integer.toString(controllerPort)));
-    Path log = dir.resolve("broker.log");
-    Process process = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-    Files.writeString(dir.resolve("broker.pid"), Long.toString(process.pid()));
+        Integer.toString(controllerPort)), Map.of());
     Files.writeString(dir.resolve("broker.port"), Integer.toString(port));
     String bootstrap = "127.0.0.1:" + port;
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        Files.deleteIfExists(dir.resolve("broker.pid"));
+        daemon.abandon(process);
         throw new IllegalStateException("the broker exited with code " + process.exitValue() + "; its log:\n"
-            + tail(log, 20));
+            + daemon.tail(20));
       }
       if (serving(bootstrap)) {
         return new Status(true, process.pid(), bootstrap, true);
       }
       Thread.sleep(500);
     }
-    process.destroyForcibly();
-    Files.deleteIfExists(dir.resolve("broker.pid"));
+    daemon.abandon(process);
     throw new IllegalStateException("the broker did not serve on " + bootstrap + " within " + timeout.toSeconds()
-        + " s; its log:\n" + tail(log, 20));
+        + " s; its log:\n" + daemon.tail(20));
   }
 
   /** Stops the broker (SIGTERM, then SIGKILL after {@code grace}); false when none was running. */
   public static boolean stop(Path dir, Duration grace) throws Exception {
-    Optional<ProcessHandle> process = process(dir);
-    if (process.isEmpty()) {
-      Files.deleteIfExists(dir.resolve("broker.pid"));
-      return false;
-    }
-    process.get().destroy();
-    try {
-      process.get().onExit().get(grace.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.TimeoutException e) {
-      process.get().destroyForcibly();
-      process.get().onExit().get(30, TimeUnit.SECONDS);
-    }
-    Files.deleteIfExists(dir.resolve("broker.pid"));
-    return true;
+    return daemon(dir).stop(grace);
   }
 
   /** Whether the broker of {@code dir} runs, and whether it answers a metadata request. */
   public static Status status(Path dir) throws IOException {
-    Optional<ProcessHandle> process = process(dir);
+    Optional<ProcessHandle> process = daemon(dir).find();
     if (process.isEmpty()) {
-      Files.deleteIfExists(dir.resolve("broker.pid")); // a stale file of a process that died
       return new Status(false, -1, null, false);
     }
     String bootstrap = "127.0.0.1:" + Files.readString(dir.resolve("broker.port")).trim();
     return new Status(true, process.get().pid(), bootstrap, serving(bootstrap));
   }
 
-  private static Optional<ProcessHandle> process(Path dir) throws IOException {
-    Path pidFile = dir.resolve("broker.pid");
-    if (!Files.exists(pidFile)) {
-      return Optional.empty();
-    }
-    long pid = Long.parseLong(Files.readString(pidFile).trim());
-    // A recycled pid belongs to another program: only a JVM running this class is ours.
-    return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
-        .filter(p -> p.info().arguments().map(a -> List.of(a).contains(KafkaBroker.class.getName())).orElse(true));
+  private static DaemonProcess daemon(Path dir) {
+    return new DaemonProcess(dir.resolve("broker.pid"), dir.resolve("broker.log"), KafkaBroker.class.getName());
   }
 
   static boolean serving(String bootstrap) {
@@ -133,15 +106,6 @@ public final class KafkaBroker {
       return !admin.describeCluster().nodes().get(3, TimeUnit.SECONDS).isEmpty();
     } catch (Exception e) {
       return false;
-    }
-  }
-
-  private static String tail(Path log, int lines) {
-    try {
-      List<String> all = Files.readAllLines(log, StandardCharsets.UTF_8);
-      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
-    } catch (IOException e) {
-      return "(no log: " + e.getMessage() + ")";
     }
   }
 }

@@ -317,11 +317,18 @@ public final class TrainingJobConfig implements Serializable {
 
   /** The configuration as properties, one key per setting (what {@link #apply} reads); secrets are redacted. */
   public Map<String, String> toProperties() {
+    Map<String, String> m = toPropertiesWithSecrets();
+    kafkaProperties.keySet().stream().filter(TrainingJobConfig::isSecret).forEach(k -> m.put("kafka." + k, "[redacted]"));
+    return m;
+  }
+
+  /** The same with secrets: to hand the configuration to a job, never to print it. */
+  public Map<String, String> toPropertiesWithSecrets() {
     Map<String, String> m = new TreeMap<>();
     for (Setting setting : SETTINGS) {
       m.put(setting.key(), String.valueOf(setting.get().apply(this)));
     }
-    kafkaProperties.forEach((k, v) -> m.put("kafka." + k, isSecret(k) ? "[redacted]" : v));
+    kafkaProperties.forEach((k, v) -> m.put("kafka." + k, v));
     return m;
   }
 
@@ -354,26 +361,42 @@ public final class TrainingJobConfig implements Serializable {
     return this;
   }
 
-  /** Defaults, then the file (if any), then {@code key=value} overrides in order. */
-  public static TrainingJobConfig load(Path file, List<String> overrides) throws IOException {
-    TrainingJobConfig config = new TrainingJobConfig();
-    if (file != null) {
-      Properties properties = new Properties();
-      try (Reader reader = Files.newBufferedReader(file)) {
-        properties.load(reader);
-      }
-      for (String key : new TreeMap<>(properties).keySet().stream().map(Object::toString).toList()) {
-        config.apply(key, properties.getProperty(key));
-      }
+  /** Sets every key of {@code properties} (in key order, so that a bad key is reported the same way every time). */
+  public TrainingJobConfig applyAll(Properties properties) {
+    for (String key : new TreeMap<>(properties).keySet().stream().map(Object::toString).toList()) {
+      apply(key, properties.getProperty(key));
     }
+    return this;
+  }
+
+  /** Sets every key of a properties file. */
+  public TrainingJobConfig applyFile(Path file) throws IOException {
+    Properties properties = new Properties();
+    try (Reader reader = Files.newBufferedReader(file)) {
+      properties.load(reader);
+    }
+    return applyAll(properties);
+  }
+
+  /** Sets {@code key=value} overrides in order. */
+  public TrainingJobConfig applyOverrides(List<String> overrides) {
     for (String override : overrides) {
       int eq = override.indexOf('=');
       if (eq <= 0) {
         throw new IllegalArgumentException("override \"" + override + "\" is not key=value");
       }
-      config.apply(override.substring(0, eq), override.substring(eq + 1));
+      apply(override.substring(0, eq), override.substring(eq + 1));
     }
-    return config;
+    return this;
+  }
+
+  /** Defaults, then the file (if any), then {@code key=value} overrides in order. */
+  public static TrainingJobConfig load(Path file, List<String> overrides) throws IOException {
+    TrainingJobConfig config = new TrainingJobConfig();
+    if (file != null) {
+      config.applyFile(file);
+    }
+    return config.applyOverrides(overrides);
   }
 
   private static boolean bool(String key, String v) {

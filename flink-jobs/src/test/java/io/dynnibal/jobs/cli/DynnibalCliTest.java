@@ -17,7 +17,8 @@ class DynnibalCliTest {
   void helpListsEveryCommand() {
     String help = captureStdout(() -> assertEquals(0, DynnibalCli.execute("--help")));
     for (String command : new String[] {
-        "version", "train", "eval", "bench", "demo", "publish", "submit", "experiment"}) {
+        "version", "train", "eval", "bench", "demo", "publish", "experiment", "kafka", "cluster", "submit", "jobs",
+        "cancel", "watch"}) {
       assertTrue(help.contains("  " + command + " "), command + " missing from:\n" + help);
     }
   }
@@ -27,10 +28,14 @@ class DynnibalCliTest {
     assertEquals(2, DynnibalCli.execute());
   }
 
-  @ParameterizedTest
-  @ValueSource(strings = {"submit"})
-  void plannedCommandsSayTheyAreNotBuiltAndFail(String command) {
-    assertEquals(PlannedCommand.NOT_BUILT_YET, DynnibalCli.execute(command, "--any", "flags", "--steps=3"));
+  @Test
+  void submitRejectsABadConfigurationBeforeContactingAnything() {
+    assertEquals(1, DynnibalCli.execute("submit", "--set", "batch.size=0", "--jobmanager", "http://127.0.0.1:9"));
+  }
+
+  @Test
+  void jobsWithoutAClusterFailsWithTheReason() {
+    assertEquals(1, DynnibalCli.execute("jobs", "--jobmanager", "http://127.0.0.1:9"));
   }
 
   @Test

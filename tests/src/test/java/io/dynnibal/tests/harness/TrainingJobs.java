@@ -31,8 +31,13 @@ public final class TrainingJobs {
    * validating.
    */
   public static TrainingJobConfig smallConfig(EmbeddedKafkaBroker kafka, Path workDir, String name) {
+    return smallConfig(kafka.bootstrapServers(), workDir, name);
+  }
+
+  /** The same for a broker at {@code bootstrapServers}. */
+  public static TrainingJobConfig smallConfig(String bootstrapServers, Path workDir, String name) {
     TrainingJobConfig c = new TrainingJobConfig();
-    c.bootstrapServers = kafka.bootstrapServers();
+    c.bootstrapServers = bootstrapServers;
     c.topicPrefix = name + ".";
     c.groupId = name;
     c.checkpointDir = workDir.resolve("checkpoints").toUri().toString();

@@ -1,0 +1,69 @@
+package io.dynnibal.jobs.training;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The training job's entry point on a Flink cluster: what {@code dynnibal submit} runs through the REST API (on the
+ * JobManager, which builds the graph and submits it) and what a Kubernetes {@code FlinkDeployment} names.
+ *
+ * <p>Settings, each layer over the one before: the defaults; the resource {@value #SETTINGS_RESOURCE} when the jar
+ * carries one ({@code dynnibal submit} bundles the user's file there); {@code --config FILE} (a path on the
+ * JobManager, e.g. a mounted ConfigMap); {@code --set key=value}, repeatable. Bad settings fail the submission with
+ * every problem named.
+ */
+public final class TrainingJobMain {
+  /** Where a job jar carries its settings. */
+  public static final String SETTINGS_RESOURCE = "dynnibal/job.properties";
+
+  private TrainingJobMain() {}
+
+  public static void main(String[] args) throws Exception {
+    TrainingJobConfig config = settings(args).validate();
+    StreamExecutionEnvironment env =
+        StreamExecutionEnvironment.getExecutionEnvironment(TrainingJob.flinkConfiguration(config));
+    env.setParallelism(config.parallelism);
+    TrainingJob.build(env, config);
+    env.execute(jobName(config));
+  }
+
+  /** The name the cluster lists the job under: its consumer group (one job per group) and sampler. */
+  public static String jobName(TrainingJobConfig config) {
+    return "dynnibal training " + config.groupId + " (" + config.sampler + ")";
+  }
+
+  static TrainingJobConfig settings(String[] args) throws IOException {
+    TrainingJobConfig config = new TrainingJobConfig();
+    try (InputStream bundled = TrainingJobMain.class.getClassLoader().getResourceAsStream(SETTINGS_RESOURCE)) {
+      if (bundled != null) {
+        Properties properties = new Properties();
+        properties.load(bundled);
+        config.applyAll(properties);
+      }
+    }
+    Path file = null;
+    List<String> overrides = new ArrayList<>();
+    for (int i = 0; i < args.length; i++) {
+      String flag = args[i];
+      if (i + 1 >= args.length || !(flag.equals("--config") || flag.equals("--set"))) {
+        throw new IllegalArgumentException("usage: TrainingJobMain [--config FILE] [--set key=value]...; got "
+            + List.of(args));
+      }
+      String value = args[++i];
+      if (flag.equals("--config")) {
+        file = Path.of(value);
+      } else {
+        overrides.add(value);
+      }
+    }
+    if (file != null) {
+      config.applyFile(file);
+    }
+    return config.applyOverrides(overrides);
+  }
+}

@@ -1,0 +1,158 @@
+package io.dynnibal.tests.deploy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dynnibal.jobs.deploy.FlinkCluster;
+import io.dynnibal.jobs.deploy.FlinkRestClient;
+import io.dynnibal.jobs.deploy.JobSubmission;
+import io.dynnibal.jobs.deploy.KafkaBroker;
+import io.dynnibal.jobs.deploy.MetricsWatch;
+import io.dynnibal.jobs.kafka.CorpusPublisher;
+import io.dynnibal.jobs.kafka.TopicReader;
+import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.schemas.TrainingMetrics;
+import io.dynnibal.tests.harness.TrainingJobs;
+import io.dynnibal.tests.training.SyntheticCorpus;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Issue 8's deployment path on loopback, every server a process of its own: a Kafka broker ({@code dynnibal kafka
+ * start}), a Flink session cluster of a JobManager and two TaskManagers ({@code dynnibal cluster start}), the job
+ * submitted over REST ({@code dynnibal submit}), followed on its metrics topic ({@code dynnibal watch}), stopped with
+ * a savepoint ({@code dynnibal cancel --savepoint}) and resumed from it, then every process stopped by its PID.
+ */
+class ClusterDeploymentTest {
+  @Test
+  @Timeout(300)
+  void submitWatchStopWithSavepointResumeAndStopEveryProcess() throws Exception {
+    Path work = Files.createDirectories(Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
+        .resolve("cluster-deployment-" + System.nanoTime())).toAbsolutePath();
+    Path kafkaDir = work.resolve("kafka");
+    Path clusterDir = work.resolve("cluster");
+    List<Long> pids = new ArrayList<>();
+    try {
+      KafkaBroker.Status broker = KafkaBroker.start(kafkaDir, freePort(), freePort(), Duration.ofSeconds(90));
+      pids.add(broker.pid());
+      FlinkCluster.Status cluster = FlinkCluster.start(clusterDir,
+          new FlinkCluster.Options(freePort(), freePort(), 2, 1, "2g", "768m"), Duration.ofSeconds(120));
+      pids.add(cluster.jobManagerPid());
+      pids.addAll(cluster.taskManagerPids());
+      assertTrue(cluster.ready(), "both TaskManagers registered: " + cluster);
+      assertEquals(2, cluster.overview().orElseThrow().slotsTotal());
+      assertEquals(4, pids.stream().distinct().filter(p -> p != ProcessHandle.current().pid()).count(),
+          "broker, JobManager and TaskManagers are processes of their own: " + pids);
+
+      TrainingJobConfig config = TrainingJobs.smallConfig(broker.bootstrap(), work, "deploy");
+      config.parallelism = 2; // one shard subtask per TaskManager: batches and replies cross processes
+      Properties kafka = config.clientProperties();
+      TrainingJob.createMissingTopics(kafka, config, 2, (short) 1);
+      SyntheticCorpus corpus = new SyntheticCorpus(200, 400, 6, 4, 7);
+      try (CorpusPublisher publisher = new CorpusPublisher(kafka)) {
+        publisher.publishTargets(config.targetsTopic(), corpus.targets, null);
+        publisher.publishPairs(config.pairsTopic(), corpus.train, "p0", 0, null);
+      }
+
+      FlinkRestClient rest = new FlinkRestClient(cluster.restUrl());
+      String first = JobSubmission.submit(rest, config, null, false);
+      MetricsWatch.Seen before = follow(rest, first, kafka, config, 20);
+      assertTrue(before.last().getStep() >= 20, "the metrics topic advanced");
+
+      String savepoint = rest.stopWithSavepoint(first, null, Duration.ofMinutes(2));
+      assertTrue(savepoint.contains(clusterDir.resolve("savepoints").toString()), savepoint);
+      assertTrue(Files.exists(Path.of(java.net.URI.create(savepoint)).resolve("_metadata")), savepoint);
+      assertEquals("FINISHED", rest.jobState(first));
+      long stoppedAt = lastCommittedStep(kafka, config);
+
+      // A second pass to train on, then the same settings from the savepoint.
+      try (CorpusPublisher publisher = new CorpusPublisher(kafka)) {
+        publisher.publishPairs(config.pairsTopic(), corpus.train, "p1", 0, null);
+      }
+      String resumed = JobSubmission.submit(rest, config, savepoint, false);
+      follow(rest, resumed, kafka, config, stoppedAt + 20);
+      assertEquals(List.of(resumed, first), rest.jobs().stream().map(FlinkRestClient.Job::id).toList());
+
+      // Exactly once across the stop: the steps on the topic run 1, 2, ... without a gap or a repeat, and the
+      // resumed job went on from the savepoint's step instead of starting again at 1.
+      List<Long> steps = steps(kafka, config);
+      for (int i = 0; i < steps.size(); i++) {
+        assertEquals(i + 1, steps.get(i), "step " + (i + 1) + " reported once, in order: " + steps);
+      }
+      assertTrue(steps.size() > stoppedAt + 1, "the resumed job trained on");
+      assertEquals(0, before.last().getPairsDeadLettered());
+
+      rest.cancel(resumed);
+      awaitState(rest, resumed, "CANCELED");
+    } finally {
+      FlinkCluster.stop(clusterDir, Duration.ofSeconds(30));
+      KafkaBroker.stop(kafkaDir, Duration.ofSeconds(30));
+    }
+    for (long pid : pids) {
+      assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "process " + pid + " is gone");
+    }
+    FlinkCluster.Status after = FlinkCluster.status(clusterDir);
+    assertFalse(after.running());
+    try (Stream<Path> files = Files.list(clusterDir)) {
+      assertEquals(List.of(), files.filter(f -> f.toString().endsWith(".pid")).toList(), "no PID file is left");
+    }
+  }
+
+  /** Follows the metrics topic until {@code step}; a job that fails or stalls fails the test with its exception. */
+  private static MetricsWatch.Seen follow(FlinkRestClient rest, String job, Properties kafka,
+      TrainingJobConfig config, long step) throws Exception {
+    MetricsWatch.Seen seen = MetricsWatch.follow(kafka, config.metricsTopic(), 0, step, Duration.ofSeconds(90), null);
+    if (seen.last() == null || seen.last().getStep() < step) {
+      throw new AssertionError("no report of step " + step + " (last: " + (seen.last() == null ? "none"
+          : seen.last().getStep()) + "); job " + rest.jobState(job) + ", latest failure: "
+          + rest.latestFailure(job).orElse("none"));
+    }
+    return seen;
+  }
+
+  private static long lastCommittedStep(Properties kafka, TrainingJobConfig config) {
+    List<Long> steps = steps(kafka, config);
+    assertFalse(steps.isEmpty());
+    return steps.get(steps.size() - 1);
+  }
+
+  /** Every committed report's step, in topic order (reads until the topic has been quiet for 3 s). */
+  private static List<Long> steps(Properties kafka, TrainingJobConfig config) {
+    List<Long> steps = new ArrayList<>();
+    try (TopicReader<TrainingMetrics> reader = new TopicReader<>(kafka, config.metricsTopic(), TrainingMetrics.class)) {
+      long quietSince = System.nanoTime();
+      while (System.nanoTime() - quietSince < Duration.ofSeconds(3).toNanos()) {
+        List<TrainingMetrics> polled = reader.poll(Duration.ofMillis(300));
+        if (!polled.isEmpty()) {
+          quietSince = System.nanoTime();
+          polled.forEach(m -> steps.add(m.getStep()));
+        }
+      }
+    }
+    return steps;
+  }
+
+  private static void awaitState(FlinkRestClient rest, String job, String state) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (!rest.jobState(job).equals(state)) {
+      assertTrue(System.nanoTime() < deadline, "job " + job + " never reached " + state);
+      Thread.sleep(300);
+    }
+  }
+
+  private static int freePort() throws Exception {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}
