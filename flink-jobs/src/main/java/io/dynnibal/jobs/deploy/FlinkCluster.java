@@ -121,8 +121,9 @@ public final class FlinkCluster {
       for (int i = 1; i <= options.taskManagers(); i++) {
         int registered = i;
         awaitReady(taskManagers.get(i - 1), taskManager(dir, i), deadline,
-            () -> client.overview().map(o -> o.taskManagers() >= registered).orElse(false),
-            registered + " registered TaskManager(s)");
+            () -> client.overview().map(o -> o.taskManagers() >= registered
+                && o.slotsTotal() >= registered * options.slotsPerTaskManager()).orElse(false),
+            registered + " registered TaskManager(s) with their slots");
       }
       return status(dir);
     } catch (Exception e) {

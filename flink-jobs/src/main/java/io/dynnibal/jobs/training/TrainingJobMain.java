@@ -24,7 +24,10 @@ public final class TrainingJobMain {
   private TrainingJobMain() {}
 
   public static void main(String[] args) throws Exception {
-    TrainingJobConfig config = settings(args).validate();
+    TrainingJobConfig config;
+    try (InputStream bundled = TrainingJobMain.class.getClassLoader().getResourceAsStream(SETTINGS_RESOURCE)) {
+      config = settings(bundled, args).validate();
+    }
     StreamExecutionEnvironment env =
         StreamExecutionEnvironment.getExecutionEnvironment(TrainingJob.flinkConfiguration(config));
     env.setParallelism(config.parallelism);
@@ -37,14 +40,13 @@ public final class TrainingJobMain {
     return "dynnibal training " + config.groupId + " (" + config.sampler + ")";
   }
 
-  static TrainingJobConfig settings(String[] args) throws IOException {
+  /** The settings from the bundled resource ({@code bundled}, may be null) and the arguments. */
+  static TrainingJobConfig settings(InputStream bundled, String[] args) throws IOException {
     TrainingJobConfig config = new TrainingJobConfig();
-    try (InputStream bundled = TrainingJobMain.class.getClassLoader().getResourceAsStream(SETTINGS_RESOURCE)) {
-      if (bundled != null) {
-        Properties properties = new Properties();
-        properties.load(bundled);
-        config.applyAll(properties);
-      }
+    if (bundled != null) {
+      Properties properties = new Properties();
+      properties.load(bundled);
+      config.applyAll(properties);
     }
     Path file = null;
     List<String> overrides = new ArrayList<>();
