@@ -229,6 +229,14 @@ class KubernetesManifestsTest {
   }
 
   @Test
+  void entryClassIsTheJobsMain() throws Exception {
+    String entryClass = deployment.path("spec").path("job").path("entryClass").asText();
+    assertEquals(io.dynnibal.jobs.training.TrainingJobMain.class.getName(), entryClass);
+    assertTrue(java.lang.reflect.Modifier.isStatic(Class.forName(entryClass).getMethod("main", String[].class)
+        .getModifiers()));
+  }
+
+  @Test
   void jobManagerFindsTheJobPropertiesWhereTheArgsPointTo() {
     // Application mode: main() reads --config on the JobManager.
     List<String> args = elements(deployment.path("spec").path("job").path("args")).stream()
