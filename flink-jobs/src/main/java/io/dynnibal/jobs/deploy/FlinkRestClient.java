@@ -128,7 +128,7 @@ public final class FlinkRestClient {
 
   /**
    * Stops the job with a savepoint (sources stop, a final savepoint is taken and the sinks' transactions committed,
-   * then the job finishes) and waits for it.
+   * then the job finishes) and waits for both.
    *
    * @param targetDirectory where to write it, or null for the cluster's {@code execution.checkpointing.savepoint-dir}
    * @return the savepoint's path, what a resume takes
@@ -150,12 +150,19 @@ public final class FlinkRestClient {
               + withoutStackFrames(operation.path("failure-cause").path("stack-trace").asText(
                   operation.path("failure-cause").toString())));
         }
+        awaitTerminal(jobId, deadline); // its slots are free for the resumed job once it has finished
         return operation.path("location").asText();
       }
       Thread.sleep(500);
     }
     throw new IllegalStateException("the savepoint of job " + jobId + " did not complete within "
         + timeout.toSeconds() + " s");
+  }
+
+  private void awaitTerminal(String jobId, long deadline) throws IOException, InterruptedException {
+    while (!List.of("FINISHED", "CANCELED", "FAILED").contains(jobState(jobId)) && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+    }
   }
 
   private JsonNode get(String path) throws IOException, InterruptedException {

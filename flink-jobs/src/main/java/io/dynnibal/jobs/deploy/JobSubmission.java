@@ -4,6 +4,7 @@ import io.dynnibal.jobs.training.TrainingJobConfig;
 import io.dynnibal.jobs.training.TrainingJobMain;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -22,6 +23,15 @@ public final class JobSubmission {
   public static String submit(FlinkRestClient cluster, TrainingJobConfig config, String savepoint,
       boolean allowNonRestoredState) throws Exception {
     config.validate();
+    // With slot sharing the job needs `parallelism` slots; short of them Flink would wait minutes and then fail the
+    // job with a slot-request timeout. Say so now, after a few seconds' grace for a job that is just stopping.
+    FlinkRestClient.Overview overview = freeSlots(cluster, config.parallelism, Duration.ofSeconds(15));
+    if (overview.slotsAvailable() < config.parallelism) {
+      throw new IllegalStateException("the job needs " + config.parallelism + " free task slots (parallelism), the"
+          + " cluster at " + cluster.base() + " has " + overview.slotsAvailable() + " of " + overview.slotsTotal()
+          + " free (" + overview.jobsRunning() + " job(s) running): stop a job, start the cluster with more --slots"
+          + " or --taskmanagers, or lower parallelism");
+    }
     Path jar = Files.createTempFile("dynnibal-job-", ".jar");
     try {
       JobJar.write(jar, config.toPropertiesWithSecrets());
@@ -33,6 +43,20 @@ public final class JobSubmission {
       }
     } finally {
       Files.deleteIfExists(jar);
+    }
+  }
+
+  private static FlinkRestClient.Overview freeSlots(FlinkRestClient cluster, int needed, Duration grace)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + grace.toNanos();
+    while (true) {
+      FlinkRestClient.Overview overview = cluster.overview().orElseThrow(() ->
+          new IllegalStateException("no Flink REST API at " + cluster.base() + " (is the cluster running?)"));
+      // Too few slots in all will not change by waiting; too few free may, when a job is just stopping.
+      if (overview.slotsAvailable() >= needed || overview.slotsTotal() < needed || System.nanoTime() > deadline) {
+        return overview;
+      }
+      Thread.sleep(500);
     }
   }
 }

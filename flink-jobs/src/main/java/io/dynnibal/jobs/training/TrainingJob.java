@@ -27,7 +27,8 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
- * The streaming training job, one graph:
+ * The streaming training job, one graph (every operator has a fixed uid: a savepoint restores into a later build
+ * of the job even when operators are added, and the sources keep their Kafka offsets):
  *
  * <pre>
  * targets (compacted) -> DecodeTargets ---------------\
@@ -112,21 +113,22 @@ public final class TrainingJob {
 
     SingleOutputStreamOperator<ShardInput> targets = env
         .fromSource(source(config, config.targetsTopic(), OffsetsInitializer.earliest()),
-            WatermarkStrategy.noWatermarks(), "targets").setParallelism(1)
-        .process(new DecodeTargets(shardKeys, targetsAtStart)).name("decode-targets").setParallelism(1);
+            WatermarkStrategy.noWatermarks(), "targets").uid("targets-source").setParallelism(1)
+        .process(new DecodeTargets(shardKeys, targetsAtStart)).name("decode-targets").uid("decode-targets").setParallelism(1);
     SingleOutputStreamOperator<TrainingPair> pairs = env
         .fromSource(source(config, config.pairsTopic(), OffsetsInitializer.earliest()),
-            WatermarkStrategy.noWatermarks(), "pairs").setParallelism(1)
-        .process(new DecodePairs()).name("decode-pairs").setParallelism(1);
+            WatermarkStrategy.noWatermarks(), "pairs").uid("pairs-source").setParallelism(1)
+        .process(new DecodePairs()).name("decode-pairs").uid("decode-pairs").setParallelism(1);
     // Updates start at the log's end: a new job begins at version 0; a restored one resumes from its offsets.
     SingleOutputStreamOperator<ModelUpdate> updates = env
         .fromSource(source(config, config.modelUpdatesTopic(), OffsetsInitializer.latest()),
-            WatermarkStrategy.noWatermarks(), "model-updates").setParallelism(1)
-        .process(new DecodeModelUpdates(config.landmarks, config.outputDim)).name("decode-model-updates").setParallelism(1);
+            WatermarkStrategy.noWatermarks(), "model-updates").uid("model-updates-source").setParallelism(1)
+        .process(new DecodeModelUpdates(config.landmarks, config.outputDim)).name("decode-model-updates").uid("decode-model-updates")
+        .setParallelism(1);
     BroadcastStream<ModelUpdate> broadcastUpdates = updates.broadcast(ShardIndexFunction.MODEL);
 
     DataStream<QueryBatch> batches = pairs
-        .process(new BatchAssembler(config.batchSize)).name("batch-assembler").setParallelism(1);
+        .process(new BatchAssembler(config.batchSize)).name("batch-assembler").uid("batch-assembler").setParallelism(1);
     // Targets and batches reach the shards through one operator, in order: batches after the initial targets.
     DataStream<ShardInput> shardInputs = targets
         .keyBy(in -> 0, org.apache.flink.api.common.typeinfo.Types.INT)
@@ -147,15 +149,15 @@ public final class TrainingJob {
         .process(new TrainerFunction(config, faults)).name("trainer").uid("trainer").setParallelism(1);
 
     metrics.sinkTo(sink(config, config.metricsTopic(), TrainingMetrics.class, "metrics"))
-        .name("metrics-sink").setParallelism(1).disableChaining();
+        .name("metrics-sink").uid("metrics-sink").setParallelism(1).disableChaining();
     metrics.getSideOutput(TrainerFunction.MODEL_UPDATES)
         .sinkTo(sink(config, config.modelUpdatesTopic(), ModelUpdate.class, "model-updates"))
-        .name("model-updates-sink").setParallelism(1).disableChaining();
+        .name("model-updates-sink").uid("model-updates-sink").setParallelism(1).disableChaining();
     targets.getSideOutput(DeadLetters.TAG)
         .union(pairs.getSideOutput(DeadLetters.TAG), updates.getSideOutput(DeadLetters.TAG),
             replies.getSideOutput(DeadLetters.TAG), metrics.getSideOutput(DeadLetters.TAG))
         .sinkTo(sink(config, config.deadLettersTopic(), DeadLetter.class, "dead-letters"))
-        .name("dead-letters-sink").setParallelism(1);
+        .name("dead-letters-sink").uid("dead-letters-sink").setParallelism(1);
   }
 
   private static KafkaSource<KafkaRecord> source(TrainingJobConfig config, String topic, OffsetsInitializer start) {

@@ -2,6 +2,7 @@ package io.dynnibal.tests.deploy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.jobs.deploy.FlinkCluster;
@@ -65,6 +66,11 @@ class ClusterDeploymentTest {
       }
 
       FlinkRestClient rest = new FlinkRestClient(cluster.restUrl());
+      TrainingJobConfig tooWide = config.copy();
+      tooWide.parallelism = 3;
+      IllegalStateException noSlots = assertThrows(IllegalStateException.class,
+          () -> JobSubmission.submit(rest, tooWide, null, false));
+      assertTrue(noSlots.getMessage().contains("needs 3 free task slots"), noSlots.getMessage());
       String first = JobSubmission.submit(rest, config, null, false);
       MetricsWatch.Seen before = follow(rest, first, kafka, config, 20);
       assertTrue(before.last().getStep() >= 20, "the metrics topic advanced");
