@@ -13,16 +13,19 @@ import picocli.CommandLine.Parameters;
     name = "cancel",
     description = {
       "Stop a job on a Flink cluster. With --savepoint: stop with a savepoint (the sources stop, a final savepoint is",
-      "taken, the sinks' transactions commit) and print its path for `submit --from-savepoint`. Without: cancel",
-      "(the retained checkpoints stay)."
+      "taken, the sinks' transactions commit, the job finishes) and print its path for `submit --from-savepoint`.",
+      "Without: cancel (the retained checkpoints stay)."
     })
 final class CancelCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "JOB_ID", description = "The job id (see `dynnibal jobs`).")
   String jobId;
 
-  @Option(names = "--savepoint", arity = "0..1", fallbackValue = "", paramLabel = "DIR",
-      description = "Stop with a savepoint, into DIR when given (default: the cluster's savepoint directory).")
-  String savepoint;
+  @Option(names = "--savepoint", description = "Stop with a savepoint instead of cancelling.")
+  boolean savepoint;
+
+  @Option(names = "--savepoint-dir", paramLabel = "DIR",
+      description = "Where the savepoint goes (default: the cluster's savepoint directory); implies --savepoint.")
+  java.nio.file.Path savepointDir;
 
   @Option(names = "--timeout", defaultValue = "300",
       description = "Seconds to wait for the savepoint (default ${DEFAULT-VALUE}).")
@@ -33,13 +36,14 @@ final class CancelCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     FlinkRestClient cluster = jobManager.client();
-    if (savepoint == null) {
+    if (!savepoint && savepointDir == null) {
       cluster.cancel(jobId);
       System.out.println("cancelled job " + jobId);
       return 0;
     }
-    String path = cluster.stopWithSavepoint(jobId, savepoint.isEmpty() ? null : savepoint,
-        Duration.ofSeconds(timeoutSeconds));
+    // A relative directory would be resolved on the JobManager, in its working directory: make it this one's.
+    String target = savepointDir == null ? null : savepointDir.toAbsolutePath().toUri().toString();
+    String path = cluster.stopWithSavepoint(jobId, target, Duration.ofSeconds(timeoutSeconds));
     System.out.println("stopped job " + jobId + " with savepoint " + path);
     System.out.println("resume it:  ./dynnibal submit --config <the same settings> --from-savepoint " + path
         + jobManager.flag());

@@ -1,10 +1,13 @@
 package io.dynnibal.jobs.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dynnibal.jobs.deploy.FlinkCluster;
+import io.dynnibal.jobs.deploy.FlinkRestClient;
 import io.dynnibal.jobs.deploy.JobJar;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -23,7 +26,7 @@ import picocli.CommandLine.Option;
 final class ClusterCommand {
   static class DirOption {
     @Option(names = "--dir", defaultValue = "dynnibal-cluster",
-        description = "Cluster directory: conf/, log/, *.pid, checkpoints/, savepoints/ (default ${DEFAULT-VALUE}).")
+        description = "Cluster directory: conf/, log/, *.pid, savepoints/ (default ${DEFAULT-VALUE}).")
     Path dir;
   }
 
@@ -68,6 +71,13 @@ final class ClusterCommand {
   static final class Stop extends DirOption implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
+      FlinkCluster.Status s = FlinkCluster.status(dir);
+      if (s.overview().map(o -> o.jobsRunning() > 0).orElse(false)) {
+        List<String> running = new FlinkRestClient(s.restUrl()).jobs().stream()
+            .filter(j -> j.state().equals("RUNNING")).map(FlinkRestClient.Job::id).toList();
+        System.out.println("stopping running job(s) " + running + " without a savepoint (their retained checkpoints"
+            + " stay; `cancel JOB --savepoint` first to resume them cleanly)");
+      }
       System.out.println(FlinkCluster.stop(dir, Duration.ofSeconds(60)) ? "flink cluster stopped"
           : "no flink cluster was running on " + dir);
       return 0;
@@ -93,7 +103,7 @@ final class ClusterCommand {
         figures.put("jobs_running", o.jobsRunning());
         figures.put("flink_version", o.flinkVersion());
       });
-      System.out.println(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(figures));
+      System.out.println(new ObjectMapper().writeValueAsString(figures));
       return s.ready() ? 0 : 3;
     }
   }

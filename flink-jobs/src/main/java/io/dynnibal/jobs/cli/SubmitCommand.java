@@ -47,8 +47,10 @@ final class SubmitCommand extends JobSettingsOptions implements Callable<Integer
     String jobId = JobSubmission.submit(cluster, config, savepoint, allowNonRestoredState);
     System.out.printf("submitted job %s \"%s\" to %s%s%n", jobId, TrainingJobMain.jobName(config), cluster.base(),
         savepoint == null ? "" : " from savepoint " + savepoint);
+    StringBuilder settings = new StringBuilder(configFile == null ? "" : " --config " + configFile);
+    overrides.forEach(o -> settings.append(" --set ").append(o));
     System.out.printf("follow it:  ./dynnibal watch%s%nstop it:    ./dynnibal cancel %s --savepoint%s%n",
-        configFile == null ? "" : " --config " + configFile, jobId, jobManager.flag());
+        settings, jobId, jobManager.flag());
     return 0;
   }
 }

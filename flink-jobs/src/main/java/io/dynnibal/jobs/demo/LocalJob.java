@@ -1,5 +1,6 @@
 package io.dynnibal.jobs.demo;
 
+import io.dynnibal.jobs.deploy.MetricsWatch;
 import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.jobs.training.TrainingJobConfig;
@@ -83,7 +84,7 @@ public final class LocalJob {
           m.getShardSamplingLatencyMs().forEach((shard, ms) -> shardMillis.merge(shard, ms, Double::sum));
         }
         if (last != null) {
-          bar.draw(last.getStep(), io.dynnibal.jobs.deploy.MetricsWatch.describe(last));
+          bar.draw(last.getStep(), MetricsWatch.describe(last));
         }
       }
     }

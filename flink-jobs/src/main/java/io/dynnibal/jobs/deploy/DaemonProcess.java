@@ -15,8 +15,9 @@ import java.util.concurrent.TimeoutException;
  * A server process that outlives the command that started it (the Kafka broker, a Flink JobManager or TaskManager),
  * found again by its PID file. The process is a JVM running {@code mainClass}; its output is appended to a log file.
  *
- * <p>Invariant: the PID file names a live process running {@code mainClass}, or the next {@link #find} or {@link
- * #stop} removes it. A recycled PID that now belongs to another program is never signalled.
+ * <p>Invariant: the PID file names a live process that started when the file says, or the next {@link #find} or
+ * {@link #stop} removes it. The start time is what tells our process from a recycled PID (the JDK cannot read a
+ * command line longer than a page, and a Flink process's is far longer, classpath included).
  */
 final class DaemonProcess {
   private final Path pidFile;
@@ -44,7 +45,12 @@ final class DaemonProcess {
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     builder.environment().putAll(environment);
     Process process = builder.start();
-    Files.writeString(pidFile, Long.toString(process.pid()));
+    long started = process.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L);
+    // Written whole or not at all: a concurrent `status` never reads half a file.
+    Path partial = pidFile.resolveSibling(pidFile.getFileName() + ".partial");
+    Files.writeString(partial, process.pid() + " " + started);
+    Files.move(partial, pidFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     return process;
   }
 
@@ -53,10 +59,14 @@ final class DaemonProcess {
     if (!Files.exists(pidFile)) {
       return Optional.empty();
     }
-    long pid = Long.parseLong(Files.readString(pidFile).trim());
-    Optional<ProcessHandle> process = ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
-        .filter(p -> p.info().arguments().map(a -> List.of(a).contains(mainClass)).orElse(true));
-    if (process.isEmpty()) {
+    String[] fields = Files.readString(pidFile).trim().split("\\s+");
+    Optional<ProcessHandle> process = Optional.empty();
+    if (fields.length == 2 && fields[0].matches("\\d+") && fields[1].matches("\\d+")) {
+      long started = Long.parseLong(fields[1]);
+      process = ProcessHandle.of(Long.parseLong(fields[0])).filter(ProcessHandle::isAlive)
+          .filter(p -> p.info().startInstant().map(i -> i.toEpochMilli() == started).orElse(false));
+    }
+    if (process.isEmpty()) { // dead, recycled, or a file this class did not write
       Files.deleteIfExists(pidFile);
     }
     return process;
@@ -67,19 +77,42 @@ final class DaemonProcess {
    * Removes the PID file. False when no process was running.
    */
   boolean stop(Duration grace) throws Exception {
-    Optional<ProcessHandle> process = find();
-    if (process.isEmpty()) {
-      return false;
+    return stopAll(List.of(this), grace);
+  }
+
+  /** Stops several processes at once: all are signalled first, then all share the one grace period. */
+  static boolean stopAll(List<DaemonProcess> daemons, Duration grace) throws Exception {
+    List<ProcessHandle> running = new java.util.ArrayList<>();
+    for (DaemonProcess daemon : daemons) {
+      daemon.find().ifPresent(running::add);
     }
-    process.get().destroy();
-    try {
-      process.get().onExit().get(grace.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      process.get().destroyForcibly();
-      process.get().onExit().get(30, TimeUnit.SECONDS);
+    running.forEach(ProcessHandle::destroy);
+    long deadline = System.nanoTime() + grace.toNanos();
+    for (ProcessHandle process : running) {
+      try {
+        process.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        process.destroyForcibly();
+        process.onExit().get(30, TimeUnit.SECONDS);
+      }
     }
-    Files.deleteIfExists(pidFile);
-    return true;
+    for (DaemonProcess daemon : daemons) {
+      Files.deleteIfExists(daemon.pidFile);
+    }
+    return !running.isEmpty();
+  }
+
+  /**
+   * Fails when a port is taken on 127.0.0.1: a server started on it would die, and meanwhile whatever holds the port
+   * would answer the readiness checks in its place.
+   */
+  static void requireFree(String what, int port) {
+    try (java.net.ServerSocket socket = new java.net.ServerSocket()) {
+      socket.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+    } catch (IOException e) {
+      throw new IllegalStateException("port " + port + " (" + what + ") is in use on 127.0.0.1: another server runs"
+          + " there; stop it or choose another port");
+    }
   }
 
   /** Forgets a process that failed to start (kills it if it still runs). */

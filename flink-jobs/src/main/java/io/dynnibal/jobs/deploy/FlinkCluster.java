@@ -29,7 +29,7 @@ import org.apache.flink.runtime.util.config.memory.ProcessMemoryUtils;
  * conf/config.yaml, conf/log4j.properties   written by start; the processes read them
  * jobmanager.pid, taskmanager-1.pid, ...      one per process (see DaemonProcess); taskmanagers: how many
  * log/jobmanager.log, log/taskmanager-1.log   Flink's logs (what the web UI shows); *.out: stdout and stderr
- * checkpoints/, savepoints/                   the cluster's default state directories
+ * checkpoints/, savepoints/                   the cluster's defaults (the training job sets its own checkpoint.dir)
  * </pre>
  *
  * What flink-dist's scripts do, done here: the JVM memory flags and dynamic settings come from the same code as
@@ -92,9 +92,12 @@ public final class FlinkCluster {
    */
   public static Status start(Path dir, Options options, Duration timeout) throws Exception {
     dir = dir.toAbsolutePath();
-    if (status(dir).running() || anyTaskManagerRuns(dir)) {
+    Status current = status(dir);
+    if (current.running() || current.taskManagerPids().stream().anyMatch(pid -> pid > 0)) {
       throw new IllegalStateException("a Flink cluster runs on " + dir + " already; stop it first");
     }
+    DaemonProcess.requireFree("REST API, --rest-port", options.restPort());
+    DaemonProcess.requireFree("JobManager RPC, --rpc-port", options.rpcPort());
     Path conf = writeConfiguration(dir, options);
     Configuration configuration = GlobalConfiguration.loadConfiguration(conf.toString());
     String classpath = ClasspathSplit.ofThisJvm().clusterClasspath();
@@ -106,41 +109,47 @@ public final class FlinkCluster {
       List<String> jmCommand = command(dir, "jobmanager",
           JobManagerProcessUtils.generateJvmParametersStr(jm, configuration), List.of(), classpath, JOB_MANAGER,
           JobManagerProcessUtils.generateDynamicConfigsStr(jm));
-      Process jobManager = jobManager(dir).start(jmCommand, Map.of());
-      awaitReady(jobManager, jobManager(dir), deadline, () -> client.overview().isPresent(),
-          "the JobManager's REST API at " + rest);
+      List<Started> started = new ArrayList<>();
+      started.add(new Started(jobManager(dir).start(jmCommand, Map.of()), jobManager(dir)));
+      awaitReady(started, deadline, () -> client.overview().isPresent(), "the JobManager's REST API at " + rest);
 
       TaskExecutorProcessSpec tm = TaskExecutorProcessUtils.processSpecFromConfig(configuration);
-      List<Process> taskManagers = new ArrayList<>();
       for (int i = 1; i <= options.taskManagers(); i++) {
         List<String> tmCommand = command(dir, "taskmanager-" + i, ProcessMemoryUtils.generateJvmParametersStr(tm),
             DJL_PROPERTIES, classpath, TASK_MANAGER, TaskExecutorProcessUtils.generateDynamicConfigsStr(tm));
         // libtorch's OpenMP pool, like the DJL properties.
-        taskManagers.add(taskManager(dir, i).start(tmCommand, Map.of("OMP_NUM_THREADS", "1")));
+        started.add(new Started(taskManager(dir, i).start(tmCommand, Map.of("OMP_NUM_THREADS", "1")),
+            taskManager(dir, i)));
       }
-      for (int i = 1; i <= options.taskManagers(); i++) {
-        int registered = i;
-        awaitReady(taskManagers.get(i - 1), taskManager(dir, i), deadline,
-            () -> client.overview().map(o -> o.taskManagers() >= registered
-                && o.slotsTotal() >= registered * options.slotsPerTaskManager()).orElse(false),
-            registered + " registered TaskManager(s) with their slots");
-      }
+      int slots = options.taskManagers() * options.slotsPerTaskManager();
+      awaitReady(started, deadline, () -> client.overview()
+              .map(o -> o.taskManagers() >= options.taskManagers() && o.slotsTotal() >= slots).orElse(false),
+          options.taskManagers() + " registered TaskManager(s) with " + slots + " slots");
       return status(dir);
     } catch (Exception e) {
-      stop(dir, Duration.ofSeconds(10));
+      try {
+        stop(dir, Duration.ofSeconds(10));
+      } catch (Exception cleanup) {
+        e.addSuppressed(cleanup);
+      }
       throw e;
     }
   }
 
-  /** Stops the TaskManagers, then the JobManager (SIGTERM, SIGKILL after {@code grace}); false when none ran. */
+  private record Started(Process process, DaemonProcess daemon) {}
+
+  /**
+   * Stops the TaskManagers (all at once), then the JobManager: SIGTERM, SIGKILL after {@code grace}. Running jobs end
+   * without a savepoint; their retained checkpoints stay. False when no process ran.
+   */
   public static boolean stop(Path dir, Duration grace) throws Exception {
     dir = dir.toAbsolutePath();
-    boolean any = false;
+    List<DaemonProcess> taskManagers = new ArrayList<>();
     for (int i = 1; i <= taskManagerCount(dir); i++) {
-      any |= taskManager(dir, i).stop(grace);
+      taskManagers.add(taskManager(dir, i));
     }
-    any |= jobManager(dir).stop(grace);
-    return any;
+    boolean any = DaemonProcess.stopAll(taskManagers, grace);
+    return jobManager(dir).stop(grace) || any;
   }
 
   /** Which processes of the cluster on {@code dir} run, and the JobManager's view when it answers. */
@@ -225,16 +234,23 @@ public final class FlinkCluster {
     return command;
   }
 
-  private static void awaitReady(Process process, DaemonProcess daemon, long deadline,
-      java.util.function.BooleanSupplier ready, String what) throws Exception {
-    while (!ready.getAsBoolean()) {
-      if (!process.isAlive()) {
-        throw new IllegalStateException("waiting for " + what + ": the process exited with code "
-            + process.exitValue() + "; its output (" + daemon.log() + "):\n" + daemon.tail(30));
+  /** Waits for {@code ready}; fails as soon as one of the started processes has exited, with its output. */
+  private static void awaitReady(List<Started> started, long deadline, java.util.function.BooleanSupplier ready,
+      String what) throws Exception {
+    while (true) {
+      for (Started s : started) {
+        if (!s.process().isAlive()) {
+          throw new IllegalStateException("waiting for " + what + ": the process exited with code "
+              + s.process().exitValue() + "; its output (" + s.daemon().log() + "):\n" + s.daemon().tail(30));
+        }
+      }
+      if (ready.getAsBoolean()) {
+        return;
       }
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("no " + what + " in time; the output of " + daemon.log() + ":\n"
-            + daemon.tail(30));
+        Started last = started.get(started.size() - 1);
+        throw new IllegalStateException("no " + what + " in time; the output of " + last.daemon().log() + ":\n"
+            + last.daemon().tail(30));
       }
       Thread.sleep(300);
     }
@@ -252,15 +268,6 @@ public final class FlinkCluster {
   private static DaemonProcess taskManager(Path dir, int i) {
     return new DaemonProcess(dir.resolve("taskmanager-" + i + ".pid"),
         dir.resolve("log").resolve("taskmanager-" + i + ".out"), TASK_MANAGER);
-  }
-
-  private static boolean anyTaskManagerRuns(Path dir) throws IOException {
-    for (int i = 1; i <= taskManagerCount(dir); i++) {
-      if (taskManager(dir, i).find().isPresent()) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private static int taskManagerCount(Path dir) throws IOException {

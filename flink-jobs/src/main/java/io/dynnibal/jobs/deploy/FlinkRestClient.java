@@ -26,6 +26,10 @@ import java.util.UUID;
  */
 public final class FlinkRestClient {
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** Queries and polls: a JobManager that takes longer is as good as absent. */
+  private static final Duration QUICK = Duration.ofSeconds(10);
+  /** Uploads and runs: running a jar executes the job's main() on the JobManager (Kafka lookups included). */
+  private static final Duration SLOW = Duration.ofMinutes(2);
 
   /** {@code GET /overview}. */
   public record Overview(int taskManagers, int slotsTotal, int slotsAvailable, int jobsRunning, String flinkVersion) {}
@@ -67,7 +71,7 @@ public final class FlinkRestClient {
         .getBytes(StandardCharsets.UTF_8));
     body.write(Files.readAllBytes(jar));
     body.write(("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
-    JsonNode answer = send(HttpRequest.newBuilder(base.resolve("jars/upload"))
+    JsonNode answer = send(HttpRequest.newBuilder(base.resolve("jars/upload")).timeout(SLOW)
         .header("Content-Type", "multipart/form-data; boundary=" + boundary)
         .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())));
     String stored = answer.path("filename").asText();
@@ -94,7 +98,7 @@ public final class FlinkRestClient {
   }
 
   public void deleteJar(String jarId) throws IOException, InterruptedException {
-    send(HttpRequest.newBuilder(base.resolve("jars/" + jarId)).DELETE());
+    send(HttpRequest.newBuilder(base.resolve("jars/" + jarId)).timeout(QUICK).DELETE());
   }
 
   /** Every job the cluster knows, newest first. */
@@ -122,7 +126,7 @@ public final class FlinkRestClient {
 
   /** Cancels the job without a savepoint (its retained checkpoints stay). */
   public void cancel(String jobId) throws IOException, InterruptedException {
-    send(HttpRequest.newBuilder(base.resolve("jobs/" + jobId + "?mode=cancel"))
+    send(HttpRequest.newBuilder(base.resolve("jobs/" + jobId + "?mode=cancel")).timeout(QUICK)
         .method("PATCH", HttpRequest.BodyPublishers.noBody()));
   }
 
@@ -166,30 +170,32 @@ public final class FlinkRestClient {
   }
 
   private JsonNode get(String path) throws IOException, InterruptedException {
-    return send(HttpRequest.newBuilder(base.resolve(path)).GET());
+    return send(HttpRequest.newBuilder(base.resolve(path)).timeout(QUICK).GET());
   }
 
   private HttpRequest.Builder post(String path, JsonNode body) throws IOException {
-    return HttpRequest.newBuilder(base.resolve(path)).header("Content-Type", "application/json")
+    return HttpRequest.newBuilder(base.resolve(path)).timeout(SLOW).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)));
   }
 
   private JsonNode send(HttpRequest.Builder request) throws IOException, InterruptedException {
     HttpResponse<String> response;
     try {
-      response = http.send(request.timeout(Duration.ofMinutes(2)).build(), HttpResponse.BodyHandlers.ofString());
-    } catch (ConnectException e) {
+      response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (ConnectException | java.net.http.HttpConnectTimeoutException e) {
       throw new IOException("no Flink REST API at " + base + " (is the cluster running?)", e);
     }
-    JsonNode body = response.body().isBlank() ? JSON.createObjectNode() : JSON.readTree(response.body());
     if (response.statusCode() >= 300) {
       List<String> errors = new ArrayList<>();
-      body.path("errors").forEach(e -> errors.add(withoutStackFrames(e.asText())));
+      try {
+        JSON.readTree(response.body()).path("errors").forEach(e -> errors.add(withoutStackFrames(e.asText())));
+      } catch (IOException notJson) {
+        errors.add(response.body()); // a proxy's or servlet's error page
+      }
       throw new IllegalStateException("Flink answered " + response.statusCode() + " to "
-          + response.request().method() + " " + response.request().uri().getPath() + ": "
-          + (errors.isEmpty() ? response.body() : String.join("; ", errors)));
+          + response.request().method() + " " + response.request().uri().getPath() + ": " + String.join("; ", errors));
     }
-    return body;
+    return response.body().isBlank() ? JSON.createObjectNode() : JSON.readTree(response.body());
   }
 
   /** A Java stack trace as its messages only: the lines that are not frames. */

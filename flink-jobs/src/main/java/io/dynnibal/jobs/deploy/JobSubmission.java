@@ -36,11 +36,19 @@ public final class JobSubmission {
     try {
       JobJar.write(jar, config.toPropertiesWithSecrets());
       String jarId = cluster.uploadJar(jar);
+      String jobId;
       try {
-        return cluster.runJar(jarId, TrainingJobMain.class.getName(), List.of(), savepoint, allowNonRestoredState);
-      } finally {
-        cluster.deleteJar(jarId);
+        jobId = cluster.runJar(jarId, TrainingJobMain.class.getName(), List.of(), savepoint, allowNonRestoredState);
+      } catch (Exception e) {
+        try {
+          cluster.deleteJar(jarId);
+        } catch (Exception cleanup) {
+          e.addSuppressed(cleanup); // the run's failure is the one to report
+        }
+        throw e;
       }
+      cluster.deleteJar(jarId);
+      return jobId;
     } finally {
       Files.deleteIfExists(jar);
     }

@@ -43,7 +43,8 @@ public final class KafkaBroker {
   }
 
   /**
-   * Starts the broker as a child process (detached: it outlives this command) and waits until it serves.
+   * Starts the broker as a child process that outlives this command (it shares the caller's process group, so an
+   * interrupt while {@code start} waits stops it too) and waits until it serves.
    *
    * @throws IllegalStateException when one is running on this directory already, or it does not serve within
    *     {@code timeout} (its log's tail is in the message)
@@ -54,6 +55,8 @@ public final class KafkaBroker {
       throw new IllegalStateException("a broker is running on " + dir + " already (pid " + current.pid() + ", "
           + current.bootstrap() + ")");
     }
+    DaemonProcess.requireFree("Kafka, --port", port);
+    DaemonProcess.requireFree("KRaft controller, --controller-port", controllerPort);
     Files.createDirectories(dir);
     DaemonProcess daemon = daemon(dir);
     Process process = daemon.start(List.of(DaemonProcess.java(), "-Xmx1g", "-cp", System.getProperty("java.class.path"),

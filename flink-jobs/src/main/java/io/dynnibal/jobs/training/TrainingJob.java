@@ -9,6 +9,9 @@ import io.dynnibal.schemas.TrainingPair;
 import io.dynnibal.jobs.kafka.TopicReader;
 import java.net.URI;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.Properties;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -23,6 +26,9 @@ import org.apache.flink.streaming.api.datastream.BroadcastStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
@@ -53,26 +59,36 @@ public final class TrainingJob {
    * The job's topics: targets compacted (the latest text per id; a tombstone deletes), the others append-only. The
    * model-updates topic has one partition: updates must arrive in version order.
    */
-  public static java.util.List<org.apache.kafka.clients.admin.NewTopic> topics(
+  public static List<NewTopic> topics(
       TrainingJobConfig config, int partitions, short replication) {
-    return java.util.List.of(
-        new org.apache.kafka.clients.admin.NewTopic(config.targetsTopic(), partitions, replication)
+    return List.of(
+        new NewTopic(config.targetsTopic(), partitions, replication)
             .configs(java.util.Map.of("cleanup.policy", "compact")),
-        new org.apache.kafka.clients.admin.NewTopic(config.pairsTopic(), partitions, replication),
-        new org.apache.kafka.clients.admin.NewTopic(config.modelUpdatesTopic(), 1, replication),
-        new org.apache.kafka.clients.admin.NewTopic(config.metricsTopic(), 1, replication),
-        new org.apache.kafka.clients.admin.NewTopic(config.deadLettersTopic(), 1, replication));
+        new NewTopic(config.pairsTopic(), partitions, replication),
+        new NewTopic(config.modelUpdatesTopic(), 1, replication),
+        new NewTopic(config.metricsTopic(), 1, replication),
+        new NewTopic(config.deadLettersTopic(), 1, replication));
   }
 
-  /** Creates those of {@link #topics} that do not exist yet; returns their names. */
-  public static java.util.List<String> createMissingTopics(
-      Properties client, TrainingJobConfig config, int partitions, short replication) throws Exception {
-    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(client)) {
-      java.util.Set<String> existing = admin.listTopics().names().get();
-      java.util.List<org.apache.kafka.clients.admin.NewTopic> missing = topics(config, partitions, replication).stream()
+  /**
+   * Creates those of {@link #topics} that do not exist yet; returns their names.
+   *
+   * @throws IllegalStateException naming the bootstrap servers when Kafka does not answer within 30 s
+   */
+  public static List<String> createMissingTopics(
+      Properties client, TrainingJobConfig config, int partitions, short replication) throws InterruptedException {
+    Properties admin = new Properties();
+    admin.putAll(client);
+    admin.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
+    try (Admin kafka = Admin.create(admin)) {
+      Set<String> existing = kafka.listTopics().names().get();
+      List<NewTopic> missing = topics(config, partitions, replication).stream()
           .filter(t -> !existing.contains(t.name())).toList();
-      admin.createTopics(missing).all().get();
-      return missing.stream().map(org.apache.kafka.clients.admin.NewTopic::name).toList();
+      kafka.createTopics(missing).all().get();
+      return missing.stream().map(NewTopic::name).toList();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot create the job's topics on Kafka at " + client.get("bootstrap.servers")
+          + " (bootstrap.servers): " + e.getCause().getMessage(), e.getCause());
     }
   }
 

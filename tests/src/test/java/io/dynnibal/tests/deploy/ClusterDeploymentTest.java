@@ -101,8 +101,11 @@ class ClusterDeploymentTest {
       rest.cancel(resumed);
       awaitState(rest, resumed, "CANCELED");
     } finally {
-      FlinkCluster.stop(clusterDir, Duration.ofSeconds(30));
-      KafkaBroker.stop(kafkaDir, Duration.ofSeconds(30));
+      try {
+        FlinkCluster.stop(clusterDir, Duration.ofSeconds(30));
+      } finally {
+        KafkaBroker.stop(kafkaDir, Duration.ofSeconds(30));
+      }
     }
     for (long pid : pids) {
       assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "process " + pid + " is gone");
