@@ -58,18 +58,9 @@ public final class FlinkCluster {
 
   /**
    * flink-dist's {@code env.java.opts.all} for Java 17: Flink reflects into these JDK packages (Kryo, the memory
-   * manager, the RPC system). The CLI jar's manifest opens the same set for the in-process MiniCluster.
+   * manager, the RPC system). One list for the CLI jar's manifest and these JVMs: the root pom's properties.
    */
-  static final List<String> JAVA_17_OPENINGS = List.of(
-      "--add-exports=java.base/sun.net.util=ALL-UNNAMED", "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
-      "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED",
-      "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.net=ALL-UNNAMED",
-      "--add-opens=java.base/java.io=ALL-UNNAMED", "--add-opens=java.base/java.nio=ALL-UNNAMED",
-      "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-      "--add-opens=java.base/java.text=ALL-UNNAMED", "--add-opens=java.base/java.time=ALL-UNNAMED",
-      "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-      "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
-      "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
+  static final List<String> JAVA_17_OPENINGS = javaModuleOpenings();
 
   /**
    * DJL in a TaskManager: libtorch from the native jar on the classpath (offline), one intra-op and one inter-op
@@ -254,6 +245,23 @@ public final class FlinkCluster {
       }
       Thread.sleep(300);
     }
+  }
+
+  private static List<String> javaModuleOpenings() {
+    java.util.Properties p = new java.util.Properties();
+    try (java.io.InputStream in = FlinkCluster.class.getResourceAsStream("java-module-openings.properties")) {
+      p.load(in);
+    } catch (IOException | NullPointerException e) {
+      throw new IllegalStateException("java-module-openings.properties is missing from the build", e);
+    }
+    List<String> flags = new ArrayList<>();
+    for (String module : p.getProperty("exports").trim().split("\\s+")) {
+      flags.add("--add-exports=" + module + "=ALL-UNNAMED");
+    }
+    for (String module : p.getProperty("opens").trim().split("\\s+")) {
+      flags.add("--add-opens=" + module + "=ALL-UNNAMED");
+    }
+    return List.copyOf(flags);
   }
 
   private static URI restUrl(Configuration configuration) {
