@@ -104,8 +104,8 @@ public final class TrainingJob {
     conf.set(PipelineOptions.MAX_PARALLELISM, MAX_PARALLELISM);
     // Flink 2.2 restores operator state from an uncompressed file one read() system call per byte
     // (CompressibleFSDataInputStream has no bulk read): the trainer's ~200 MB of parameters and optimiser state took
-    // minutes to restore from a savepoint. The compressed stream buffers, and restores it in about a second.
-    conf.set(org.apache.flink.configuration.ExecutionOptions.SNAPSHOT_COMPRESSION, true);
+    // minutes to restore from a savepoint. The compressed stream buffers, and restores it in seconds.
+    conf.set(org.apache.flink.configuration.ExecutionOptions.SNAPSHOT_COMPRESSION, config.checkpointCompression);
     return conf;
   }
 

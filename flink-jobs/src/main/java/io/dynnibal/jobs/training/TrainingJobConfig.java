@@ -43,6 +43,11 @@ public final class TrainingJobConfig implements Serializable {
   public Duration checkpointInterval = Duration.ofSeconds(5);
   /** Unaligned checkpoints (barriers overtake buffered batches): a short feedback edge under backpressure. */
   public boolean unalignedCheckpoints = true;
+  /**
+   * Snappy-compressed checkpoints and savepoints. Flink 2.2 restores uncompressed operator state one read() system
+   * call per byte, so the trainer's ~200 MB took minutes to restore; compressed, seconds.
+   */
+  public boolean checkpointCompression = true;
   public String snapshotDir = "/tmp/dynnibal/snapshots";
   /**
    * Query batches wait for the targets that were on the targets topic at the job's start, at most this long (see
@@ -279,6 +284,8 @@ public final class TrainingJobConfig implements Serializable {
           (c, v) -> c.targetsFirstMaxWait = duration(v)),
       new Setting("checkpoint.unaligned", c -> c.unalignedCheckpoints,
           (c, v) -> c.unalignedCheckpoints = bool("checkpoint.unaligned", v)),
+      new Setting("checkpoint.compression", c -> c.checkpointCompression,
+          (c, v) -> c.checkpointCompression = bool("checkpoint.compression", v)),
       new Setting("snapshot.dir", c -> c.snapshotDir, (c, v) -> c.snapshotDir = v),
       new Setting("batch.size", c -> c.batchSize, (c, v) -> c.batchSize = Integer.parseInt(v)),
       new Setting("negatives.sampled", c -> c.sampledNegatives, (c, v) -> c.sampledNegatives = Integer.parseInt(v)),
