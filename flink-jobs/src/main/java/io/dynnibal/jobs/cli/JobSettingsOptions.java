@@ -23,4 +23,19 @@ class JobSettingsOptions {
     }
     return config.applyOverrides(overrides);
   }
+
+  /** Whether the user set {@code key}, in the file or with {@code --set} (a default does not count). */
+  boolean userSets(String key) throws IOException {
+    if (overrides.stream().anyMatch(o -> o.trim().startsWith(key + "="))) {
+      return true;
+    }
+    if (configFile == null) {
+      return false;
+    }
+    java.util.Properties file = new java.util.Properties();
+    try (java.io.Reader reader = java.nio.file.Files.newBufferedReader(configFile)) {
+      file.load(reader);
+    }
+    return file.stringPropertyNames().stream().anyMatch(k -> k.trim().equals(key));
+  }
 }

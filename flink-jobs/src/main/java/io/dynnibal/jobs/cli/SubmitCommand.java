@@ -16,7 +16,8 @@ import picocli.CommandLine.Option;
     name = "submit",
     description = {
       "Submit the training job to a Flink session cluster over its REST API (jar upload + run). The settings travel",
-      "inside the uploaded jar. Creates the job's missing Kafka topics first. Resume a job stopped with",
+      "inside the uploaded jar. Creates the job's missing Kafka topics first. Unless set, checkpoint.dir is the",
+      "cluster's execution.checkpointing.dir and snapshot.dir its sibling snapshots/. Resume a job stopped with",
       "`cancel --savepoint` by submitting the same settings with --from-savepoint."
     })
 final class SubmitCommand extends JobSettingsOptions implements Callable<Integer> {
@@ -44,6 +45,10 @@ final class SubmitCommand extends JobSettingsOptions implements Callable<Integer
       System.out.println("created topics " + created);
     }
     FlinkRestClient cluster = jobManager.client();
+    for (String line : JobSubmission.useClusterDirectories(cluster, config, userSets("checkpoint.dir"),
+        userSets("snapshot.dir"))) {
+      System.out.println("from the cluster: " + line);
+    }
     String jobId = JobSubmission.submit(cluster, config, savepoint, allowNonRestoredState);
     System.out.printf("submitted job %s \"%s\" to %s%s%n", jobId, TrainingJobMain.jobName(config), cluster.base(),
         savepoint == null ? "" : " from savepoint " + savepoint);

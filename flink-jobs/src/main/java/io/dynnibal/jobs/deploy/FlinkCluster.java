@@ -29,7 +29,7 @@ import org.apache.flink.runtime.util.config.memory.ProcessMemoryUtils;
  * conf/config.yaml, conf/log4j.properties   written by start; the processes read them
  * jobmanager.pid, taskmanager-1.pid, ...      one per process (see DaemonProcess); taskmanagers: how many
  * log/jobmanager.log, log/taskmanager-1.log   Flink's logs (what the web UI shows); *.out: stdout and stderr
- * checkpoints/, savepoints/                   the cluster's defaults (the training job sets its own checkpoint.dir)
+ * checkpoints/, savepoints/                   the cluster's state directories (submit points the job's there)
  * </pre>
  *
  * What flink-dist's scripts do, done here: the JVM memory flags and dynamic settings come from the same code as

@@ -62,6 +62,15 @@ public final class FlinkRestClient {
     }
   }
 
+  /** The JobManager's configuration ({@code GET /jobmanager/config}), key by key. */
+  public java.util.Map<String, String> jobManagerConfig() throws IOException, InterruptedException {
+    java.util.Map<String, String> config = new java.util.TreeMap<>();
+    for (JsonNode entry : get("jobmanager/config")) {
+      config.put(entry.path("key").asText(), entry.path("value").asText());
+    }
+    return config;
+  }
+
   /** Uploads a job jar; returns the id the cluster stores it under. */
   public String uploadJar(Path jar) throws IOException, InterruptedException {
     String boundary = "dynnibal-" + UUID.randomUUID();

@@ -54,6 +54,32 @@ public final class JobSubmission {
     }
   }
 
+  /**
+   * Points the job's checkpoints (and, beside them, its parameter snapshots) at the cluster's checkpoint directory,
+   * for settings the user left at their defaults ({@code /tmp/dynnibal/...}): on a cluster, where state goes is the
+   * cluster's decision, and a checkpoint directory is storage every TaskManager shares.
+   *
+   * @return what changed, as {@code key=value} lines for the user; empty when the cluster names no directory
+   */
+  public static List<String> useClusterDirectories(FlinkRestClient cluster, TrainingJobConfig config,
+      boolean checkpointDirSet, boolean snapshotDirSet) throws Exception {
+    String clusterDir = cluster.jobManagerConfig().get("execution.checkpointing.dir");
+    List<String> changed = new java.util.ArrayList<>();
+    if (clusterDir == null || clusterDir.isBlank()) {
+      return changed;
+    }
+    if (!checkpointDirSet) {
+      config.checkpointDir = clusterDir;
+      changed.add("checkpoint.dir=" + clusterDir);
+    }
+    java.net.URI uri = java.net.URI.create(clusterDir);
+    if (!snapshotDirSet && "file".equals(uri.getScheme())) {
+      config.snapshotDir = Path.of(uri).resolveSibling("snapshots").toString();
+      changed.add("snapshot.dir=" + config.snapshotDir);
+    }
+    return changed;
+  }
+
   private static FlinkRestClient.Overview freeSlots(FlinkRestClient cluster, int needed, Duration grace)
       throws InterruptedException {
     long deadline = System.nanoTime() + grace.toNanos();

@@ -66,6 +66,10 @@ class ClusterDeploymentTest {
       }
 
       FlinkRestClient rest = new FlinkRestClient(cluster.restUrl());
+      // State goes where the cluster keeps it, as `submit` does for settings the user left unset.
+      assertEquals(2, JobSubmission.useClusterDirectories(rest, config, false, false).size());
+      assertEquals(clusterDir.resolve("checkpoints").toUri(), java.net.URI.create(config.checkpointDir));
+      assertEquals(clusterDir.resolve("snapshots").toString(), config.snapshotDir);
       TrainingJobConfig tooWide = config.copy();
       tooWide.parallelism = 3;
       IllegalStateException noSlots = assertThrows(IllegalStateException.class,
@@ -80,6 +84,9 @@ class ClusterDeploymentTest {
       assertTrue(Files.exists(Path.of(java.net.URI.create(savepoint)).resolve("_metadata")), savepoint);
       assertEquals("FINISHED", rest.jobState(first));
       long stoppedAt = lastCommittedStep(kafka, config);
+      try (Stream<Path> checkpoints = Files.list(clusterDir.resolve("checkpoints"))) {
+        assertEquals(1, checkpoints.count(), "the job checkpointed into the cluster's directory");
+      }
 
       // A second pass to train on, then the same settings from the savepoint.
       try (CorpusPublisher publisher = new CorpusPublisher(kafka)) {
