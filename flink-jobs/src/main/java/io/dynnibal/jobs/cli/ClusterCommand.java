@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
 final class ClusterCommand {
   static class DirOption {
     @Option(names = "--dir", defaultValue = "dynnibal-cluster",
-        description = "Cluster directory: conf/, log/, *.pid, savepoints/ (default ${DEFAULT-VALUE}).")
+        description = "Cluster directory: conf/, log/, *.pid, checkpoints/, savepoints/, snapshots/ (default ${DEFAULT-VALUE}).")
     Path dir;
   }
 
@@ -72,11 +72,14 @@ final class ClusterCommand {
     @Override
     public Integer call() throws Exception {
       FlinkCluster.Status s = FlinkCluster.status(dir);
-      if (s.overview().map(o -> o.jobsRunning() > 0).orElse(false)) {
-        List<String> running = new FlinkRestClient(s.restUrl()).jobs().stream()
-            .filter(j -> j.state().equals("RUNNING")).map(FlinkRestClient.Job::id).toList();
-        System.out.println("stopping running job(s) " + running + " without a savepoint (their retained checkpoints"
-            + " stay; `cancel JOB --savepoint` first to resume them cleanly)");
+      if (s.overview().isPresent()) {
+        List<String> live = new FlinkRestClient(s.restUrl()).jobs().stream()
+            .filter(j -> !List.of("FINISHED", "CANCELED", "FAILED").contains(j.state()))
+            .map(j -> j.id() + " (" + j.state() + ")").toList();
+        if (!live.isEmpty()) {
+          System.out.println("ending job(s) " + String.join(", ", live) + " without a savepoint (their retained"
+              + " checkpoints stay; `cancel JOB --savepoint` first to resume them cleanly)");
+        }
       }
       System.out.println(FlinkCluster.stop(dir, Duration.ofSeconds(60)) ? "flink cluster stopped"
           : "no flink cluster was running on " + dir);
