@@ -103,6 +103,29 @@ final class DaemonProcess {
   }
 
   /**
+   * Takes the directory's lock for one start or stop, so that two commands on one directory cannot both start
+   * servers (the second would overwrite the first's PID files and orphan its processes).
+   *
+   * @throws IllegalStateException when another command holds it
+   */
+  static java.io.Closeable lock(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(dir.resolve(".lock"),
+        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
+    java.nio.channels.FileLock lock;
+    try {
+      lock = channel.tryLock();
+    } catch (java.nio.channels.OverlappingFileLockException e) {
+      lock = null;
+    }
+    if (lock == null) {
+      channel.close();
+      throw new IllegalStateException("another command is starting or stopping the servers of " + dir);
+    }
+    return channel::close; // closing the channel releases the lock
+  }
+
+  /**
    * Fails when a port is taken on 127.0.0.1: a server started on it would die, and meanwhile whatever holds the port
    * would answer the readiness checks in its place.
    */

@@ -83,6 +83,12 @@ public final class FlinkCluster {
    */
   public static Status start(Path dir, Options options, Duration timeout) throws Exception {
     dir = dir.toAbsolutePath();
+    try (java.io.Closeable lock = DaemonProcess.lock(dir)) {
+      return startLocked(dir, options, timeout);
+    }
+  }
+
+  private static Status startLocked(Path dir, Options options, Duration timeout) throws Exception {
     Status current = status(dir);
     if (current.running() || current.taskManagerPids().stream().anyMatch(pid -> pid > 0)) {
       throw new IllegalStateException("a Flink cluster runs on " + dir + " already; stop it first");
@@ -119,7 +125,7 @@ public final class FlinkCluster {
       return status(dir);
     } catch (Exception e) {
       try {
-        stop(dir, Duration.ofSeconds(10));
+        stopLocked(dir, Duration.ofSeconds(10));
       } catch (Exception cleanup) {
         e.addSuppressed(cleanup);
       }
@@ -135,6 +141,15 @@ public final class FlinkCluster {
    */
   public static boolean stop(Path dir, Duration grace) throws Exception {
     dir = dir.toAbsolutePath();
+    if (!Files.isDirectory(dir)) {
+      return false;
+    }
+    try (java.io.Closeable lock = DaemonProcess.lock(dir)) {
+      return stopLocked(dir, grace);
+    }
+  }
+
+  private static boolean stopLocked(Path dir, Duration grace) throws Exception {
     List<DaemonProcess> taskManagers = new ArrayList<>();
     for (int i = 1; i <= taskManagerCount(dir); i++) {
       taskManagers.add(taskManager(dir, i));

@@ -50,6 +50,12 @@ public final class KafkaBroker {
    *     {@code timeout} (its log's tail is in the message)
    */
   public static Status start(Path dir, int port, int controllerPort, Duration timeout) throws Exception {
+    try (java.io.Closeable lock = DaemonProcess.lock(dir)) {
+      return startLocked(dir, port, controllerPort, timeout);
+    }
+  }
+
+  private static Status startLocked(Path dir, int port, int controllerPort, Duration timeout) throws Exception {
     Status current = status(dir);
     if (current.running()) {
       throw new IllegalStateException("a broker is running on " + dir + " already (pid " + current.pid() + ", "
@@ -83,7 +89,12 @@ public final class KafkaBroker {
 
   /** Stops the broker (SIGTERM, then SIGKILL after {@code grace}); false when none was running. */
   public static boolean stop(Path dir, Duration grace) throws Exception {
-    return daemon(dir).stop(grace);
+    if (!Files.isDirectory(dir)) {
+      return false;
+    }
+    try (java.io.Closeable lock = DaemonProcess.lock(dir)) {
+      return daemon(dir).stop(grace);
+    }
   }
 
   /** Whether the broker of {@code dir} runs, and whether it answers a metadata request. */

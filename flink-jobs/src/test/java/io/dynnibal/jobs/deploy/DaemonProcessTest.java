@@ -45,6 +45,15 @@ class DaemonProcessTest {
   }
 
   @Test
+  void oneCommandAtATimeStartsOrStopsTheServersOfADirectory(@TempDir Path dir) throws Exception {
+    try (java.io.Closeable held = DaemonProcess.lock(dir)) {
+      IllegalStateException e = assertThrows(IllegalStateException.class, () -> DaemonProcess.lock(dir));
+      assertTrue(e.getMessage().contains("another command"), e.getMessage());
+    }
+    DaemonProcess.lock(dir).close(); // released
+  }
+
+  @Test
   void aTakenPortIsRefusedByName() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
       IllegalStateException e = assertThrows(IllegalStateException.class,
