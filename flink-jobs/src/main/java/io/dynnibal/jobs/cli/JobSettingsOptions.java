@@ -2,9 +2,12 @@ package io.dynnibal.jobs.cli;
 
 import io.dynnibal.jobs.training.TrainingJobConfig;
 import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import picocli.CommandLine.Option;
 
 /** The job's settings on the command line: a properties file and {@code key=value} overrides. */
@@ -32,8 +35,8 @@ class JobSettingsOptions {
     if (configFile == null) {
       return false;
     }
-    java.util.Properties file = new java.util.Properties();
-    try (java.io.Reader reader = java.nio.file.Files.newBufferedReader(configFile)) {
+    Properties file = new Properties();
+    try (Reader reader = Files.newBufferedReader(configFile)) {
       file.load(reader);
     }
     return file.stringPropertyNames().stream().anyMatch(k -> k.trim().equals(key));

@@ -3,6 +3,7 @@ package io.dynnibal.jobs.deploy;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -66,7 +67,7 @@ record ClasspathSplit(List<Path> cluster, List<Path> job) {
       if (classPath != null) {
         for (String reference : classPath.trim().split("\\s+")) {
           // Relative paths (our lib/) or file: URLs (a test runner's manifest-only jar).
-          Path named = reference.startsWith("file:") ? Path.of(java.net.URI.create(reference))
+          Path named = reference.startsWith("file:") ? Path.of(URI.create(reference))
               : entry.getParent().resolve(reference);
           addWithManifest(named.normalize(), entries);
         }

@@ -1,10 +1,20 @@
 package io.dynnibal.jobs.deploy;
 
+import java.io.Closeable;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,12 +55,12 @@ final class DaemonProcess {
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     builder.environment().putAll(environment);
     Process process = builder.start();
-    long started = process.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L);
+    long started = process.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
     // Written whole or not at all: a concurrent `status` never reads half a file.
     Path partial = pidFile.resolveSibling(pidFile.getFileName() + ".partial");
     Files.writeString(partial, process.pid() + " " + started);
-    Files.move(partial, pidFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    Files.move(partial, pidFile, StandardCopyOption.REPLACE_EXISTING,
+        StandardCopyOption.ATOMIC_MOVE);
     return process;
   }
 
@@ -82,7 +92,7 @@ final class DaemonProcess {
 
   /** Stops several processes at once: all are signalled first, then all share the one grace period. */
   static boolean stopAll(List<DaemonProcess> daemons, Duration grace) throws Exception {
-    List<ProcessHandle> running = new java.util.ArrayList<>();
+    List<ProcessHandle> running = new ArrayList<>();
     for (DaemonProcess daemon : daemons) {
       daemon.find().ifPresent(running::add);
     }
@@ -108,14 +118,14 @@ final class DaemonProcess {
    *
    * @throws IllegalStateException when another command holds it
    */
-  static java.io.Closeable lock(Path dir) throws IOException {
+  static Closeable lock(Path dir) throws IOException {
     Files.createDirectories(dir);
-    java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(dir.resolve(".lock"),
-        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
-    java.nio.channels.FileLock lock;
+    FileChannel channel = FileChannel.open(dir.resolve(".lock"),
+        StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    FileLock lock;
     try {
       lock = channel.tryLock();
-    } catch (java.nio.channels.OverlappingFileLockException e) {
+    } catch (OverlappingFileLockException e) {
       lock = null;
     }
     if (lock == null) {
@@ -130,8 +140,8 @@ final class DaemonProcess {
    * would answer the readiness checks in its place.
    */
   static void requireFree(String what, int port) {
-    try (java.net.ServerSocket socket = new java.net.ServerSocket()) {
-      socket.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.bind(new InetSocketAddress("127.0.0.1", port));
     } catch (IOException e) {
       throw new IllegalStateException("port " + port + " (" + what + ") is in use on 127.0.0.1: another server runs"
           + " there; stop it or choose another port");

@@ -1,6 +1,8 @@
 package io.dynnibal.jobs.deploy;
 
+import java.io.Closeable;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +12,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
+import java.util.function.BooleanSupplier;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.configuration.RestOptions;
@@ -83,7 +87,7 @@ public final class FlinkCluster {
    */
   public static Status start(Path dir, Options options, Duration timeout) throws Exception {
     dir = dir.toAbsolutePath();
-    try (java.io.Closeable lock = DaemonProcess.lock(dir)) {
+    try (Closeable lock = DaemonProcess.lock(dir)) {
       return startLocked(dir, options, timeout);
     }
   }
@@ -144,7 +148,7 @@ public final class FlinkCluster {
     if (!Files.isDirectory(dir)) {
       return false;
     }
-    try (java.io.Closeable lock = DaemonProcess.lock(dir)) {
+    try (Closeable lock = DaemonProcess.lock(dir)) {
       return stopLocked(dir, grace);
     }
   }
@@ -241,7 +245,7 @@ public final class FlinkCluster {
   }
 
   /** Waits for {@code ready}; fails as soon as one of the started processes has exited, with its output. */
-  private static void awaitReady(List<Started> started, long deadline, java.util.function.BooleanSupplier ready,
+  private static void awaitReady(List<Started> started, long deadline, BooleanSupplier ready,
       String what) throws Exception {
     while (true) {
       for (Started s : started) {
@@ -263,8 +267,8 @@ public final class FlinkCluster {
   }
 
   private static List<String> javaModuleOpenings() {
-    java.util.Properties p = new java.util.Properties();
-    try (java.io.InputStream in = FlinkCluster.class.getResourceAsStream("java-module-openings.properties")) {
+    Properties p = new Properties();
+    try (InputStream in = FlinkCluster.class.getResourceAsStream("java-module-openings.properties")) {
       p.load(in);
     } catch (IOException | NullPointerException e) {
       throw new IllegalStateException("java-module-openings.properties is missing from the build", e);

@@ -16,7 +16,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
 
 /**
@@ -63,8 +65,8 @@ public final class FlinkRestClient {
   }
 
   /** The JobManager's configuration ({@code GET /jobmanager/config}), key by key. */
-  public java.util.Map<String, String> jobManagerConfig() throws IOException, InterruptedException {
-    java.util.Map<String, String> config = new java.util.TreeMap<>();
+  public Map<String, String> jobManagerConfig() throws IOException, InterruptedException {
+    Map<String, String> config = new TreeMap<>();
     for (JsonNode entry : get("jobmanager/config")) {
       config.put(entry.path("key").asText(), entry.path("value").asText());
     }

@@ -2,9 +2,11 @@ package io.dynnibal.jobs.deploy;
 
 import io.dynnibal.jobs.training.TrainingJobConfig;
 import io.dynnibal.jobs.training.TrainingJobMain;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -64,7 +66,7 @@ public final class JobSubmission {
   public static List<String> useClusterDirectories(FlinkRestClient cluster, TrainingJobConfig config,
       boolean checkpointDirSet, boolean snapshotDirSet) throws Exception {
     String clusterDir = cluster.jobManagerConfig().get("execution.checkpointing.dir");
-    List<String> changed = new java.util.ArrayList<>();
+    List<String> changed = new ArrayList<>();
     if (clusterDir == null || clusterDir.isBlank()) {
       return changed;
     }
@@ -72,7 +74,7 @@ public final class JobSubmission {
       config.checkpointDir = clusterDir;
       changed.add("checkpoint.dir=" + clusterDir);
     }
-    java.net.URI uri = java.net.URI.create(clusterDir);
+    URI uri = URI.create(clusterDir);
     if (!snapshotDirSet && "file".equals(uri.getScheme())) {
       config.snapshotDir = Path.of(uri).resolveSibling("snapshots").toString();
       changed.add("snapshot.dir=" + config.snapshotDir);

@@ -1,6 +1,7 @@
 package io.dynnibal.jobs.deploy;
 
 import io.dynnibal.jobs.embedded.EmbeddedKafkaBroker;
+import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,7 +51,7 @@ public final class KafkaBroker {
    *     {@code timeout} (its log's tail is in the message)
    */
   public static Status start(Path dir, int port, int controllerPort, Duration timeout) throws Exception {
-    try (java.io.Closeable lock = DaemonProcess.lock(dir)) {
+    try (Closeable lock = DaemonProcess.lock(dir)) {
       return startLocked(dir, port, controllerPort, timeout);
     }
   }
@@ -92,7 +93,7 @@ public final class KafkaBroker {
     if (!Files.isDirectory(dir)) {
       return false;
     }
-    try (java.io.Closeable lock = DaemonProcess.lock(dir)) {
+    try (Closeable lock = DaemonProcess.lock(dir)) {
       return daemon(dir).stop(grace);
     }
   }
