@@ -12,6 +12,8 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "dynnibal",
     mixinStandardHelpOptions = true,
+    // Every command, down to `cluster start`, answers --help (and --version).
+    scope = CommandLine.ScopeType.INHERIT,
     versionProvider = VersionCommand.Provider.class,
     description = {
       "Streaming online training of dual encoders with DyNNIBAL hard negatives:",
@@ -36,6 +38,8 @@ public final class DynnibalCli implements Runnable {
 
   static CommandLine commandLine() {
     CommandLine commandLine = new CommandLine(new DynnibalCli());
+    // Descriptions are written in lines of up to ~115 characters; 80 columns would break each of them in two.
+    commandLine.setUsageHelpWidth(120);
     commandLine.setExecutionExceptionHandler(DynnibalCli::reportFailure);
     return commandLine;
   }

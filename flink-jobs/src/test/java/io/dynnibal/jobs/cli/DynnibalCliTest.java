@@ -23,6 +23,14 @@ class DynnibalCliTest {
     }
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"demo", "submit", "cancel", "watch", "jobs", "cluster start", "kafka stop", "bench index"})
+  void everyCommandAnswersHelp(String command) {
+    String[] args = (command + " --help").split(" ");
+    String help = captureStdout(() -> assertEquals(0, DynnibalCli.execute(args)));
+    assertTrue(help.startsWith("Usage: dynnibal " + command), help);
+  }
+
   @Test
   void noCommandIsAUsageError() {
     assertEquals(2, DynnibalCli.execute());
