@@ -1,8 +1,11 @@
 package io.dynnibal.jobs.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dynnibal.jobs.deploy.KafkaBroker;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -54,8 +57,12 @@ final class KafkaCommand {
     @Override
     public Integer call() throws Exception {
       KafkaBroker.Status s = KafkaBroker.status(dir);
-      System.out.printf("{\"running\": %s, \"pid\": %d, \"bootstrap\": %s, \"serving\": %s}%n", s.running(), s.pid(),
-          s.bootstrap() == null ? "null" : "\"" + s.bootstrap() + "\"", s.serving());
+      Map<String, Object> figures = new LinkedHashMap<>();
+      figures.put("running", s.running());
+      figures.put("pid", s.pid());
+      figures.put("bootstrap", s.bootstrap());
+      figures.put("serving", s.serving());
+      System.out.println(new ObjectMapper().writeValueAsString(figures));
       return s.serving() ? 0 : 3;
     }
   }

@@ -1,19 +1,16 @@
 package io.dynnibal.jobs.demo;
 
 import io.dynnibal.jobs.deploy.MetricsWatch;
-import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.jobs.training.TrainingJobConfig;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.snapshot.ParameterSnapshots;
-import io.dynnibal.training.ProgressBar;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -57,41 +54,20 @@ public final class LocalJob {
    */
   public static Followed follow(Properties kafka, TrainingJobConfig config, JobClient job, long plannedSteps,
       String label, PrintStream out) throws Exception {
-    ProgressBar bar = new ProgressBar(out, label, plannedSteps);
-    TrainingMetrics first = null;
-    TrainingMetrics last = null;
     Map<String, Double> shardMillis = new TreeMap<>();
-    long records = 0;
-    double staleness = 0;
-    try (TopicReader<TrainingMetrics> metrics =
-        new TopicReader<>(kafka, config.metricsTopic(), TrainingMetrics.class)) {
-      long lastProgress = System.nanoTime();
-      while (last == null || last.getStep() < plannedSteps) {
-        failIfEnded(job);
-        if (System.nanoTime() - lastProgress > STALLED.toNanos()) {
-          throw new IllegalStateException("no training step for " + STALLED.toMinutes() + " minutes (last: "
-              + (last == null ? "none" : "step " + last.getStep()) + " of " + plannedSteps + ")");
-        }
-        List<TrainingMetrics> polled = metrics.poll(Duration.ofMillis(500));
-        if (!polled.isEmpty()) {
-          lastProgress = System.nanoTime();
-        }
-        for (TrainingMetrics m : polled) {
-          first = first == null ? m : first;
-          last = m;
-          records++;
-          staleness += m.getCacheStalenessSteps();
+    double[] staleness = {0};
+    MetricsWatch.Seen seen = MetricsWatch.follow(kafka, config.metricsTopic(), label, plannedSteps, plannedSteps,
+        STALLED, m -> {
+          staleness[0] += m.getCacheStalenessSteps();
           m.getShardSamplingLatencyMs().forEach((shard, ms) -> shardMillis.merge(shard, ms, Double::sum));
-        }
-        if (last != null) {
-          bar.draw(last.getStep(), MetricsWatch.describe(last));
-        }
-      }
+        }, () -> failIfEnded(job), out);
+    if (seen.last() == null || seen.last().getStep() < plannedSteps) {
+      throw new IllegalStateException("no training step for " + STALLED.toMinutes() + " minutes (last: "
+          + (seen.last() == null ? "none" : "step " + seen.last().getStep()) + " of " + plannedSteps + ")");
     }
-    bar.finish(last.getStep(), "");
-    long n = records;
+    long n = seen.reports();
     shardMillis.replaceAll((shard, sum) -> sum / n);
-    return new Followed(first, last, shardMillis, staleness / n);
+    return new Followed(seen.first(), seen.last(), shardMillis, staleness[0] / n);
   }
 
   /** The final model the trainer writes at {@code step} = {@code max.steps}, once it is there (2 minutes at most). */

@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
+import java.util.function.Consumer;
 
 /**
  * A live view of a running job from its metrics topic ({@code dynnibal watch}): one progress line, redrawn as the
@@ -27,19 +28,37 @@ public final class MetricsWatch {
    * @param out where the view is drawn; null draws nothing
    */
   public static Seen follow(Properties kafka, String topic, long plannedSteps, long untilStep, Duration idle,
-      PrintStream out) {
-    ProgressBar bar = new ProgressBar(out, "training", plannedSteps);
+      PrintStream out) throws Exception {
+    return follow(kafka, topic, "training", plannedSteps, untilStep, idle, m -> {}, () -> {}, out);
+  }
+
+  /** What a follower checks between polls (e.g. that its job still runs); an exception ends the follow. */
+  @FunctionalInterface
+  public interface Check {
+    void run() throws Exception;
+  }
+
+  /**
+   * The same, with the bar labelled {@code label}, each report handed to {@code onReport} as it arrives and
+   * {@code check} run between polls: how the demo and the experiments follow the jobs they start.
+   */
+  public static Seen follow(Properties kafka, String topic, String label, long plannedSteps, long untilStep,
+      Duration idle, Consumer<TrainingMetrics> onReport, Check check, PrintStream out)
+      throws Exception {
+    ProgressBar bar = new ProgressBar(out, label, plannedSteps);
     TrainingMetrics first = null;
     TrainingMetrics last = null;
     long reports = 0;
     long lastReport = System.nanoTime();
     try (TopicReader<TrainingMetrics> reader = new TopicReader<>(kafka, topic, TrainingMetrics.class)) {
       while (!Thread.currentThread().isInterrupted()) {
+        check.run();
         List<TrainingMetrics> polled = reader.poll(Duration.ofMillis(500));
         for (TrainingMetrics m : polled) {
           first = first == null ? m : first;
           last = m;
           reports++;
+          onReport.accept(m);
           lastReport = System.nanoTime();
           if (!m.getEvalRecall().isEmpty() && out != null) {
             draw(bar, plannedSteps, m, true);
