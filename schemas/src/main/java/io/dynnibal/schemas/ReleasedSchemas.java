@@ -13,17 +13,23 @@ import org.apache.avro.SchemaNormalization;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
- * Every released version of every record that travels on a topic, read from
- * {@code io/dynnibal/schemas/released/<Record>.v<N>.avsc}. A release is never edited: a schema change adds the next
- * version, and {@code SchemaEvolutionTest} checks each release against the current schema in both directions.
- * Decoders register every release bundled with them, so records written by an older producer are read. A record of a
- * release newer than the consumer's jar is rejected as unknown (and dead-lettered): upgrade consumers first.
+ * Every released version of every record that travels on a topic, read from {@code
+ * io/dynnibal/schemas/released/<Record>.v<N>.avsc}. A release is never edited: a schema change adds
+ * the next version, and {@code SchemaEvolutionTest} checks each release against the current schema
+ * in both directions. Decoders register every release bundled with them, so records written by an
+ * older producer are read. A record of a release newer than the consumer's jar is rejected as
+ * unknown (and dead-lettered): upgrade consumers first.
  */
 public final class ReleasedSchemas {
 
   /** The records that are Kafka values, in the order the topics are usually listed. */
   public static final List<Class<? extends SpecificRecord>> TOPIC_RECORDS =
-      List.of(TrainingPair.class, Target.class, ModelUpdate.class, TrainingMetrics.class, DeadLetter.class);
+      List.of(
+          TrainingPair.class,
+          Target.class,
+          ModelUpdate.class,
+          TrainingMetrics.class,
+          DeadLetter.class);
 
   private static final String RESOURCE_DIR = "/io/dynnibal/schemas/released/";
   private static final Map<Long, String> NAME_BY_FINGERPRINT = indexFingerprints();
@@ -51,7 +57,10 @@ public final class ReleasedSchemas {
     return Optional.ofNullable(NAME_BY_FINGERPRINT.get(fingerprint));
   }
 
-  /** The fingerprint the single-object encoding writes in its header (CRC-64-AVRO of the parsing canonical form). */
+  /**
+   * The fingerprint the single-object encoding writes in its header (CRC-64-AVRO of the parsing
+   * canonical form).
+   */
   public static long fingerprint(Schema schema) {
     return SchemaNormalization.parsingFingerprint64(schema);
   }

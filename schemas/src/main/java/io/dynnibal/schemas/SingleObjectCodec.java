@@ -15,12 +15,13 @@ import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
- * Encodes and decodes one record type in Avro's single-object encoding: the marker {@code C3 01}, the 8-byte
- * little-endian CRC-64 fingerprint of the writer's schema, then the Avro binary body. Every Kafka value of the
- * project is written this way, so a reader can tell a foreign or wrong record from a malformed one and say which.
+ * Encodes and decodes one record type in Avro's single-object encoding: the marker {@code C3 01},
+ * the 8-byte little-endian CRC-64 fingerprint of the writer's schema, then the Avro binary body.
+ * Every Kafka value of the project is written this way, so a reader can tell a foreign or wrong
+ * record from a malformed one and say which.
  *
- * <p>Thread-safe and serializable (Flink ships it inside functions); the Avro encoder and decoder are rebuilt
- * lazily after deserialization.
+ * <p>Thread-safe and serializable (Flink ships it inside functions); the Avro encoder and decoder
+ * are rebuilt lazily after deserialization.
  */
 public final class SingleObjectCodec<T extends SpecificRecord> implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -63,8 +64,9 @@ public final class SingleObjectCodec<T extends SpecificRecord> implements Serial
   /**
    * Decodes a value written by any released version of this record's schema.
    *
-   * @throws RecordDecodingException if the bytes are null, too short, not single-object encoded, written with a
-   *     schema that is not a release of this record (another record type, a foreign producer), or truncated
+   * @throws RecordDecodingException if the bytes are null, too short, not single-object encoded,
+   *     written with a schema that is not a release of this record (another record type, a foreign
+   *     producer), or truncated
    */
   public T decode(byte[] bytes) throws RecordDecodingException {
     String expected = type.getSimpleName();
@@ -73,8 +75,13 @@ public final class SingleObjectCodec<T extends SpecificRecord> implements Serial
     }
     if (bytes.length < HEADER_BYTES || bytes[0] != MARKER_0 || bytes[1] != MARKER_1) {
       throw new RecordDecodingException(
-          "expected a " + expected + " record in Avro single-object encoding (marker C3 01 + 8-byte schema"
-              + " fingerprint + body) but got " + bytes.length + " bytes starting " + hexPrefix(bytes));
+          "expected a "
+              + expected
+              + " record in Avro single-object encoding (marker C3 01 + 8-byte schema"
+              + " fingerprint + body) but got "
+              + bytes.length
+              + " bytes starting "
+              + hexPrefix(bytes));
     }
     long fingerprint = ByteBuffer.wrap(bytes, 2, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
     BinaryMessageDecoder<T> decoder = decoder();
@@ -83,20 +90,34 @@ public final class SingleObjectCodec<T extends SpecificRecord> implements Serial
     } catch (SecurityException e) {
       throw e; // a class not trusted by Avro is a setup problem, not bad data
     } catch (IOException | RuntimeException e) {
-      // Avro reports bad bodies in many ways (EOFException, AvroRuntimeException, UnsupportedOperationException for
-      // absurd lengths, index errors for bad enum or union positions); a value of a known schema that fails is
+      // Avro reports bad bodies in many ways (EOFException, AvroRuntimeException,
+      // UnsupportedOperationException for
+      // absurd lengths, index errors for bad enum or union positions); a value of a known schema
+      // that fails is
       // malformed, of an unknown one is foreign.
       if (readableFingerprints.contains(fingerprint)) {
         throw new RecordDecodingException(
-            "the " + expected + " record of " + bytes.length + " bytes is malformed or truncated: " + e, e);
+            "the "
+                + expected
+                + " record of "
+                + bytes.length
+                + " bytes is malformed or truncated: "
+                + e,
+            e);
       }
       String writer =
           ReleasedSchemas.describe(fingerprint)
               .map(name -> "a " + name + " record")
               .orElse("a record of a schema no dynnibal release knows");
       throw new RecordDecodingException(
-          "expected a " + expected + " record but the value is " + writer + " (schema fingerprint "
-              + String.format("%016x", fingerprint) + "); is a producer writing to the wrong topic?", e);
+          "expected a "
+              + expected
+              + " record but the value is "
+              + writer
+              + " (schema fingerprint "
+              + String.format("%016x", fingerprint)
+              + "); is a producer writing to the wrong topic?",
+          e);
     }
   }
 

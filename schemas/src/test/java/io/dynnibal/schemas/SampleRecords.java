@@ -5,7 +5,10 @@ import java.util.List;
 import java.util.Map;
 import org.apache.avro.specific.SpecificRecord;
 
-/** One realistic record of each topic type, every optional field filled so a round trip exercises all of them. */
+/**
+ * One realistic record of each topic type, every optional field filled so a round trip exercises
+ * all of them.
+ */
 final class SampleRecords {
   private SampleRecords() {}
 
@@ -20,7 +23,10 @@ final class SampleRecords {
   }
 
   static Target target() {
-    return Target.newBuilder().setTargetId("0ad").setText("0ad\n0 A.D. is a real-time strategy game.").build();
+    return Target.newBuilder()
+        .setTargetId("0ad")
+        .setText("0ad\n0 A.D. is a real-time strategy game.")
+        .build();
   }
 
   static Matrix matrix(int rows, int cols) {

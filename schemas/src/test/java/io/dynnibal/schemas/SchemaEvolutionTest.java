@@ -23,13 +23,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.FieldSource;
 
 /**
- * Every released version of every topic record is compatible with the current schema in both directions (full
- * transitive compatibility): the current code reads what any release wrote, and code of any release could resolve
- * what the current one writes. (At run time a consumer knows only the releases in its own jar: upgrade consumers
- * first.)
+ * Every released version of every topic record is compatible with the current schema in both
+ * directions (full transitive compatibility): the current code reads what any release wrote, and
+ * code of any release could resolve what the current one writes. (At run time a consumer knows only
+ * the releases in its own jar: upgrade consumers first.)
  */
 class SchemaEvolutionTest {
-  static final Iterable<Class<? extends SpecificRecord>> TOPIC_RECORDS = ReleasedSchemas.TOPIC_RECORDS;
+  static final Iterable<Class<? extends SpecificRecord>> TOPIC_RECORDS =
+      ReleasedSchemas.TOPIC_RECORDS;
 
   @ParameterizedTest
   @FieldSource("TOPIC_RECORDS")
@@ -40,7 +41,11 @@ class SchemaEvolutionTest {
     assertEquals(
         latest,
         SpecificData.get().getSchema(type),
-        type.getSimpleName() + ".avsc changed: release it as " + type.getSimpleName() + ".v" + (releases.size() + 1)
+        type.getSimpleName()
+            + ".avsc changed: release it as "
+            + type.getSimpleName()
+            + ".v"
+            + (releases.size() + 1)
             + ".avsc under schemas/src/main/resources/io/dynnibal/schemas/released/ (never edit a release)");
   }
 
@@ -51,8 +56,10 @@ class SchemaEvolutionTest {
     List<Schema> releases = ReleasedSchemas.versionsOf(type);
     for (int i = 0; i < releases.size(); i++) {
       String release = type.getSimpleName() + " v" + (i + 1);
-      assertEquals(List.of(), incompatibilities(current, releases.get(i)), "current cannot read " + release);
-      assertEquals(List.of(), incompatibilities(releases.get(i), current), release + " cannot read current");
+      assertEquals(
+          List.of(), incompatibilities(current, releases.get(i)), "current cannot read " + release);
+      assertEquals(
+          List.of(), incompatibilities(releases.get(i), current), release + " cannot read current");
     }
   }
 
@@ -72,17 +79,23 @@ class SchemaEvolutionTest {
     }
   }
 
-  /** The check above must be able to fail: a new field without a default breaks old writers' records. */
+  /**
+   * The check above must be able to fail: a new field without a default breaks old writers'
+   * records.
+   */
   @Test
   void aRequiredFieldWithoutDefaultIsReportedIncompatible() {
     Schema current = SpecificData.get().getSchema(TrainingPair.class);
-    Schema.Field added = new Schema.Field("weight", Schema.create(Schema.Type.DOUBLE), "no default", (Object) null);
+    Schema.Field added =
+        new Schema.Field("weight", Schema.create(Schema.Type.DOUBLE), "no default", (Object) null);
     List<Schema.Field> fields = new ArrayList<>();
     for (Schema.Field f : current.getFields()) {
       fields.add(new Schema.Field(f, f.schema()));
     }
     fields.add(added);
-    Schema changed = Schema.createRecord(current.getName(), current.getDoc(), current.getNamespace(), false, fields);
+    Schema changed =
+        Schema.createRecord(
+            current.getName(), current.getDoc(), current.getNamespace(), false, fields);
     assertNotEquals(List.of(), incompatibilities(changed, current));
   }
 
@@ -95,8 +108,11 @@ class SchemaEvolutionTest {
     return result.getResult().getIncompatibilities().stream().map(Object::toString).toList();
   }
 
-  /** Re-reads a record as another schema would hold it (Avro schema resolution, no hand mapping). */
-  private static GenericRecord convert(SpecificRecord record, Schema writer, Schema reader) throws Exception {
+  /**
+   * Re-reads a record as another schema would hold it (Avro schema resolution, no hand mapping).
+   */
+  private static GenericRecord convert(SpecificRecord record, Schema writer, Schema reader)
+      throws Exception {
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
     BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
     new GenericDatumWriter<Object>(writer, GenericData.get()).write(record, encoder);

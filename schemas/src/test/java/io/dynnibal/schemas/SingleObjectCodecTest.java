@@ -18,12 +18,13 @@ import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.message.BinaryMessageEncoder;
 import org.apache.avro.specific.SpecificRecord;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.FieldSource;
-import org.junit.jupiter.api.Test;
 
 class SingleObjectCodecTest {
-  static final Iterable<Class<? extends SpecificRecord>> TOPIC_RECORDS = ReleasedSchemas.TOPIC_RECORDS;
+  static final Iterable<Class<? extends SpecificRecord>> TOPIC_RECORDS =
+      ReleasedSchemas.TOPIC_RECORDS;
 
   @ParameterizedTest
   @FieldSource("TOPIC_RECORDS")
@@ -46,21 +47,30 @@ class SingleObjectCodecTest {
   void anotherDynnibalRecordIsNamedInTheError() {
     byte[] target = SingleObjectCodec.of(Target.class).encode(SampleRecords.target());
     RecordDecodingException e =
-        assertThrows(RecordDecodingException.class, () -> SingleObjectCodec.of(TrainingPair.class).decode(target));
+        assertThrows(
+            RecordDecodingException.class,
+            () -> SingleObjectCodec.of(TrainingPair.class).decode(target));
     assertTrue(e.getMessage().contains("expected a TrainingPair"), e.getMessage());
     assertTrue(e.getMessage().contains("a Target v1 record"), e.getMessage());
   }
 
   @Test
   void aForeignSchemaIsRejectedAsForeign() {
-    Schema foreign = SchemaBuilder.record("Click").namespace("com.example").fields()
-        .requiredString("pair_id").requiredLong("ts").endRecord();
+    Schema foreign =
+        SchemaBuilder.record("Click")
+            .namespace("com.example")
+            .fields()
+            .requiredString("pair_id")
+            .requiredLong("ts")
+            .endRecord();
     GenericRecord click = new GenericData.Record(foreign);
     click.put("pair_id", "x");
     click.put("ts", 1L);
     byte[] bytes = encodeGeneric(foreign, click);
     RecordDecodingException e =
-        assertThrows(RecordDecodingException.class, () -> SingleObjectCodec.of(TrainingPair.class).decode(bytes));
+        assertThrows(
+            RecordDecodingException.class,
+            () -> SingleObjectCodec.of(TrainingPair.class).decode(bytes));
     assertTrue(e.getMessage().contains("no dynnibal release knows"), e.getMessage());
   }
 
@@ -68,7 +78,9 @@ class SingleObjectCodecTest {
   void bytesWithoutTheMarkerAreRejected() {
     byte[] json = "{\"pair_id\": \"x\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
     RecordDecodingException e =
-        assertThrows(RecordDecodingException.class, () -> SingleObjectCodec.of(TrainingPair.class).decode(json));
+        assertThrows(
+            RecordDecodingException.class,
+            () -> SingleObjectCodec.of(TrainingPair.class).decode(json));
     assertTrue(e.getMessage().contains("single-object encoding"), e.getMessage());
   }
 
@@ -77,7 +89,8 @@ class SingleObjectCodecTest {
     SingleObjectCodec<TrainingPair> codec = SingleObjectCodec.of(TrainingPair.class);
     assertThrows(RecordDecodingException.class, () -> codec.decode(null));
     assertThrows(RecordDecodingException.class, () -> codec.decode(new byte[0]));
-    assertThrows(RecordDecodingException.class, () -> codec.decode(new byte[] {(byte) 0xC3, 0x01, 1, 2}));
+    assertThrows(
+        RecordDecodingException.class, () -> codec.decode(new byte[] {(byte) 0xC3, 0x01, 1, 2}));
   }
 
   @Test
@@ -86,7 +99,8 @@ class SingleObjectCodecTest {
     byte[] bytes = codec.encode(SampleRecords.pair());
     for (int length = 10; length < bytes.length; length++) {
       byte[] cut = Arrays.copyOf(bytes, length);
-      RecordDecodingException e = assertThrows(RecordDecodingException.class, () -> codec.decode(cut));
+      RecordDecodingException e =
+          assertThrows(RecordDecodingException.class, () -> codec.decode(cut));
       assertTrue(e.getMessage().contains("malformed or truncated"), length + ": " + e.getMessage());
     }
   }
@@ -104,7 +118,8 @@ class SingleObjectCodecTest {
       try {
         codec.decode(bytes);
       } catch (RecordDecodingException expected) {
-        // A clear rejection is fine; anything else (a RuntimeException, an OutOfMemoryError) is not.
+        // A clear rejection is fine; anything else (a RuntimeException, an OutOfMemoryError) is
+        // not.
       }
     }
   }
@@ -118,8 +133,9 @@ class SingleObjectCodecTest {
       objects.writeObject(codec);
     }
     @SuppressWarnings("unchecked")
-    SingleObjectCodec<TrainingPair> copy = (SingleObjectCodec<TrainingPair>)
-        new ObjectInputStream(new ByteArrayInputStream(out.toByteArray())).readObject();
+    SingleObjectCodec<TrainingPair> copy =
+        (SingleObjectCodec<TrainingPair>)
+            new ObjectInputStream(new ByteArrayInputStream(out.toByteArray())).readObject();
     assertEquals(SampleRecords.pair(), copy.decode(bytes));
     assertArrayEquals(bytes, copy.encode(SampleRecords.pair()));
   }
@@ -129,14 +145,16 @@ class SingleObjectCodecTest {
     return SingleObjectCodec.of(type).encode((T) record);
   }
 
-  private static <T extends SpecificRecord> T roundTrip(Class<T> type, SpecificRecord record) throws Exception {
+  private static <T extends SpecificRecord> T roundTrip(Class<T> type, SpecificRecord record)
+      throws Exception {
     SingleObjectCodec<T> codec = SingleObjectCodec.of(type);
     return codec.decode(encode(type, record));
   }
 
   static byte[] encodeGeneric(Schema schema, GenericRecord record) {
     try {
-      ByteBuffer buffer = new BinaryMessageEncoder<GenericRecord>(GenericData.get(), schema).encode(record);
+      ByteBuffer buffer =
+          new BinaryMessageEncoder<GenericRecord>(GenericData.get(), schema).encode(record);
       byte[] bytes = new byte[buffer.remaining()];
       buffer.get(bytes);
       return bytes;

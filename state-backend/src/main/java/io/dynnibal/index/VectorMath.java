@@ -1,12 +1,15 @@
 package io.dynnibal.index;
 
-/** The two kernels of the index. Accumulated in double so distances and bounds agree across code paths. */
+/**
+ * The two kernels of the index. Accumulated in double so distances and bounds agree across code
+ * paths.
+ */
 public final class VectorMath {
   private VectorMath() {}
 
   /**
-   * Four independent accumulators: a single running sum makes every addition wait for the previous one, and the JIT
-   * may not reorder floating-point additions itself. About 3x faster at d' = 128.
+   * Four independent accumulators: a single running sum makes every addition wait for the previous
+   * one, and the JIT may not reorder floating-point additions itself. About 3x faster at d' = 128.
    */
   public static double dot(float[] a, float[] b) {
     double s0 = 0;
@@ -49,7 +52,10 @@ public final class VectorMath {
     return Math.sqrt((s0 + s1) + (s2 + s3));
   }
 
-  /** The distance from the inner product and both squared norms: one pass over the vectors instead of two. */
+  /**
+   * The distance from the inner product and both squared norms: one pass over the vectors instead
+   * of two.
+   */
   public static double distanceFromDot(double dot, double squaredNormA, double squaredNormB) {
     return Math.sqrt(Math.max(0, squaredNormA + squaredNormB - 2 * dot));
   }

@@ -2,14 +2,15 @@
  * The dynamic index of the paper as plain Java (no Flink operator API, no DJL).
  *
  * <ul>
- *   <li>{@link io.dynnibal.index.sgtree}: the SG tree over cached target vectors (bulk build, insert, delete,
- *       invariants) and exact / beam k-NN over it.
- *   <li>{@link io.dynnibal.index.sampling}: FindClustering (Alg. 2), the cluster proposal Q (Eq. 6), the
- *       Metropolis-Hastings and exact rejection samplers (Alg. 1), and the forest of trees.
+ *   <li>{@link io.dynnibal.index.sgtree}: the SG tree over cached target vectors (bulk build,
+ *       insert, delete, invariants) and exact / beam k-NN over it.
+ *   <li>{@link io.dynnibal.index.sampling}: FindClustering (Alg. 2), the cluster proposal Q (Eq.
+ *       6), the Metropolis-Hastings and exact rejection samplers (Alg. 1), and the forest of trees.
  *   <li>{@link io.dynnibal.index.bench}: the index benchmark behind {@code dynnibal bench index}.
  * </ul>
  *
- * Distances in the tree are Euclidean; scores are inner products {@code beta * <x, y>}. Every sampler bound uses
- * Cauchy-Schwarz, {@code |<x, y> - <x, r>| <= |x| * |y - r|}, so queries need not be unit-norm.
+ * Distances in the tree are Euclidean; scores are inner products {@code beta * <x, y>}. Every
+ * sampler bound uses Cauchy-Schwarz, {@code |<x, y> - <x, r>| <= |x| * |y - r|}, so queries need
+ * not be unit-norm.
  */
 package io.dynnibal.index;

@@ -59,10 +59,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The foundation's promise end to end, on real components: Avro pairs on a Kafka topic, a Flink job that keeps
- * keyed state in RocksDB with incremental checkpoints, an exactly-once Kafka sink. The job counts pairs per target
- * (keyed state) and emits each pair with its running count. A task fails mid-stream once; after the restore every
- * pair still comes out exactly once, and each target's counts are exactly 1..n: state neither lost nor double-counted.
+ * The foundation's promise end to end, on real components: Avro pairs on a Kafka topic, a Flink job
+ * that keeps keyed state in RocksDB with incremental checkpoints, an exactly-once Kafka sink. The
+ * job counts pairs per target (keyed state) and emits each pair with its running count. A task
+ * fails mid-stream once; after the restore every pair still comes out exactly once, and each
+ * target's counts are exactly 1..n: state neither lost nor double-counted.
  */
 class ExactlyOnceThroughRocksDbTest {
   @RegisterExtension
@@ -71,6 +72,7 @@ class ExactlyOnceThroughRocksDbTest {
   private static final int PAIRS = 2_000;
   private static final int TARGETS = 97;
   private static final String FAILING_PAIR = pairId(PAIRS * 3 / 4);
+
   /** Shared by the job's tasks: they run in this JVM. Set once the failure has been injected. */
   private static final AtomicBoolean FAILED = new AtomicBoolean();
 
@@ -80,8 +82,11 @@ class ExactlyOnceThroughRocksDbTest {
     kafka.createTopic("pairs-seen", 2);
     Path checkpoints = Files.createDirectories(CLUSTER.workDir().resolve("checkpoints"));
 
-    Configuration conf = RocksDbCheckpointing.apply(new Configuration(), checkpoints.toUri(), Duration.ofMillis(300));
-    // Upload every state file, however small, so the checkpoint directory shows what the backend wrote.
+    Configuration conf =
+        RocksDbCheckpointing.apply(
+            new Configuration(), checkpoints.toUri(), Duration.ofMillis(300));
+    // Upload every state file, however small, so the checkpoint directory shows what the backend
+    // wrote.
     conf.set(CheckpointingOptions.FS_SMALL_FILE_THRESHOLD, MemorySize.ZERO);
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
     conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
@@ -99,27 +104,41 @@ class ExactlyOnceThroughRocksDbTest {
       JobClient job = env.executeAsync("exactly-once through RocksDB");
       boolean passed = false;
       try {
-        // The first half comes out only after a checkpoint committed the sink's transaction; the failure is
-        // injected in the second half, so the restore starts from a real checkpoint with real state.
+        // The first half comes out only after a checkpoint committed the sink's transaction; the
+        // failure is
+        // injected in the second half, so the restore starts from a real checkpoint with real
+        // state.
         Map<String, List<String>> seen = new HashMap<>();
         pollUntil(consumer, seen, PAIRS / 2, job);
         publish(kafka, PAIRS / 2, PAIRS);
         pollUntil(consumer, seen, PAIRS, job);
-        pollFor(consumer, seen, Duration.ofSeconds(2)); // duplicates would come in a later transaction
+        pollFor(
+            consumer, seen, Duration.ofSeconds(2)); // duplicates would come in a later transaction
 
         assertTrue(FAILED.get(), "the injected failure never happened");
         assertEquals(expectedIds(), new TreeSet<>(seen.keySet()));
         List<String> repeated =
-            seen.entrySet().stream().filter(e -> e.getValue().size() != 1).map(Map.Entry::toString).toList();
+            seen.entrySet().stream()
+                .filter(e -> e.getValue().size() != 1)
+                .map(Map.Entry::toString)
+                .toList();
         assertEquals(List.of(), repeated, "pairs emitted more than once");
         Map<String, List<Integer>> countsByTarget = new TreeMap<>();
-        seen.forEach((pair, counts) -> countsByTarget
-            .computeIfAbsent(targetOf(pair), t -> new ArrayList<>()).add(Integer.parseInt(counts.get(0))));
-        countsByTarget.forEach((target, counts) -> {
-          Collections.sort(counts);
-          assertEquals(IntStream.rangeClosed(1, counts.size()).boxed().toList(), counts,
-              "running counts of " + target + " (state lost or counted twice across the restore)");
-        });
+        seen.forEach(
+            (pair, counts) ->
+                countsByTarget
+                    .computeIfAbsent(targetOf(pair), t -> new ArrayList<>())
+                    .add(Integer.parseInt(counts.get(0))));
+        countsByTarget.forEach(
+            (target, counts) -> {
+              Collections.sort(counts);
+              assertEquals(
+                  IntStream.rangeClosed(1, counts.size()).boxed().toList(),
+                  counts,
+                  "running counts of "
+                      + target
+                      + " (state lost or counted twice across the restore)");
+            });
         passed = true;
       } finally {
         if (!job.getJobStatus().get().isGloballyTerminalState()) {
@@ -133,18 +152,28 @@ class ExactlyOnceThroughRocksDbTest {
   }
 
   /**
-   * Incremental RocksDB checkpoints upload the SST files of the keyed state into the checkpoint's shared directory;
-   * the heap backend writes none. An SST file ends with RocksDB's block-based table magic number. This is what makes
-   * the test fail if the job silently ran without RocksDB.
+   * Incremental RocksDB checkpoints upload the SST files of the keyed state into the checkpoint's
+   * shared directory; the heap backend writes none. An SST file ends with RocksDB's block-based
+   * table magic number. This is what makes the test fail if the job silently ran without RocksDB.
    */
   private static void assertRocksDbIncrementalCheckpoint(Path checkpoints) throws Exception {
-    byte[] magic = {(byte) 0xf7, (byte) 0xcf, (byte) 0xf4, (byte) 0x85, (byte) 0xb7, 0x41, (byte) 0xe2, (byte) 0x88};
+    byte[] magic = {
+      (byte) 0xf7,
+      (byte) 0xcf,
+      (byte) 0xf4,
+      (byte) 0x85,
+      (byte) 0xb7,
+      0x41,
+      (byte) 0xe2,
+      (byte) 0x88
+    };
     try (Stream<Path> files = Files.walk(checkpoints)) {
-      List<Path> sstFiles = files
-          .filter(Files::isRegularFile)
-          .filter(p -> p.getParent().getFileName().toString().equals("shared"))
-          .filter(p -> endsWith(p, magic))
-          .toList();
+      List<Path> sstFiles =
+          files
+              .filter(Files::isRegularFile)
+              .filter(p -> p.getParent().getFileName().toString().equals("shared"))
+              .filter(p -> endsWith(p, magic))
+              .toList();
       assertFalse(sstFiles.isEmpty(), "no RocksDB SST file under " + checkpoints + "/<job>/shared");
     }
   }
@@ -153,23 +182,30 @@ class ExactlyOnceThroughRocksDbTest {
     try {
       byte[] bytes = Files.readAllBytes(file);
       return bytes.length >= suffix.length
-          && Arrays.equals(bytes, bytes.length - suffix.length, bytes.length, suffix, 0, suffix.length);
+          && Arrays.equals(
+              bytes, bytes.length - suffix.length, bytes.length, suffix, 0, suffix.length);
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
   }
 
-  /** Counts pairs per target (RocksDB keyed state), emits each pair with the running count, fails once mid-stream. */
-  static final class CountPairsPerTarget extends KeyedProcessFunction<String, TrainingPair, String> {
+  /**
+   * Counts pairs per target (RocksDB keyed state), emits each pair with the running count, fails
+   * once mid-stream.
+   */
+  static final class CountPairsPerTarget
+      extends KeyedProcessFunction<String, TrainingPair, String> {
     private transient ValueState<Integer> pairsSoFar;
 
     @Override
     public void open(org.apache.flink.api.common.functions.OpenContext openContext) {
-      pairsSoFar = getRuntimeContext().getState(new ValueStateDescriptor<>("pairs-so-far", Types.INT));
+      pairsSoFar =
+          getRuntimeContext().getState(new ValueStateDescriptor<>("pairs-so-far", Types.INT));
     }
 
     @Override
-    public void processElement(TrainingPair pair, Context ctx, Collector<String> out) throws Exception {
+    public void processElement(TrainingPair pair, Context ctx, Collector<String> out)
+        throws Exception {
       if (pair.getPairId().equals(FAILING_PAIR) && FAILED.compareAndSet(false, true)) {
         throw new IllegalStateException("injected failure at " + FAILING_PAIR);
       }
@@ -212,13 +248,14 @@ class ExactlyOnceThroughRocksDbTest {
     try (KafkaProducer<String, byte[]> producer =
         new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer())) {
       for (int i = from; i < to; i++) {
-        TrainingPair pair = TrainingPair.newBuilder()
-            .setPairId(pairId(i))
-            .setQueryId("q:" + i)
-            .setQueryText("query number " + i)
-            .setTargetId(targetOf(pairId(i)))
-            .setEventTimeMs(1_764_000_000_000L + i)
-            .build();
+        TrainingPair pair =
+            TrainingPair.newBuilder()
+                .setPairId(pairId(i))
+                .setQueryId("q:" + i)
+                .setQueryText("query number " + i)
+                .setTargetId(targetOf(pairId(i)))
+                .setEventTimeMs(1_764_000_000_000L + i)
+                .build();
         producer.send(new ProducerRecord<>("pairs", pair.getPairId(), codec.encode(pair)));
       }
       producer.flush();
@@ -234,7 +271,10 @@ class ExactlyOnceThroughRocksDbTest {
   }
 
   private static void pollUntil(
-      KafkaConsumer<String, String> consumer, Map<String, List<String>> seen, int records, JobClient job)
+      KafkaConsumer<String, String> consumer,
+      Map<String, List<String>> seen,
+      int records,
+      JobClient job)
       throws Exception {
     long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
     while (count(seen) < records) {
@@ -249,7 +289,8 @@ class ExactlyOnceThroughRocksDbTest {
     }
   }
 
-  private static void pollFor(KafkaConsumer<String, String> consumer, Map<String, List<String>> seen, Duration time) {
+  private static void pollFor(
+      KafkaConsumer<String, String> consumer, Map<String, List<String>> seen, Duration time) {
     long deadline = System.nanoTime() + time.toNanos();
     do {
       for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(100))) {
@@ -264,7 +305,8 @@ class ExactlyOnceThroughRocksDbTest {
   }
 
   private static Set<String> expectedIds() {
-    return IntStream.range(0, PAIRS).mapToObj(ExactlyOnceThroughRocksDbTest::pairId)
+    return IntStream.range(0, PAIRS)
+        .mapToObj(ExactlyOnceThroughRocksDbTest::pairId)
         .collect(Collectors.toCollection(TreeSet::new));
   }
 

@@ -20,10 +20,10 @@ import java.util.function.Function;
 import java.util.zip.GZIPInputStream;
 
 /**
- * Reads the corpus files users hand us: JSON Lines, gzip-compressed or plain (told apart by the gzip magic bytes, not
- * the file name). Targets are {@code {"target_id", "target_text"}}, queries {@code {"query_id", "query_text",
- * "target_id"}} - the layout of {@code data/debian-packages/}. A bad line fails the read with its file and line
- * number; blank lines are skipped.
+ * Reads the corpus files users hand us: JSON Lines, gzip-compressed or plain (told apart by the
+ * gzip magic bytes, not the file name). Targets are {@code {"target_id", "target_text"}}, queries
+ * {@code {"query_id", "query_text", "target_id"}} - the layout of {@code data/debian-packages/}. A
+ * bad line fails the read with its file and line number; blank lines are skipped.
  */
 public final class JsonlCorpus {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -31,7 +31,8 @@ public final class JsonlCorpus {
   private JsonlCorpus() {}
 
   public static List<TargetText> readTargets(Path file) {
-    return unique(read(file, node -> new TargetText(text(node, "target_id"), text(node, "target_text"))),
+    return unique(
+        read(file, node -> new TargetText(text(node, "target_id"), text(node, "target_text"))),
         file.toString());
   }
 
@@ -39,25 +40,38 @@ public final class JsonlCorpus {
     Set<String> seen = new HashSet<>();
     for (TargetText t : targets) {
       if (!seen.add(t.targetId())) {
-        throw new IllegalArgumentException(file + ": target_id \"" + t.targetId() + "\" appears more than once");
+        throw new IllegalArgumentException(
+            file + ": target_id \"" + t.targetId() + "\" appears more than once");
       }
     }
     return targets;
   }
 
   public static List<LabelledQuery> readQueries(Path file) {
-    return read(file, node -> new LabelledQuery(
-        text(node, "query_id"), text(node, "query_text"), text(node, "target_id")));
+    return read(
+        file,
+        node ->
+            new LabelledQuery(
+                text(node, "query_id"), text(node, "query_text"), text(node, "target_id")));
   }
 
-  /** Targets from a stream (e.g. a corpus bundled as a resource); {@code name} appears in error messages. */
+  /**
+   * Targets from a stream (e.g. a corpus bundled as a resource); {@code name} appears in error
+   * messages.
+   */
   public static List<TargetText> readTargets(InputStream in, String name) {
-    return unique(read(in, name, node -> new TargetText(text(node, "target_id"), text(node, "target_text"))), name);
+    return unique(
+        read(in, name, node -> new TargetText(text(node, "target_id"), text(node, "target_text"))),
+        name);
   }
 
   public static List<LabelledQuery> readQueries(InputStream in, String name) {
-    return read(in, name, node -> new LabelledQuery(
-        text(node, "query_id"), text(node, "query_text"), text(node, "target_id")));
+    return read(
+        in,
+        name,
+        node ->
+            new LabelledQuery(
+                text(node, "query_id"), text(node, "query_text"), text(node, "target_id")));
   }
 
   /** Opens a JSONL file, decompressing when it starts with the gzip magic. */

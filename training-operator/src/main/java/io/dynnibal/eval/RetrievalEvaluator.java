@@ -15,9 +15,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Encodes every target with the current target tower (never an approximate cache: App. C) and ranks all of them for
- * every query, exactly. The rank of the positive is the number of targets scoring above it plus those tying with it
- * (ties count against the model, so a collapsed encoder that scores everything alike gets recall 0, not 1).
+ * Encodes every target with the current target tower (never an approximate cache: App. C) and ranks
+ * all of them for every query, exactly. The rank of the positive is the number of targets scoring
+ * above it plus those tying with it (ties count against the model, so a collapsed encoder that
+ * scores everything alike gets recall 0, not 1).
  */
 public final class RetrievalEvaluator {
   /** Queries scored per matrix product: 256 x 63,665 floats is 65 MB. */
@@ -25,7 +26,8 @@ public final class RetrievalEvaluator {
 
   private RetrievalEvaluator() {}
 
-  public static RetrievalMetrics evaluate(DualEncoder encoder, List<TargetText> targets, List<LabelledQuery> queries) {
+  public static RetrievalMetrics evaluate(
+      DualEncoder encoder, List<TargetText> targets, List<LabelledQuery> queries) {
     List<String> ids = new ArrayList<>(targets.size());
     for (TargetText t : targets) {
       ids.add(t.targetId());
@@ -34,10 +36,14 @@ public final class RetrievalEvaluator {
   }
 
   /**
-   * The same with the targets featurized already (features depend only on the feature configuration, not on the
-   * parameters): what evaluating many models of one configuration should do.
+   * The same with the targets featurized already (features depend only on the feature
+   * configuration, not on the parameters): what evaluating many models of one configuration should
+   * do.
    */
-  public static RetrievalMetrics evaluate(DualEncoder encoder, List<String> targetIds, List<Features> targetFeatures,
+  public static RetrievalMetrics evaluate(
+      DualEncoder encoder,
+      List<String> targetIds,
+      List<Features> targetFeatures,
       List<LabelledQuery> queries) {
     long start = System.nanoTime();
     float[][] targetVectors = encoder.encodeTargets(targetFeatures);
@@ -59,10 +65,11 @@ public final class RetrievalEvaluator {
   }
 
   /**
-   * The 0-based rank of each query's positive among all targets ({@code Long.MAX_VALUE} when {@code positives[i]} is
-   * -1: unknown target).
+   * The 0-based rank of each query's positive among all targets ({@code Long.MAX_VALUE} when {@code
+   * positives[i]} is -1: unknown target).
    */
-  public static long[] ranks(NDManager manager, float[][] queries, float[][] targets, int[] positives) {
+  public static long[] ranks(
+      NDManager manager, float[][] queries, float[][] targets, int[] positives) {
     long[] ranks = new long[queries.length];
     if (targets.length == 0) {
       java.util.Arrays.fill(ranks, Long.MAX_VALUE);
@@ -70,12 +77,14 @@ public final class RetrievalEvaluator {
     }
     int dim = targets[0].length;
     try (NDManager scope = manager.newSubManager()) {
-      NDArray targetMatrix = scope.create(RowMajor.flatten(targets, dim), new Shape(targets.length, dim));
+      NDArray targetMatrix =
+          scope.create(RowMajor.flatten(targets, dim), new Shape(targets.length, dim));
       NDArray transposed = targetMatrix.transpose();
       for (int from = 0; from < queries.length; from += QUERY_BLOCK) {
         int to = Math.min(queries.length, from + QUERY_BLOCK);
         try (NDManager block = scope.newSubManager()) {
-          NDArray q = block.create(RowMajor.flatten(queries, from, to, dim), new Shape(to - from, dim));
+          NDArray q =
+              block.create(RowMajor.flatten(queries, from, to, dim), new Shape(to - from, dim));
           NDArray scores = q.matMul(transposed);
           long[] safe = new long[to - from];
           for (int i = from; i < to; i++) {
@@ -86,7 +95,8 @@ public final class RetrievalEvaluator {
           long[] tied = scores.eq(positiveScores).sum(new int[] {1}).toLongArray();
           for (int i = from; i < to; i++) {
             long rank = above[i - from] + tied[i - from] - 1;
-            // A NaN score compares false both ways (rank -1): a broken encoder ranks last, not first.
+            // A NaN score compares false both ways (rank -1): a broken encoder ranks last, not
+            // first.
             ranks[i] = positives[i] < 0 ? Long.MAX_VALUE : rank < 0 ? targets.length : rank;
           }
         }
@@ -124,7 +134,6 @@ public final class RetrievalEvaluator {
     }
     return new RetrievalMetrics(ranks.length, unknown, targets, recall, mrr, seconds);
   }
-
 
   /** Features of a target list, in order (for callers that keep them). */
   public static List<Features> features(DualEncoder encoder, List<TargetText> targets) {

@@ -4,8 +4,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Exact retrieval quality over all targets: recall@k (the positive ranks in the top k) and MRR@k (1/rank when it does,
- * else 0), averaged over queries - the columns of the paper's Tables 1 and 2.
+ * Exact retrieval quality over all targets: recall@k (the positive ranks in the top k) and MRR@k
+ * (1/rank when it does, else 0), averaged over queries - the columns of the paper's Tables 1 and 2.
  *
  * @param queries queries evaluated (including those whose target is unknown, which count as misses)
  * @param unknownTargets queries whose target id is not among the targets
@@ -13,7 +13,11 @@ import java.util.Map;
  * @param mrr k -> MRR@k
  */
 public record RetrievalMetrics(
-    int queries, int unknownTargets, int targets, Map<Integer, Double> recall, Map<Integer, Double> mrr,
+    int queries,
+    int unknownTargets,
+    int targets,
+    Map<Integer, Double> recall,
+    Map<Integer, Double> mrr,
     double seconds) {
   public static final int[] RECALL_AT = {1, 5, 10, 20, 100};
   public static final int[] MRR_AT = {10, 100};

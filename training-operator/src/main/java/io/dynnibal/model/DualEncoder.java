@@ -10,9 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The dual encoder f_theta (queries) and f_phi (targets): a {@link HashedFeaturizer} and two {@link Tower}s, or one
- * tower used for both sides when {@link DualEncoderConfig#sharedTowers()}. The networks live on the training device
- * (GPU 0 when libtorch sees one, else the CPU); embedding tables on the heap.
+ * The dual encoder f_theta (queries) and f_phi (targets): a {@link HashedFeaturizer} and two {@link
+ * Tower}s, or one tower used for both sides when {@link DualEncoderConfig#sharedTowers()}. The
+ * networks live on the training device (GPU 0 when libtorch sees one, else the CPU); embedding
+ * tables on the heap.
  *
  * <p>Not thread-safe: one encoder per operator instance.
  */
@@ -23,7 +24,8 @@ public final class DualEncoder implements AutoCloseable {
   private final Tower queryTower;
   private final Tower targetTower;
 
-  private DualEncoder(DualEncoderConfig config, NDManager manager, Tower queryTower, Tower targetTower) {
+  private DualEncoder(
+      DualEncoderConfig config, NDManager manager, Tower queryTower, Tower targetTower) {
     this.config = config;
     this.featurizer = new HashedFeaturizer(config.features());
     this.manager = manager;
@@ -41,26 +43,35 @@ public final class DualEncoder implements AutoCloseable {
   }
 
   /**
-   * An encoder around stored tables (one, or query and target when towers are separate), for a snapshot being
-   * loaded; the networks are freshly initialised and the caller loads their parameters.
+   * An encoder around stored tables (one, or query and target when towers are separate), for a
+   * snapshot being loaded; the networks are freshly initialised and the caller loads their
+   * parameters.
    */
   public static DualEncoder withTables(
-      DualEncoderConfig config, Device device, long seed, java.util.List<SparseEmbeddingTable> tables) {
+      DualEncoderConfig config,
+      Device device,
+      long seed,
+      java.util.List<SparseEmbeddingTable> tables) {
     int expected = config.sharedTowers() ? 1 : 2;
     if (tables.size() != expected) {
-      throw new IllegalArgumentException("expected " + expected + " embedding tables, got " + tables.size());
+      throw new IllegalArgumentException(
+          "expected " + expected + " embedding tables, got " + tables.size());
     }
     return assemble(config, device, seed, tables.get(0), expected == 2 ? tables.get(1) : null);
   }
 
   /**
-   * libtorch's random generator is global: two operators initialising encoders at once in one JVM would interleave
-   * their draws and get different networks from the same seed. Initialisation therefore holds this lock.
+   * libtorch's random generator is global: two operators initialising encoders at once in one JVM
+   * would interleave their draws and get different networks from the same seed. Initialisation
+   * therefore holds this lock.
    */
   private static final Object INITIALISATION = new Object();
 
   private static DualEncoder assemble(
-      DualEncoderConfig config, Device device, long seed, SparseEmbeddingTable queryTable,
+      DualEncoderConfig config,
+      Device device,
+      long seed,
+      SparseEmbeddingTable queryTable,
       SparseEmbeddingTable targetTable) {
     synchronized (INITIALISATION) {
       return initialise(config, device, seed, queryTable, targetTable);
@@ -68,19 +79,25 @@ public final class DualEncoder implements AutoCloseable {
   }
 
   private static DualEncoder initialise(
-      DualEncoderConfig config, Device device, long seed, SparseEmbeddingTable queryTable,
+      DualEncoderConfig config,
+      Device device,
+      long seed,
+      SparseEmbeddingTable queryTable,
       SparseEmbeddingTable targetTable) {
     Engine engine = TorchRuntime.engine();
     engine.setRandomSeed((int) seed);
     NDManager manager = engine.newBaseManager(device);
     int rows = config.features().buckets();
     int dim = config.embeddingDim();
-    SparseEmbeddingTable q = queryTable != null ? queryTable : SparseEmbeddingTable.random(rows, dim, seed);
+    SparseEmbeddingTable q =
+        queryTable != null ? queryTable : SparseEmbeddingTable.random(rows, dim, seed);
     Tower query = new Tower(q, config, manager);
     Tower target = query;
     if (!config.sharedTowers()) {
       SparseEmbeddingTable t =
-          targetTable != null ? targetTable : SparseEmbeddingTable.random(rows, dim, seed ^ 0x5DEECE66DL);
+          targetTable != null
+              ? targetTable
+              : SparseEmbeddingTable.random(rows, dim, seed ^ 0x5DEECE66DL);
       target = new Tower(t, config, manager);
     }
     return new DualEncoder(config, manager, query, target);

@@ -9,7 +9,8 @@ public final class RowMajor {
     float[] flat = new float[(to - from) * dim];
     for (int i = from; i < to; i++) {
       if (rows[i].length != dim) {
-        throw new IllegalArgumentException("row " + i + " has dimension " + rows[i].length + ", not " + dim);
+        throw new IllegalArgumentException(
+            "row " + i + " has dimension " + rows[i].length + ", not " + dim);
       }
       System.arraycopy(rows[i], 0, flat, (i - from) * dim, dim);
     }

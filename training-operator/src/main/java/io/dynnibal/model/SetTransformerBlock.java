@@ -13,12 +13,14 @@ import ai.djl.training.ParameterStore;
 import ai.djl.util.PairList;
 
 /**
- * A small transformer over a text's strongest hashed features: one encoder layer (single-head self-attention and a
- * GELU feed-forward, each with a residual connection and layer norm), masked mean pooling, and a linear output.
- * Input {@code (x: B x T x E, mask: B x T of 1/0)}; output {@code B x out}.
+ * A small transformer over a text's strongest hashed features: one encoder layer (single-head
+ * self-attention and a GELU feed-forward, each with a residual connection and layer norm), masked
+ * mean pooling, and a linear output. Input {@code (x: B x T x E, mask: B x T of 1/0)}; output
+ * {@code B x out}.
  *
- * <p>The features are a set, not a sequence (no positions): word order reaches the model through the bigram and
- * compound features, and attention learns which features of a text matter together - what a bag cannot.
+ * <p>The features are a set, not a sequence (no positions): word order reaches the model through
+ * the bigram and compound features, and attention learns which features of a text matter together -
+ * what a bag cannot.
  */
 final class SetTransformerBlock extends AbstractBlock {
   private final int width;
@@ -54,14 +56,28 @@ final class SetTransformerBlock extends AbstractBlock {
     NDArray k = key.forward(store, new NDList(x), training).singletonOrThrow();
     NDArray v = value.forward(store, new NDList(x), training).singletonOrThrow();
     // Padding positions get -1e9 before the softmax: no token attends to them.
-    NDArray scores = q.matMul(k.transpose(0, 2, 1)).div((float) Math.sqrt(width))
-        .add(mask.expandDims(1).sub(1f).mul(1e9f));
+    NDArray scores =
+        q.matMul(k.transpose(0, 2, 1))
+            .div((float) Math.sqrt(width))
+            .add(mask.expandDims(1).sub(1f).mul(1e9f));
     NDArray attended = scores.softmax(2).matMul(v);
-    NDArray h = attentionNorm.forward(store,
-        new NDList(x.add(mix.forward(store, new NDList(attended), training).singletonOrThrow())), training)
-        .singletonOrThrow();
-    NDArray ff = contract.forward(store, new NDList(Activation.gelu(
-        expand.forward(store, new NDList(h), training).singletonOrThrow())), training).singletonOrThrow();
+    NDArray h =
+        attentionNorm
+            .forward(
+                store,
+                new NDList(
+                    x.add(mix.forward(store, new NDList(attended), training).singletonOrThrow())),
+                training)
+            .singletonOrThrow();
+    NDArray ff =
+        contract
+            .forward(
+                store,
+                new NDList(
+                    Activation.gelu(
+                        expand.forward(store, new NDList(h), training).singletonOrThrow())),
+                training)
+            .singletonOrThrow();
     NDArray y = feedForwardNorm.forward(store, new NDList(h.add(ff)), training).singletonOrThrow();
     NDArray weights = mask.expandDims(2);
     NDArray pooled = y.mul(weights).sum(new int[] {1}).div(weights.sum(new int[] {1}).maximum(1f));
@@ -70,8 +86,11 @@ final class SetTransformerBlock extends AbstractBlock {
 
   @Override
   public Shape[] getOutputShapes(Shape[] inputShapes) {
-    return new Shape[] {new Shape(inputShapes[0].get(0), output.getOutputShapes(new Shape[] {new Shape(1, width)})[0]
-        .get(1))};
+    return new Shape[] {
+      new Shape(
+          inputShapes[0].get(0),
+          output.getOutputShapes(new Shape[] {new Shape(1, width)})[0].get(1))
+    };
   }
 
   @Override
@@ -80,7 +99,9 @@ final class SetTransformerBlock extends AbstractBlock {
     for (Linear l : new Linear[] {query, key, value, mix, expand}) {
       l.initialize(manager, dataType, tokens);
     }
-    Shape hidden = new Shape(tokens.get(0), tokens.get(1), expand.getOutputShapes(new Shape[] {tokens})[0].get(2));
+    Shape hidden =
+        new Shape(
+            tokens.get(0), tokens.get(1), expand.getOutputShapes(new Shape[] {tokens})[0].get(2));
     contract.initialize(manager, dataType, hidden);
     attentionNorm.initialize(manager, dataType, tokens);
     feedForwardNorm.initialize(manager, dataType, tokens);

@@ -5,17 +5,19 @@ import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
- * The hashed-feature embedding table of a tower, kept on the JVM heap with its own sparse ("lazy") Adam.
+ * The hashed-feature embedding table of a tower, kept on the JVM heap with its own sparse ("lazy")
+ * Adam.
  *
- * <p>Why not a DJL {@code Embedding} block: a batch touches a few ten thousand of the table's rows, but a dense Adam
- * step reads and writes every row and both moments - over 2^18 rows that alone made a step several times slower than
- * the rest of the network (STACK.md measured the same). The bag-of-features pooling is linear, so its backward pass
- * is a scatter of the pooled gradient, done here; the rest of the tower is a DJL network with real autograd. Lazy Adam
- * (as in TensorFlow's LazyAdam) updates the moments only of rows with a gradient, using the global step's bias
+ * <p>Why not a DJL {@code Embedding} block: a batch touches a few ten thousand of the table's rows,
+ * but a dense Adam step reads and writes every row and both moments - over 2^18 rows that alone
+ * made a step several times slower than the rest of the network (STACK.md measured the same). The
+ * bag-of-features pooling is linear, so its backward pass is a scatter of the pooled gradient, done
+ * here; the rest of the tower is a DJL network with real autograd. Lazy Adam (as in TensorFlow's
+ * LazyAdam) updates the moments only of rows with a gradient, using the global step's bias
  * correction.
  *
- * <p>Invariant: {@code values} holds {@code rows * dim} floats, row-major; {@code mean} and {@code variance} are null
- * until the first update and then the same size.
+ * <p>Invariant: {@code values} holds {@code rows * dim} floats, row-major; {@code mean} and {@code
+ * variance} are null until the first update and then the same size.
  */
 public final class SparseEmbeddingTable {
   private final int rows;
@@ -33,10 +35,14 @@ public final class SparseEmbeddingTable {
     this.gradients = new RowGradients(dim);
   }
 
-  /** A table with entries drawn from N(0, 1/dim), so a pooled unit-norm bag has an expected norm of about 1. */
+  /**
+   * A table with entries drawn from N(0, 1/dim), so a pooled unit-norm bag has an expected norm of
+   * about 1.
+   */
   public static SparseEmbeddingTable random(int rows, int dim, long seed) {
     if ((long) rows * dim > Integer.MAX_VALUE - 8) {
-      throw new IllegalArgumentException("table of " + rows + " x " + dim + " is too large for one array");
+      throw new IllegalArgumentException(
+          "table of " + rows + " x " + dim + " is too large for one array");
     }
     float[] values = new float[rows * dim];
     SplittableRandom random = new SplittableRandom(seed);
@@ -50,7 +56,8 @@ public final class SparseEmbeddingTable {
   /** Wraps stored values (a snapshot); the array is used, not copied. */
   public static SparseEmbeddingTable of(int rows, int dim, float[] values) {
     if (values.length != rows * dim) {
-      throw new IllegalArgumentException("expected " + rows * dim + " values, got " + values.length);
+      throw new IllegalArgumentException(
+          "expected " + rows * dim + " values, got " + values.length);
     }
     return new SparseEmbeddingTable(rows, dim, values);
   }
@@ -68,7 +75,10 @@ public final class SparseEmbeddingTable {
     return values;
   }
 
-  /** Adam's first and second moments, or null before the first update (the live arrays: for snapshots). */
+  /**
+   * Adam's first and second moments, or null before the first update (the live arrays: for
+   * snapshots).
+   */
   public float[] mean() {
     return mean;
   }
@@ -79,8 +89,13 @@ public final class SparseEmbeddingTable {
 
   public void restoreMoments(float[] mean, float[] variance) {
     if (mean.length != values.length || variance.length != values.length) {
-      throw new IllegalArgumentException("moments of " + mean.length + "/" + variance.length
-          + " values for a table of " + values.length);
+      throw new IllegalArgumentException(
+          "moments of "
+              + mean.length
+              + "/"
+              + variance.length
+              + " values for a table of "
+              + values.length);
     }
     this.mean = mean;
     this.variance = variance;
@@ -100,7 +115,10 @@ public final class SparseEmbeddingTable {
     }
   }
 
-  /** Adds the gradient of a loss w.r.t. {@link #pool}'s output: {@code grad(row id_j) += weight_j * pooledGradient}. */
+  /**
+   * Adds the gradient of a loss w.r.t. {@link #pool}'s output: {@code grad(row id_j) += weight_j *
+   * pooledGradient}.
+   */
   public void accumulateGradient(Features features, float[] pooledGradient, int offset) {
     int[] ids = features.ids();
     float[] weights = features.weights();
@@ -168,8 +186,13 @@ public final class SparseEmbeddingTable {
 
   private int checkRow(int id) {
     if (id < 0 || id >= rows) {
-      throw new IllegalArgumentException("feature id " + id + " outside the table's " + rows + " rows"
-          + " (features made with another bucket count?)");
+      throw new IllegalArgumentException(
+          "feature id "
+              + id
+              + " outside the table's "
+              + rows
+              + " rows"
+              + " (features made with another bucket count?)");
     }
     return id;
   }
@@ -182,8 +205,8 @@ public final class SparseEmbeddingTable {
   }
 
   /**
-   * Gradient rows in first-touch order: an open-addressing map row -> slot, slots packed in one growing array. Rows
-   * are applied in first-touch order, which is deterministic for a given batch.
+   * Gradient rows in first-touch order: an open-addressing map row -> slot, slots packed in one
+   * growing array. Rows are applied in first-touch order, which is deterministic for a given batch.
    */
   private static final class RowGradients {
     private final int dim;

@@ -7,8 +7,8 @@ import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Activation;
 import ai.djl.nn.Block;
-import ai.djl.nn.Parameter;
 import ai.djl.nn.ParallelBlock;
+import ai.djl.nn.Parameter;
 import ai.djl.nn.SequentialBlock;
 import ai.djl.nn.core.Linear;
 import ai.djl.training.ParameterStore;
@@ -18,13 +18,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One encoder: a bag of hashed features pooled from a {@link SparseEmbeddingTable}, then a DJL network
- * {@code Linear -> GELU -> Linear} plus a linear skip path (which keeps the bag's lexical overlap from the first step:
- * an untrained tower already ranks by shared words), then unit L2 norm. The table lives on the JVM heap; the network on the training
- * device.
+ * One encoder: a bag of hashed features pooled from a {@link SparseEmbeddingTable}, then a DJL
+ * network {@code Linear -> GELU -> Linear} plus a linear skip path (which keeps the bag's lexical
+ * overlap from the first step: an untrained tower already ranks by shared words), then unit L2
+ * norm. The table lives on the JVM heap; the network on the training device.
  */
 public final class Tower implements AutoCloseable {
-  /** Inference batches: large enough to keep the device busy, small enough to bound native memory. */
+  /**
+   * Inference batches: large enough to keep the device busy, small enough to bound native memory.
+   */
   private static final int ENCODE_BATCH = 1024;
 
   private final SparseEmbeddingTable table;
@@ -42,21 +44,26 @@ public final class Tower implements AutoCloseable {
     this.maxTokens = config.maxTokens();
     if (kind == TowerKind.SET_TRANSFORMER) {
       this.body = new SetTransformerBlock(table.dim(), config.hiddenDim(), config.outputDim());
-      body.initialize(manager, DataType.FLOAT32, new Shape(1, maxTokens, table.dim()), new Shape(1, maxTokens));
+      body.initialize(
+          manager, DataType.FLOAT32, new Shape(1, maxTokens, table.dim()), new Shape(1, maxTokens));
       for (Parameter p : parameters()) {
         p.getArray().setRequiresGradient(true);
       }
       this.store = new ParameterStore(manager, false);
       return;
     }
-    Block mlp = new SequentialBlock()
-        .add(Linear.builder().setUnits(config.hiddenDim()).build())
-        .add(Activation::gelu)
-        .add(Linear.builder().setUnits(config.outputDim()).build());
+    Block mlp =
+        new SequentialBlock()
+            .add(Linear.builder().setUnits(config.hiddenDim()).build())
+            .add(Activation::gelu)
+            .add(Linear.builder().setUnits(config.outputDim()).build());
     Block linear = Linear.builder().setUnits(config.outputDim()).optBias(false).build();
-    this.body = new ParallelBlock(
-        outputs -> new NDList(outputs.get(0).singletonOrThrow().add(outputs.get(1).singletonOrThrow())),
-        List.of(mlp, linear));
+    this.body =
+        new ParallelBlock(
+            outputs ->
+                new NDList(
+                    outputs.get(0).singletonOrThrow().add(outputs.get(1).singletonOrThrow())),
+            List.of(mlp, linear));
     body.initialize(manager, DataType.FLOAT32, new Shape(1, table.dim()));
     for (Parameter p : parameters()) {
       p.getArray().setRequiresGradient(true);
@@ -81,7 +88,9 @@ public final class Tower implements AutoCloseable {
     return parameters;
   }
 
-  /** Unit-norm embeddings of many texts, without gradients; row i belongs to {@code batch.get(i)}. */
+  /**
+   * Unit-norm embeddings of many texts, without gradients; row i belongs to {@code batch.get(i)}.
+   */
   public float[][] encode(List<Features> batch) {
     io.dynnibal.training.TorchRuntime.noGradOnThisThread();
     int outDim = -1;
@@ -112,7 +121,10 @@ public final class Tower implements AutoCloseable {
     return new Forward(batch, input.get(0), forward(input, true));
   }
 
-  /** Scatters the gradient that reached the pooled input of {@code forward} into the table's pending gradients. */
+  /**
+   * Scatters the gradient that reached the pooled input of {@code forward} into the table's pending
+   * gradients.
+   */
   public void backpropagateToTable(Forward forward) {
     float[] gradient = forward.input().getGradient().toFloatArray();
     int dim = table.dim();
@@ -123,7 +135,9 @@ public final class Tower implements AutoCloseable {
       } else {
         int[] tokens = tokens(batch.get(i));
         for (int t = 0; t < tokens.length; t++) {
-          table.accumulateGradient(new Features(new int[] {tokens[t]}, new float[] {1f}), gradient,
+          table.accumulateGradient(
+              new Features(new int[] {tokens[t]}, new float[] {1f}),
+              gradient,
               (i * maxTokens + t) * dim);
         }
       }
@@ -134,7 +148,10 @@ public final class Tower implements AutoCloseable {
     return kind == TowerKind.BAG ? new NDList(pooled(batch, scope)) : tokenSets(batch, scope);
   }
 
-  /** B x T x E token embeddings (the strongest T features of each text, zero-padded) and the B x T mask. */
+  /**
+   * B x T x E token embeddings (the strongest T features of each text, zero-padded) and the B x T
+   * mask.
+   */
   private NDList tokenSets(List<Features> batch, NDManager scope) {
     int dim = table.dim();
     float[] x = new float[batch.size() * maxTokens * dim];
@@ -142,15 +159,20 @@ public final class Tower implements AutoCloseable {
     for (int i = 0; i < batch.size(); i++) {
       int[] tokens = tokens(batch.get(i));
       for (int t = 0; t < tokens.length; t++) {
-        table.pool(new Features(new int[] {tokens[t]}, new float[] {1f}), x, (i * maxTokens + t) * dim);
+        table.pool(
+            new Features(new int[] {tokens[t]}, new float[] {1f}), x, (i * maxTokens + t) * dim);
         mask[i * maxTokens + t] = 1f;
       }
     }
-    return new NDList(scope.create(x, new Shape(batch.size(), maxTokens, dim)),
+    return new NDList(
+        scope.create(x, new Shape(batch.size(), maxTokens, dim)),
         scope.create(mask, new Shape(batch.size(), maxTokens)));
   }
 
-  /** The ids of the {@code maxTokens} highest-weighted features, ties to the smaller id (deterministic). */
+  /**
+   * The ids of the {@code maxTokens} highest-weighted features, ties to the smaller id
+   * (deterministic).
+   */
   private int[] tokens(Features features) {
     int n = features.size();
     if (n <= maxTokens) {
@@ -161,7 +183,8 @@ public final class Tower implements AutoCloseable {
       order[i] = i;
     }
     float[] w = features.weights();
-    java.util.Arrays.sort(order, (a, b) -> w[a] != w[b] ? Float.compare(w[b], w[a]) : Integer.compare(a, b));
+    java.util.Arrays.sort(
+        order, (a, b) -> w[a] != w[b] ? Float.compare(w[b], w[a]) : Integer.compare(a, b));
     int[] ids = new int[maxTokens];
     for (int t = 0; t < maxTokens; t++) {
       ids[t] = features.ids()[order[t]];

@@ -1,23 +1,27 @@
 package io.dynnibal.negatives;
 
+import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
-import ai.djl.Device;
 import io.dynnibal.model.RowMajor;
 import java.util.List;
 
 /**
- * Targets held at the encoder's full dimension for brute-force mining: the exhaustive oracle (every target) and
- * stochastic negative mining (a random fraction), the paper's accelerator-memory baselines. The vectors are one DJL
- * matrix; a batch of queries is scored by one matrix product and each query keeps its k highest-scoring members.
+ * Targets held at the encoder's full dimension for brute-force mining: the exhaustive oracle (every
+ * target) and stochastic negative mining (a random fraction), the paper's accelerator-memory
+ * baselines. The vectors are one DJL matrix; a batch of queries is scored by one matrix product and
+ * each query keeps its k highest-scoring members.
  *
- * <p>Invariant: member i's vector is the one given when the pool was built; a pool is never updated in place. Refreshing
- * means building a new pool with newly encoded vectors, and the staleness in between is part of what these baselines
- * are.
+ * <p>Invariant: member i's vector is the one given when the pool was built; a pool is never updated
+ * in place. Refreshing means building a new pool with newly encoded vectors, and the staleness in
+ * between is part of what these baselines are.
  */
 public final class FullDimensionPool implements AutoCloseable {
-  /** Per query, its best members (indices into the pool) and their scores (dot products), best first. */
+  /**
+   * Per query, its best members (indices into the pool) and their scores (dot products), best
+   * first.
+   */
   public record TopK(int[][] members, float[][] scores) {}
 
   private final List<String> ids;
@@ -25,7 +29,8 @@ public final class FullDimensionPool implements AutoCloseable {
   private final NDManager manager;
   private final NDArray transposed;
 
-  private FullDimensionPool(List<String> ids, int dimension, NDManager manager, NDArray transposed) {
+  private FullDimensionPool(
+      List<String> ids, int dimension, NDManager manager, NDArray transposed) {
     this.ids = ids;
     this.dimension = dimension;
     this.manager = manager;
@@ -42,9 +47,11 @@ public final class FullDimensionPool implements AutoCloseable {
     try {
       NDArray transposed = null;
       if (vectors.length > 0) {
-        // Built in a scope that is closed at once: only the contiguous transposed copy stays with the pool.
+        // Built in a scope that is closed at once: only the contiguous transposed copy stays with
+        // the pool.
         try (NDManager scope = manager.newSubManager()) {
-          transposed = scope.create(flat, new Shape(vectors.length, dimension)).transpose().duplicate();
+          transposed =
+              scope.create(flat, new Shape(vectors.length, dimension)).transpose().duplicate();
           transposed.attach(manager);
         }
       }
@@ -69,8 +76,8 @@ public final class FullDimensionPool implements AutoCloseable {
   }
 
   /**
-   * For each query, its {@code min(k, size)} highest-scoring members, best first; equal scores keep the lower member
-   * index first, so results are deterministic.
+   * For each query, its {@code min(k, size)} highest-scoring members, best first; equal scores keep
+   * the lower member index first, so results are deterministic.
    */
   public TopK topK(float[][] queries, int k) {
     int n = size();
@@ -83,7 +90,11 @@ public final class FullDimensionPool implements AutoCloseable {
     float[] flat = RowMajor.flatten(queries, dimension);
     float[] all;
     try (NDManager scope = manager.newSubManager()) {
-      all = scope.create(flat, new Shape(queries.length, dimension)).matMul(transposed).toFloatArray();
+      all =
+          scope
+              .create(flat, new Shape(queries.length, dimension))
+              .matMul(transposed)
+              .toFloatArray();
     }
     for (int q = 0; q < queries.length; q++) {
       int[] best = members[q];
@@ -94,7 +105,8 @@ public final class FullDimensionPool implements AutoCloseable {
       for (int i = 0; i < n; i++) {
         float s = all[offset + i];
         if (s > bestScores[keep - 1] || best[keep - 1] < 0) {
-          // Insertion into the short sorted list (k is a handful): strictly greater moves up, so ties keep index order.
+          // Insertion into the short sorted list (k is a handful): strictly greater moves up, so
+          // ties keep index order.
           int at = keep - 1;
           while (at > 0 && (best[at - 1] < 0 || s > bestScores[at - 1])) {
             bestScores[at] = bestScores[at - 1];

@@ -10,13 +10,13 @@ import java.util.List;
 import java.util.random.RandomGenerator;
 
 /**
- * A FIFO cache of recently trained targets with the full-dimension embeddings they had when they entered (Lindgren et
- * al. 2021, "Efficient training of retrieval models using negative cache"). Negatives are drawn from the softmax over
- * the cache, {@code p(i | q) ∝ exp(scale · q·e_i)}, exactly, by the Gumbel-max trick; the embeddings are as stale as
- * their age in the cache.
+ * A FIFO cache of recently trained targets with the full-dimension embeddings they had when they
+ * entered (Lindgren et al. 2021, "Efficient training of retrieval models using negative cache").
+ * Negatives are drawn from the softmax over the cache, {@code p(i | q) ∝ exp(scale · q·e_i)},
+ * exactly, by the Gumbel-max trick; the embeddings are as stale as their age in the cache.
  *
- * <p>Invariant: at most {@code capacity} entries, ids distinct, ordered oldest first; adding an id already cached
- * replaces its entry and makes it the newest.
+ * <p>Invariant: at most {@code capacity} entries, ids distinct, ordered oldest first; adding an id
+ * already cached replaces its entry and makes it the newest.
  *
  * @param <T> what the trainer needs to use a drawn target as a negative (its features)
  */
@@ -30,7 +30,8 @@ public final class NegativeCache<T> {
 
   public NegativeCache(int capacity, int dimension) {
     if (capacity < 1 || dimension < 1) {
-      throw new IllegalArgumentException("capacity and dimension must be positive, got " + capacity + ", " + dimension);
+      throw new IllegalArgumentException(
+          "capacity and dimension must be positive, got " + capacity + ", " + dimension);
     }
     this.capacity = capacity;
     this.dimension = dimension;
@@ -38,7 +39,8 @@ public final class NegativeCache<T> {
 
   public void add(String id, T payload, float[] embedding) {
     if (embedding.length != dimension) {
-      throw new IllegalArgumentException("embedding of " + id + " has dimension " + embedding.length + ", not " + dimension);
+      throw new IllegalArgumentException(
+          "embedding of " + id + " has dimension " + embedding.length + ", not " + dimension);
     }
     entries.remove(id);
     entries.put(id, new Entry<>(id, payload, embedding.clone()));
@@ -62,19 +64,23 @@ public final class NegativeCache<T> {
     return (long) entries.size() * dimension;
   }
 
-  /** The entries, oldest first (what a checkpoint saves; adding them in this order restores the cache). */
+  /**
+   * The entries, oldest first (what a checkpoint saves; adding them in this order restores the
+   * cache).
+   */
   public List<Entry<T>> entries() {
     return new ArrayList<>(entries.values());
   }
 
   /**
-   * For each query, {@code draws} independent draws from the softmax over the cache (the same entry may be drawn more
-   * than once). Scores come from one DJL matrix product on {@code manager}'s device.
+   * For each query, {@code draws} independent draws from the softmax over the cache (the same entry
+   * may be drawn more than once). Scores come from one DJL matrix product on {@code manager}'s
+   * device.
    *
    * @return per query, the drawn entries
    */
-  public List<List<Entry<T>>> sample(NDManager manager, float[][] queries, int draws, float scale,
-      RandomGenerator random) {
+  public List<List<Entry<T>>> sample(
+      NDManager manager, float[][] queries, int draws, float scale, RandomGenerator random) {
     List<List<Entry<T>>> out = new ArrayList<>(queries.length);
     List<Entry<T>> members = entries();
     int n = members.size();
@@ -84,12 +90,16 @@ public final class NegativeCache<T> {
       }
       return out;
     }
-    float[] cache = RowMajor.flatten(members.stream().map(Entry::embedding).toArray(float[][]::new), dimension);
+    float[] cache =
+        RowMajor.flatten(members.stream().map(Entry::embedding).toArray(float[][]::new), dimension);
     float[] flat = RowMajor.flatten(queries, dimension);
     float[] scores;
     try (NDManager scope = manager.newSubManager()) {
-      scores = scope.create(flat, new Shape(queries.length, dimension))
-          .matMul(scope.create(cache, new Shape(n, dimension)).transpose()).toFloatArray();
+      scores =
+          scope
+              .create(flat, new Shape(queries.length, dimension))
+              .matMul(scope.create(cache, new Shape(n, dimension)).transpose())
+              .toFloatArray();
     }
     for (int q = 0; q < queries.length; q++) {
       List<Entry<T>> drawn = new ArrayList<>(draws);
@@ -101,13 +111,17 @@ public final class NegativeCache<T> {
     return out;
   }
 
-  /** argmax_i (scale · s_i + G_i) with G_i standard Gumbel noise: an exact draw from softmax(scale · s). */
+  /**
+   * argmax_i (scale · s_i + G_i) with G_i standard Gumbel noise: an exact draw from softmax(scale ·
+   * s).
+   */
   static int gumbelMax(float[] scores, int offset, int n, float scale, RandomGenerator random) {
     int best = 0;
     double bestValue = Double.NEGATIVE_INFINITY;
     for (int i = 0; i < n; i++) {
       double u = random.nextDouble();
-      double value = scale * (double) scores[offset + i] - Math.log(-Math.log(u == 0 ? Double.MIN_VALUE : u));
+      double value =
+          scale * (double) scores[offset + i] - Math.log(-Math.log(u == 0 ? Double.MIN_VALUE : u));
       if (value > bestValue) {
         bestValue = value;
         best = i;
@@ -123,5 +137,4 @@ public final class NegativeCache<T> {
       add(e.id(), e.payload(), e.embedding());
     }
   }
-
 }

@@ -10,7 +10,10 @@ import java.util.stream.Stream;
 public final class Directories {
   private Directories() {}
 
-  /** Deletes a directory and everything under it (children first); a missing directory is not an error. */
+  /**
+   * Deletes a directory and everything under it (children first); a missing directory is not an
+   * error.
+   */
   public static void deleteRecursively(Path dir) throws IOException {
     if (!Files.exists(dir)) {
       return;

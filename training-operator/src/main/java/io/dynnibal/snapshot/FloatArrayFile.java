@@ -11,9 +11,9 @@ import java.util.List;
 import java.util.zip.CRC32;
 
 /**
- * A file of float arrays: magic {@code DYNF}, array count, then per array its length and values (little endian), then
- * a CRC-32 of all preceding bytes. The checksum turns a truncated or corrupted copy into a clear error instead of a
- * silently different model.
+ * A file of float arrays: magic {@code DYNF}, array count, then per array its length and values
+ * (little endian), then a CRC-32 of all preceding bytes. The checksum turns a truncated or
+ * corrupted copy into a clear error instead of a silently different model.
  */
 final class FloatArrayFile {
   private static final int MAGIC = 0x464E5944; // "DYNF" read little endian
@@ -22,14 +22,18 @@ final class FloatArrayFile {
   private FloatArrayFile() {}
 
   static void write(Path file, List<float[]> arrays) throws IOException {
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+    try (FileChannel channel =
+        FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       write(channel, arrays);
       channel.force(true);
     }
   }
 
-  /** The same bytes as {@link #write(Path, List)}, into any channel (e.g. memory, for a checkpoint). */
-  static void write(java.nio.channels.WritableByteChannel channel, List<float[]> arrays) throws IOException {
+  /**
+   * The same bytes as {@link #write(Path, List)}, into any channel (e.g. memory, for a checkpoint).
+   */
+  static void write(java.nio.channels.WritableByteChannel channel, List<float[]> arrays)
+      throws IOException {
     CRC32 crc = new CRC32();
     ByteBuffer buffer = ByteBuffer.allocate(CHUNK).order(ByteOrder.LITTLE_ENDIAN);
     buffer.putInt(MAGIC).putInt(arrays.size());
@@ -45,7 +49,8 @@ final class FloatArrayFile {
       }
     }
     flush(buffer, channel, crc);
-    ByteBuffer trailer = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(crc.getValue()).flip();
+    ByteBuffer trailer =
+        ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(crc.getValue()).flip();
     while (trailer.hasRemaining()) {
       channel.write(trailer);
     }
@@ -83,7 +88,8 @@ final class FloatArrayFile {
         arrays.add(array);
       }
       if (reader.position() != size - 8) {
-        throw new IOException(file + " is corrupt: " + (size - 8 - reader.position()) + " unexpected bytes");
+        throw new IOException(
+            file + " is corrupt: " + (size - 8 - reader.position()) + " unexpected bytes");
       }
       ByteBuffer trailer = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
       channel.read(trailer, size - 8);
@@ -95,13 +101,17 @@ final class FloatArrayFile {
     }
   }
 
-  private static void ensure(ByteBuffer buffer, int bytes, java.nio.channels.WritableByteChannel channel, CRC32 crc) throws IOException {
+  private static void ensure(
+      ByteBuffer buffer, int bytes, java.nio.channels.WritableByteChannel channel, CRC32 crc)
+      throws IOException {
     if (buffer.remaining() < bytes) {
       flush(buffer, channel, crc);
     }
   }
 
-  private static void flush(ByteBuffer buffer, java.nio.channels.WritableByteChannel channel, CRC32 crc) throws IOException {
+  private static void flush(
+      ByteBuffer buffer, java.nio.channels.WritableByteChannel channel, CRC32 crc)
+      throws IOException {
     buffer.flip();
     crc.update(buffer.duplicate());
     while (buffer.hasRemaining()) {

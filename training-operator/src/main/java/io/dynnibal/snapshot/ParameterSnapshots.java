@@ -26,14 +26,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Versioned parameter snapshots of a dual encoder in a directory {@code <base>/model-<version>/}: {@code manifest.json},
- * per tower the embedding table ({@code <tower>.table}, float-array file with checksum) and the network
- * ({@code <tower>.network}, DJL's parameter format), and with optimiser state the Adam moments
- * ({@code <tower>.table.adam}, {@code <tower>.network.adam}).
+ * Versioned parameter snapshots of a dual encoder in a directory {@code <base>/model-<version>/}:
+ * {@code manifest.json}, per tower the embedding table ({@code <tower>.table}, float-array file
+ * with checksum) and the network ({@code <tower>.network}, DJL's parameter format), and with
+ * optimiser state the Adam moments ({@code <tower>.table.adam}, {@code <tower>.network.adam}).
  *
- * <p>A snapshot appears atomically (written to a hidden temporary directory, then renamed) and is never overwritten,
- * so a reader that sees {@code model-<version>} sees all of it. Locations are {@code file:} URIs or plain paths; on a
- * cluster, a filesystem every TaskManager mounts.
+ * <p>A snapshot appears atomically (written to a hidden temporary directory, then renamed) and is
+ * never overwritten, so a reader that sees {@code model-<version>} sees all of it. Locations are
+ * {@code file:} URIs or plain paths; on a cluster, a filesystem every TaskManager mounts.
  */
 public final class ParameterSnapshots {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -60,17 +60,23 @@ public final class ParameterSnapshots {
     return write(encoder, null, base, version, seed);
   }
 
-  private static URI write(DualEncoder encoder, DualEncoderTrainer trainer, URI base, long version, long seed) {
+  private static URI write(
+      DualEncoder encoder, DualEncoderTrainer trainer, URI base, long version, long seed) {
     Path target = toPath(locate(base, version));
     if (Files.exists(target)) {
-      throw new IllegalStateException("snapshot " + target + " already exists; model versions are never overwritten");
+      throw new IllegalStateException(
+          "snapshot " + target + " already exists; model versions are never overwritten");
     }
-    Path temporary = target.resolveSibling(".tmp-" + target.getFileName() + "-" + System.nanoTime());
+    Path temporary =
+        target.resolveSibling(".tmp-" + target.getFileName() + "-" + System.nanoTime());
     try {
       Files.createDirectories(temporary);
       for (var file : files(encoder, trainer, version, seed).entrySet()) {
-        try (var channel = java.nio.channels.FileChannel.open(temporary.resolve(file.getKey()),
-            java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE)) {
+        try (var channel =
+            java.nio.channels.FileChannel.open(
+                temporary.resolve(file.getKey()),
+                java.nio.file.StandardOpenOption.CREATE_NEW,
+                java.nio.file.StandardOpenOption.WRITE)) {
           file.getValue().writeTo(channel);
           channel.force(true);
         }
@@ -79,13 +85,14 @@ public final class ParameterSnapshots {
       return target.toUri();
     } catch (IOException e) {
       deleteQuietly(temporary);
-      throw new UncheckedIOException("could not write snapshot " + target + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "could not write snapshot " + target + ": " + e.getMessage(), e);
     }
   }
 
   /**
-   * The files of a snapshot with optimiser state, in memory (name -> bytes): what a trainer puts into a Flink
-   * checkpoint. {@link #readTrainer(Map, TrainerConfig)} reads them back.
+   * The files of a snapshot with optimiser state, in memory (name -> bytes): what a trainer puts
+   * into a Flink checkpoint. {@link #readTrainer(Map, TrainerConfig)} reads them back.
    */
   public static Map<String, byte[]> toBytes(DualEncoderTrainer trainer, long version, long seed) {
     Map<String, byte[]> out = new java.util.LinkedHashMap<>();
@@ -101,7 +108,10 @@ public final class ParameterSnapshots {
     return out;
   }
 
-  /** A trainer from the files {@link #toBytes} made (written to a temporary directory and read as a snapshot). */
+  /**
+   * A trainer from the files {@link #toBytes} made (written to a temporary directory and read as a
+   * snapshot).
+   */
   public static DualEncoderTrainer readTrainer(Map<String, byte[]> files, TrainerConfig config) {
     Path scratch = null;
     try {
@@ -125,7 +135,9 @@ public final class ParameterSnapshots {
     void writeTo(java.nio.channels.WritableByteChannel channel) throws IOException;
   }
 
-  /** Every file of a snapshot, in a stable order, as writers (nothing is serialised until asked). */
+  /**
+   * Every file of a snapshot, in a stable order, as writers (nothing is serialised until asked).
+   */
   private static Map<String, FileContent> files(
       DualEncoder encoder, DualEncoderTrainer trainer, long version, long seed) {
     Map<String, FileContent> files = new java.util.LinkedHashMap<>();
@@ -135,30 +147,51 @@ public final class ParameterSnapshots {
     for (int i = 0; i < towers.size(); i++) {
       Tower tower = towers.get(i);
       String name = names.get(i);
-      files.put(name + ".table", channel -> FloatArrayFile.write(channel, List.of(tower.table().values())));
-      files.put(name + ".network", channel -> {
-        DataOutputStream out = new DataOutputStream(
-            new BufferedOutputStream(java.nio.channels.Channels.newOutputStream(channel)));
-        tower.body().saveParameters(out);
-        out.flush();
-      });
+      files.put(
+          name + ".table",
+          channel -> FloatArrayFile.write(channel, List.of(tower.table().values())));
+      files.put(
+          name + ".network",
+          channel -> {
+            DataOutputStream out =
+                new DataOutputStream(
+                    new BufferedOutputStream(java.nio.channels.Channels.newOutputStream(channel)));
+            tower.body().saveParameters(out);
+            out.flush();
+          });
       if (trainer != null) {
         SparseEmbeddingTable table = tower.table();
         float[] zeros = table.mean() == null ? new float[table.values().length] : null;
-        files.put(name + ".table.adam", channel -> FloatArrayFile.write(channel, List.of(
-            zeros != null ? zeros : table.mean(), zeros != null ? zeros : table.variance())));
+        files.put(
+            name + ".table.adam",
+            channel ->
+                FloatArrayFile.write(
+                    channel,
+                    List.of(
+                        zeros != null ? zeros : table.mean(),
+                        zeros != null ? zeros : table.variance())));
         List<float[]> moments = networkMoments.get(i);
         files.put(name + ".network.adam", channel -> FloatArrayFile.write(channel, moments));
       }
     }
-    SnapshotManifest manifest = new SnapshotManifest(SnapshotManifest.FORMAT, SnapshotManifest.FORMAT_VERSION,
-        version, trainer == null ? 0 : trainer.step(), seed, encoder.config(), names, trainer != null,
-        System.currentTimeMillis());
-    files.put(MANIFEST, channel -> {
-      var out = java.nio.channels.Channels.newOutputStream(channel);
-      out.write(JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(manifest));
-      out.flush();
-    });
+    SnapshotManifest manifest =
+        new SnapshotManifest(
+            SnapshotManifest.FORMAT,
+            SnapshotManifest.FORMAT_VERSION,
+            version,
+            trainer == null ? 0 : trainer.step(),
+            seed,
+            encoder.config(),
+            names,
+            trainer != null,
+            System.currentTimeMillis());
+    files.put(
+        MANIFEST,
+        channel -> {
+          var out = java.nio.channels.Channels.newOutputStream(channel);
+          out.write(JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(manifest));
+          out.flush();
+        });
     return files;
   }
 
@@ -172,15 +205,21 @@ public final class ParameterSnapshots {
     try {
       SnapshotManifest manifest = JSON.readValue(file.toFile(), SnapshotManifest.class);
       if (!SnapshotManifest.FORMAT.equals(manifest.format())) {
-        throw new IllegalArgumentException(uri + " is not a dual-encoder snapshot (format " + manifest.format() + ")");
+        throw new IllegalArgumentException(
+            uri + " is not a dual-encoder snapshot (format " + manifest.format() + ")");
       }
       if (manifest.formatVersion() != SnapshotManifest.FORMAT_VERSION) {
-        throw new IllegalArgumentException(uri + " has snapshot format version " + manifest.formatVersion()
-            + "; this build reads version " + SnapshotManifest.FORMAT_VERSION);
+        throw new IllegalArgumentException(
+            uri
+                + " has snapshot format version "
+                + manifest.formatVersion()
+                + "; this build reads version "
+                + SnapshotManifest.FORMAT_VERSION);
       }
       return manifest;
     } catch (IOException e) {
-      throw new IllegalArgumentException("unreadable snapshot manifest " + file + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "unreadable snapshot manifest " + file + ": " + e.getMessage(), e);
     }
   }
 
@@ -194,11 +233,15 @@ public final class ParameterSnapshots {
     return load(toPath(uri), manifest, device);
   }
 
-  /** A trainer that continues exactly where the one that wrote the snapshot stopped (same next step). */
+  /**
+   * A trainer that continues exactly where the one that wrote the snapshot stopped (same next
+   * step).
+   */
   public static DualEncoderTrainer readTrainer(URI uri, TrainerConfig config) {
     SnapshotManifest manifest = manifest(uri);
     if (!manifest.optimizerState()) {
-      throw new IllegalArgumentException("snapshot " + uri + " has no optimiser state; it can encode but not resume");
+      throw new IllegalArgumentException(
+          "snapshot " + uri + " has no optimiser state; it can encode but not resume");
     }
     Path dir = toPath(uri);
     DualEncoder encoder = load(dir, manifest, TorchRuntime.trainingDevice());
@@ -216,7 +259,8 @@ public final class ParameterSnapshots {
       return trainer;
     } catch (IOException | RuntimeException e) {
       encoder.close();
-      throw e instanceof IOException io ? new UncheckedIOException("could not read " + uri + ": " + e.getMessage(), io)
+      throw e instanceof IOException io
+          ? new UncheckedIOException("could not read " + uri + ": " + e.getMessage(), io)
           : (RuntimeException) e;
     }
   }
@@ -225,20 +269,24 @@ public final class ParameterSnapshots {
     DualEncoderConfig config = manifest.config();
     List<String> expected = config.sharedTowers() ? List.of("shared") : List.of("query", "target");
     if (!expected.equals(manifest.towers())) {
-      throw new IllegalArgumentException(dir + ": towers " + manifest.towers() + " do not match the config " + expected);
+      throw new IllegalArgumentException(
+          dir + ": towers " + manifest.towers() + " do not match the config " + expected);
     }
     try {
       List<SparseEmbeddingTable> tables = new ArrayList<>();
       for (String name : expected) {
         float[] values = FloatArrayFile.read(dir.resolve(name + ".table")).get(0);
-        tables.add(SparseEmbeddingTable.of(config.features().buckets(), config.embeddingDim(), values));
+        tables.add(
+            SparseEmbeddingTable.of(config.features().buckets(), config.embeddingDim(), values));
       }
       DualEncoder encoder = DualEncoder.withTables(config, device, manifest.seed(), tables);
       try {
         List<Tower> towers = encoder.distinctTowers();
         for (int i = 0; i < towers.size(); i++) {
-          try (DataInputStream in = new DataInputStream(
-              new BufferedInputStream(Files.newInputStream(dir.resolve(expected.get(i) + ".network"))))) {
+          try (DataInputStream in =
+              new DataInputStream(
+                  new BufferedInputStream(
+                      Files.newInputStream(dir.resolve(expected.get(i) + ".network"))))) {
             towers.get(i).body().loadParameters(encoder.manager(), in);
           }
           for (Parameter p : towers.get(i).parameters()) {
@@ -251,7 +299,8 @@ public final class ParameterSnapshots {
         throw e;
       }
     } catch (IOException | MalformedModelException e) {
-      throw new UncheckedIOException("could not read snapshot " + dir + ": " + e.getMessage(),
+      throw new UncheckedIOException(
+          "could not read snapshot " + dir + ": " + e.getMessage(),
           e instanceof IOException io ? io : new IOException(e));
     }
   }
@@ -266,8 +315,11 @@ public final class ParameterSnapshots {
       return Path.of(uri.getPath()).toAbsolutePath();
     }
     if (!"file".equals(uri.getScheme())) {
-      throw new IllegalArgumentException("snapshot location " + uri + ": only file: URIs are supported; mount shared"
-          + " storage (NFS, a Kubernetes volume) on every TaskManager and use its path");
+      throw new IllegalArgumentException(
+          "snapshot location "
+              + uri
+              + ": only file: URIs are supported; mount shared"
+              + " storage (NFS, a Kubernetes volume) on every TaskManager and use its path");
     }
     return Path.of(uri);
   }

@@ -8,10 +8,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Adam over the DJL networks' parameters. Ours rather than DJL's optimizer because its moments must go into parameter
- * snapshots, so that a restored trainer continues exactly where it stopped (DJL keeps them private).
+ * Adam over the DJL networks' parameters. Ours rather than DJL's optimizer because its moments must
+ * go into parameter snapshots, so that a restored trainer continues exactly where it stopped (DJL
+ * keeps them private).
  *
- * <p>Runs outside a gradient collector (libtorch's grad mode off), so in-place updates of leaf tensors are allowed.
+ * <p>Runs outside a gradient collector (libtorch's grad mode off), so in-place updates of leaf
+ * tensors are allowed.
  */
 final class DenseAdam {
   private final List<Parameter> parameters;
@@ -32,14 +34,16 @@ final class DenseAdam {
   void step(float learningRate, int step, NDManager scope) {
     float b1 = adam.beta1();
     float b2 = adam.beta2();
-    float stepSize = (float) (learningRate * Math.sqrt(1 - Math.pow(b2, step)) / (1 - Math.pow(b1, step)));
+    float stepSize =
+        (float) (learningRate * Math.sqrt(1 - Math.pow(b2, step)) / (1 - Math.pow(b1, step)));
     for (int i = 0; i < parameters.size(); i++) {
       NDArray weight = parameters.get(i).getArray();
       NDArray gradient = weight.getGradient();
       gradient.attach(scope);
       NDArray m = mean.get(i);
       NDArray v = variance.get(i);
-      // Every new array belongs to its first operand's manager (the model's, which lives as long as the encoder):
+      // Every new array belongs to its first operand's manager (the model's, which lives as long as
+      // the encoder):
       // attach each temporary to the step's scope, or native memory grows with every step.
       NDArray scaledGradient = scoped(gradient.mul(1 - b1), scope);
       m.muli(b1).addi(scaledGradient);
@@ -69,8 +73,8 @@ final class DenseAdam {
 
   void restoreMoments(List<float[]> moments) {
     if (moments.size() != 2 * parameters.size()) {
-      throw new IllegalArgumentException("expected moments of " + parameters.size() + " parameters, got "
-          + moments.size() / 2);
+      throw new IllegalArgumentException(
+          "expected moments of " + parameters.size() + " parameters, got " + moments.size() / 2);
     }
     for (int i = 0; i < parameters.size(); i++) {
       mean.get(i).set(moments.get(2 * i));

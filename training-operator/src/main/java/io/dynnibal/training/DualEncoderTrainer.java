@@ -10,13 +10,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Trains a {@link DualEncoder} one {@link TrainingBatch} at a time: forward both towers, {@link SampledSoftmaxLoss},
- * backward through the DJL networks into the pooled inputs and from there into the sparse embedding tables, then one
- * Adam step on both ({@link DenseAdam} for the networks, {@link io.dynnibal.model.SparseEmbeddingTable#adamStep} for
- * the tables) at the {@link LearningRateSchedule}'s rate.
+ * Trains a {@link DualEncoder} one {@link TrainingBatch} at a time: forward both towers, {@link
+ * SampledSoftmaxLoss}, backward through the DJL networks into the pooled inputs and from there into
+ * the sparse embedding tables, then one Adam step on both ({@link DenseAdam} for the networks,
+ * {@link io.dynnibal.model.SparseEmbeddingTable#adamStep} for the tables) at the {@link
+ * LearningRateSchedule}'s rate.
  *
- * <p>Deterministic: the same encoder seed and the same batches give the same parameters (on the CPU). Not
- * thread-safe.
+ * <p>Deterministic: the same encoder seed and the same batches give the same parameters (on the
+ * CPU). Not thread-safe.
  */
 public final class DualEncoderTrainer {
   private final DualEncoder encoder;
@@ -55,7 +56,8 @@ public final class DualEncoderTrainer {
     long start = System.nanoTime();
     int next = step + 1;
     float[] mask = SampledSoftmaxLoss.mask(batch.positiveIds(), batch.negativeIds());
-    List<Features> candidates = new ArrayList<>(batch.positives().size() + batch.negatives().size());
+    List<Features> candidates =
+        new ArrayList<>(batch.positives().size() + batch.negatives().size());
     candidates.addAll(batch.positives());
     candidates.addAll(batch.negatives());
     float lossValue;
@@ -65,16 +67,23 @@ public final class DualEncoderTrainer {
       try (GradientCollector collector = encoder.manager().getEngine().newGradientCollector()) {
         queries = encoder.queryTower().forwardForTraining(batch.queries(), scope);
         targets = encoder.targetTower().forwardForTraining(candidates, scope);
-        NDArray loss = SampledSoftmaxLoss.loss(
-            queries.output(), targets.output(), mask, encoder.config().scoreScale(), scope);
+        NDArray loss =
+            SampledSoftmaxLoss.loss(
+                queries.output(), targets.output(), mask, encoder.config().scoreScale(), scope);
         lossValue = loss.getFloat();
         if (!Float.isFinite(lossValue)) {
-          throw new IllegalStateException("loss is " + lossValue + " at step " + next
-              + "; parameters left unchanged (learning rate too high, or non-finite input?)");
+          throw new IllegalStateException(
+              "loss is "
+                  + lossValue
+                  + " at step "
+                  + next
+                  + "; parameters left unchanged (learning rate too high, or non-finite input?)");
         }
         collector.backward(loss);
       }
-      TorchRuntime.noGradOnThisThread(); // the collector restores the thread's grad mode, which may have been on
+      TorchRuntime
+          .noGradOnThisThread(); // the collector restores the thread's grad mode, which may have
+      // been on
       encoder.queryTower().backpropagateToTable(queries);
       encoder.targetTower().backpropagateToTable(targets);
       float rate = config.schedule().rate(next);
@@ -90,7 +99,8 @@ public final class DualEncoderTrainer {
       step = next;
       double millis = (System.nanoTime() - start) / 1e6;
       totalMillis += millis;
-      return new StepResult(next, lossValue, rate, SampledSoftmaxLoss.maskedCount(mask), rowsUpdated, millis);
+      return new StepResult(
+          next, lossValue, rate, SampledSoftmaxLoss.maskedCount(mask), rowsUpdated, millis);
     } catch (RuntimeException e) {
       for (Tower tower : encoder.distinctTowers()) {
         tower.table().clearGradients();
@@ -99,7 +109,9 @@ public final class DualEncoderTrainer {
     }
   }
 
-  /** Optimiser state for a snapshot: per distinct tower, the networks' moments in parameter order. */
+  /**
+   * Optimiser state for a snapshot: per distinct tower, the networks' moments in parameter order.
+   */
   public List<List<float[]>> networkMoments() {
     List<List<float[]>> out = new ArrayList<>();
     for (DenseAdam adam : networkOptimizers) {
@@ -108,11 +120,17 @@ public final class DualEncoderTrainer {
     return out;
   }
 
-  /** Restores what {@link #networkMoments} and the step counter held (tables restore their own moments). */
+  /**
+   * Restores what {@link #networkMoments} and the step counter held (tables restore their own
+   * moments).
+   */
   public void restore(int restoredStep, List<List<float[]>> moments) {
     if (moments.size() != networkOptimizers.size()) {
-      throw new IllegalArgumentException("snapshot has optimiser state for " + moments.size() + " towers, model has "
-          + networkOptimizers.size());
+      throw new IllegalArgumentException(
+          "snapshot has optimiser state for "
+              + moments.size()
+              + " towers, model has "
+              + networkOptimizers.size());
     }
     for (int i = 0; i < moments.size(); i++) {
       networkOptimizers.get(i).restoreMoments(moments.get(i));

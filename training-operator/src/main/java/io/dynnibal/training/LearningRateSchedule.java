@@ -1,22 +1,26 @@
 package io.dynnibal.training;
 
 /**
- * Linear warm-up from 0 to the peak over {@code warmupSteps}, then polynomial decay to {@code peak * endFraction} at
- * {@code totalSteps}, constant afterwards (the shape of the paper's App. D schedule; BERT-style). With
- * {@code totalSteps <= warmupSteps} there is no decay: the rate stays at its peak, as a stream without a planned end
- * wants.
+ * Linear warm-up from 0 to the peak over {@code warmupSteps}, then polynomial decay to {@code peak
+ * * endFraction} at {@code totalSteps}, constant afterwards (the shape of the paper's App. D
+ * schedule; BERT-style). With {@code totalSteps <= warmupSteps} there is no decay: the rate stays
+ * at its peak, as a stream without a planned end wants.
  */
-public record LearningRateSchedule(float peak, int warmupSteps, int totalSteps, float endFraction, float power) {
+public record LearningRateSchedule(
+    float peak, int warmupSteps, int totalSteps, float endFraction, float power) {
 
   public LearningRateSchedule {
     if (!(peak > 0) || Float.isInfinite(peak)) {
-      throw new IllegalArgumentException("learning rate must be a positive finite number, got " + peak);
+      throw new IllegalArgumentException(
+          "learning rate must be a positive finite number, got " + peak);
     }
     if (warmupSteps < 0 || totalSteps < 0) {
-      throw new IllegalArgumentException("warm-up and total steps must be >= 0, got " + warmupSteps + ", " + totalSteps);
+      throw new IllegalArgumentException(
+          "warm-up and total steps must be >= 0, got " + warmupSteps + ", " + totalSteps);
     }
     if (!(endFraction >= 0 && endFraction <= 1) || !(power > 0)) {
-      throw new IllegalArgumentException("need 0 <= endFraction <= 1 and power > 0, got " + endFraction + ", " + power);
+      throw new IllegalArgumentException(
+          "need 0 <= endFraction <= 1 and power > 0, got " + endFraction + ", " + power);
     }
   }
 

@@ -20,9 +20,10 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * Trains a dual encoder from JSONL files in this JVM, without Kafka or Flink, with in-batch and uniform negatives: the
- * baseline every index-based sampler has to beat, and the way to measure the trainer alone. Shaped like DJL's
- * examples: {@link #run} takes the whole configuration and returns the figures, so tests call it with a smoke config.
+ * Trains a dual encoder from JSONL files in this JVM, without Kafka or Flink, with in-batch and
+ * uniform negatives: the baseline every index-based sampler has to beat, and the way to measure the
+ * trainer alone. Shaped like DJL's examples: {@link #run} takes the whole configuration and returns
+ * the figures, so tests call it with a smoke config.
  */
 public final class LocalTraining {
   private LocalTraining() {}
@@ -34,14 +35,31 @@ public final class LocalTraining {
    * @param snapshotBase where to write the final snapshot, or null
    */
   public record Options(
-      Path targets, Path train, Path eval, int epochs, int maxSteps, int batchSize, int uniformNegatives,
-      long seed, DualEncoderConfig model, float learningRate, float embeddingRateFactor, int warmupSteps,
-      int evalLimit, URI snapshotBase) {
+      Path targets,
+      Path train,
+      Path eval,
+      int epochs,
+      int maxSteps,
+      int batchSize,
+      int uniformNegatives,
+      long seed,
+      DualEncoderConfig model,
+      float learningRate,
+      float embeddingRateFactor,
+      int warmupSteps,
+      int evalLimit,
+      URI snapshotBase) {
 
     public Options {
-      if (epochs < 1 || batchSize < 1 || uniformNegatives < 0 || maxSteps < 0 || warmupSteps < 0 || evalLimit < 0) {
-        throw new IllegalArgumentException("need epochs >= 1, batch >= 1 and non-negative negatives, steps, warm-up"
-            + " and eval limit");
+      if (epochs < 1
+          || batchSize < 1
+          || uniformNegatives < 0
+          || maxSteps < 0
+          || warmupSteps < 0
+          || evalLimit < 0) {
+        throw new IllegalArgumentException(
+            "need epochs >= 1, batch >= 1 and non-negative negatives, steps, warm-up"
+                + " and eval limit");
       }
     }
   }
@@ -51,14 +69,25 @@ public final class LocalTraining {
    * @param before metrics of the untrained encoder (null without eval queries)
    */
   public record Result(
-      int steps, int trainPairs, int skippedPairs, double trainSeconds, double stepsPerSecond, float firstLoss,
-      float lastLoss, RetrievalMetrics before, RetrievalMetrics after, URI snapshot, String device) {}
+      int steps,
+      int trainPairs,
+      int skippedPairs,
+      double trainSeconds,
+      double stepsPerSecond,
+      float firstLoss,
+      float lastLoss,
+      RetrievalMetrics before,
+      RetrievalMetrics after,
+      URI snapshot,
+      String device) {}
 
   public static Result run(Options options, PrintStream progress) {
     List<TargetText> targets = JsonlCorpus.readTargets(options.targets());
     List<LabelledQuery> train = JsonlCorpus.readQueries(options.train());
-    List<LabelledQuery> eval = options.eval() == null ? null : limit(JsonlCorpus.readQueries(options.eval()),
-        options.evalLimit(), options.seed());
+    List<LabelledQuery> eval =
+        options.eval() == null
+            ? null
+            : limit(JsonlCorpus.readQueries(options.eval()), options.evalLimit(), options.seed());
     try (DualEncoder encoder = DualEncoder.create(options.model(), options.seed())) {
       Map<String, Integer> targetIndex = new HashMap<>();
       List<Features> targetFeatures = new ArrayList<>(targets.size());
@@ -73,18 +102,27 @@ public final class LocalTraining {
         }
       }
       if (usable.size() < options.batchSize()) {
-        throw new IllegalArgumentException("only " + usable.size() + " training pairs name a known target (of "
-            + train.size() + "); a batch needs " + options.batchSize());
+        throw new IllegalArgumentException(
+            "only "
+                + usable.size()
+                + " training pairs name a known target (of "
+                + train.size()
+                + "); a batch needs "
+                + options.batchSize());
       }
       int stepsPerEpoch = usable.size() / options.batchSize();
       int plannedSteps = stepsPerEpoch * options.epochs();
       if (options.maxSteps() > 0) {
         plannedSteps = Math.min(plannedSteps, options.maxSteps());
       }
-      RetrievalMetrics before = eval == null ? null : RetrievalEvaluator.evaluate(encoder, targets, eval);
-      TrainerConfig config = new TrainerConfig(
-          new LearningRateSchedule(options.learningRate(), options.warmupSteps(), plannedSteps, 0.05f, 1f),
-          options.embeddingRateFactor(), io.dynnibal.model.AdamSettings.DEFAULT);
+      RetrievalMetrics before =
+          eval == null ? null : RetrievalEvaluator.evaluate(encoder, targets, eval);
+      TrainerConfig config =
+          new TrainerConfig(
+              new LearningRateSchedule(
+                  options.learningRate(), options.warmupSteps(), plannedSteps, 0.05f, 1f),
+              options.embeddingRateFactor(),
+              io.dynnibal.model.AdamSettings.DEFAULT);
       DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, config);
       Random random = new Random(options.seed());
       float[] losses = new float[plannedSteps];
@@ -94,32 +132,62 @@ public final class LocalTraining {
       while (step < plannedSteps) {
         List<LabelledQuery> epoch = new ArrayList<>(usable);
         Collections.shuffle(epoch, random);
-        for (int from = 0; from + options.batchSize() <= epoch.size() && step < plannedSteps;
+        for (int from = 0;
+            from + options.batchSize() <= epoch.size() && step < plannedSteps;
             from += options.batchSize()) {
-          TrainingBatch batch = batch(epoch.subList(from, from + options.batchSize()), encoder, targetIndex,
-              targets, targetFeatures, options.uniformNegatives(), random);
+          TrainingBatch batch =
+              batch(
+                  epoch.subList(from, from + options.batchSize()),
+                  encoder,
+                  targetIndex,
+                  targets,
+                  targetFeatures,
+                  options.uniformNegatives(),
+                  random);
           StepResult result = trainer.step(batch);
           losses[step++] = result.loss();
-          bar.draw(step, String.format("loss %.3f  %.1f steps/s", result.loss(),
-              step / Math.max(1e-9, (System.nanoTime() - start) / 1e9)));
+          bar.draw(
+              step,
+              String.format(
+                  "loss %.3f  %.1f steps/s",
+                  result.loss(), step / Math.max(1e-9, (System.nanoTime() - start) / 1e9)));
         }
       }
       double seconds = (System.nanoTime() - start) / 1e9;
       bar.finish(step, "");
-      RetrievalMetrics after = eval == null ? null : RetrievalEvaluator.evaluate(encoder, targets, eval);
-      URI snapshot = options.snapshotBase() == null ? null
-          : ParameterSnapshots.write(trainer, options.snapshotBase(), step, options.seed());
+      RetrievalMetrics after =
+          eval == null ? null : RetrievalEvaluator.evaluate(encoder, targets, eval);
+      URI snapshot =
+          options.snapshotBase() == null
+              ? null
+              : ParameterSnapshots.write(trainer, options.snapshotBase(), step, options.seed());
       int window = Math.max(1, step / 20);
-      return new Result(step, usable.size(), train.size() - usable.size(), seconds, step / seconds,
-          mean(losses, 0, window), mean(losses, step - window, step), before, after, snapshot,
+      return new Result(
+          step,
+          usable.size(),
+          train.size() - usable.size(),
+          seconds,
+          step / seconds,
+          mean(losses, 0, window),
+          mean(losses, step - window, step),
+          before,
+          after,
+          snapshot,
           encoder.device().toString());
     }
   }
 
-  /** B pairs, their positives, and U targets drawn uniformly (with replacement) shared by the batch. */
+  /**
+   * B pairs, their positives, and U targets drawn uniformly (with replacement) shared by the batch.
+   */
   static TrainingBatch batch(
-      List<LabelledQuery> pairs, DualEncoder encoder, Map<String, Integer> targetIndex, List<TargetText> targets,
-      List<Features> targetFeatures, int uniform, Random random) {
+      List<LabelledQuery> pairs,
+      DualEncoder encoder,
+      Map<String, Integer> targetIndex,
+      List<TargetText> targets,
+      List<Features> targetFeatures,
+      int uniform,
+      Random random) {
     List<Features> queries = new ArrayList<>(pairs.size());
     List<String> positiveIds = new ArrayList<>(pairs.size());
     List<Features> positives = new ArrayList<>(pairs.size());

@@ -3,8 +3,8 @@ package io.dynnibal.training;
 import java.io.PrintStream;
 
 /**
- * A progress bar on one terminal line ({@code label [#####.....] done/total  detail}), redrawn at most four times a
- * second; every command that shows progress uses it. A null stream draws nothing.
+ * A progress bar on one terminal line ({@code label [#####.....] done/total detail}), redrawn at
+ * most four times a second; every command that shows progress uses it. A null stream draws nothing.
  */
 public final class ProgressBar {
   private static final int WIDTH = 30;
@@ -30,11 +30,13 @@ public final class ProgressBar {
     lastDraw = now;
     if (done < 0) {
       int pos = (int) ((now / REDRAW_NANOS) % WIDTH);
-      out.printf("\r%-9s [%s] %s   ", label, ".".repeat(pos) + "#" + ".".repeat(WIDTH - pos - 1), detail);
+      out.printf(
+          "\r%-9s [%s] %s   ", label, ".".repeat(pos) + "#" + ".".repeat(WIDTH - pos - 1), detail);
     } else {
       int filled = (int) Math.min(WIDTH, WIDTH * done / Math.max(1, total));
-      out.printf("\r%-9s [%s] %d/%d  %s   ", label, "#".repeat(filled) + ".".repeat(WIDTH - filled), done, total,
-          detail);
+      out.printf(
+          "\r%-9s [%s] %d/%d  %s   ",
+          label, "#".repeat(filled) + ".".repeat(WIDTH - filled), done, total, detail);
     }
     out.flush();
   }

@@ -6,12 +6,14 @@ import ai.djl.ndarray.types.Shape;
 import java.util.List;
 
 /**
- * Softmax cross-entropy of each query's positive against the candidates {@code [positives of the batch; shared
- * negatives]}: {@code loss_i = -log softmax(beta * q_i . T^T)_i}, averaged over the batch.
+ * Softmax cross-entropy of each query's positive against the candidates {@code [positives of the
+ * batch; shared negatives]}: {@code loss_i = -log softmax(beta * q_i . T^T)_i}, averaged over the
+ * batch.
  *
- * <p>Masking: a candidate whose target id equals query i's positive id, other than column i itself, is removed from
- * query i's softmax (a logit of -1e9) - otherwise a duplicate pair in the batch, or an index that returns the
- * positive as a "negative", would push the query away from its own target.
+ * <p>Masking: a candidate whose target id equals query i's positive id, other than column i itself,
+ * is removed from query i's softmax (a logit of -1e9) - otherwise a duplicate pair in the batch, or
+ * an index that returns the positive as a "negative", would push the query away from its own
+ * target.
  */
 public final class SampledSoftmaxLoss {
   static final float MASKED = -1e9f;
@@ -50,16 +52,27 @@ public final class SampledSoftmaxLoss {
    * The mean loss (a scalar that records gradients when the inputs do).
    *
    * @param queries B x d unit-norm query embeddings
-   * @param candidates C x d unit-norm candidate embeddings, the first B being the positives in query order
+   * @param candidates C x d unit-norm candidate embeddings, the first B being the positives in
+   *     query order
    */
-  public static NDArray loss(NDArray queries, NDArray candidates, float[] mask, float scoreScale, NDManager scope) {
+  public static NDArray loss(
+      NDArray queries, NDArray candidates, float[] mask, float scoreScale, NDManager scope) {
     long b = queries.getShape().get(0);
     long c = candidates.getShape().get(0);
     if (c < b || mask.length != b * c) {
-      throw new IllegalArgumentException("need C >= B candidates and a B x C mask, got B=" + b + " C=" + c
-          + " mask=" + mask.length);
+      throw new IllegalArgumentException(
+          "need C >= B candidates and a B x C mask, got B="
+              + b
+              + " C="
+              + c
+              + " mask="
+              + mask.length);
     }
-    NDArray logits = queries.matMul(candidates.transpose()).mul(scoreScale).add(scope.create(mask, new Shape(b, c)));
+    NDArray logits =
+        queries
+            .matMul(candidates.transpose())
+            .mul(scoreScale)
+            .add(scope.create(mask, new Shape(b, c)));
     NDArray logProbabilities = logits.logSoftmax(1);
     float[] diagonal = new float[(int) (b * c)];
     for (int i = 0; i < b; i++) {

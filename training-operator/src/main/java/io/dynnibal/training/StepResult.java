@@ -6,9 +6,15 @@ package io.dynnibal.training;
  * @param step the 1-based step just taken
  * @param loss the batch's mean sampled-softmax loss before the update
  * @param learningRate the networks' rate used
- * @param maskedCandidates (query, candidate) pairs removed because the candidate was the query's own positive
+ * @param maskedCandidates (query, candidate) pairs removed because the candidate was the query's
+ *     own positive
  * @param embeddingRowsUpdated distinct embedding rows the step changed
  * @param millis wall time of the step
  */
 public record StepResult(
-    int step, float loss, float learningRate, int maskedCandidates, int embeddingRowsUpdated, double millis) {}
+    int step,
+    float loss,
+    float learningRate,
+    int maskedCandidates,
+    int embeddingRowsUpdated,
+    double millis) {}

@@ -5,14 +5,14 @@ import ai.djl.engine.Engine;
 import ai.djl.engine.EngineException;
 
 /**
- * The one way into DJL's PyTorch engine. It fixes the JVM-wide defaults before libtorch loads, because they are read
- * once at load time:
+ * The one way into DJL's PyTorch engine. It fixes the JVM-wide defaults before libtorch loads,
+ * because they are read once at load time:
  *
  * <ul>
- *   <li>{@code ai.djl.offline=true}: libtorch comes from the native jar on the classpath, never from the network
- *       (none here; a download attempt fails the run).
- *   <li>one intra-op and one inter-op thread: on 2 shared cores PyTorch's default thread pools made a training step
- *       10-40x slower (OpenMP spinning, see STACK.md). GPU work is unaffected.
+ *   <li>{@code ai.djl.offline=true}: libtorch comes from the native jar on the classpath, never
+ *       from the network (none here; a download attempt fails the run).
+ *   <li>one intra-op and one inter-op thread: on 2 shared cores PyTorch's default thread pools made
+ *       a training step 10-40x slower (OpenMP spinning, see STACK.md). GPU work is unaffected.
  * </ul>
  *
  * A value the user set with {@code -D...} always wins.
@@ -30,22 +30,25 @@ public final class TorchRuntime {
     try {
       return Engine.getEngine(ENGINE_NAME);
     } catch (EngineException e) {
-      // DJL's own message ("Failed to save pytorch index file") hides the usual cause: it found no libtorch on the
+      // DJL's own message ("Failed to save pytorch index file") hides the usual cause: it found no
+      // libtorch on the
       // classpath that fits this machine and, being offline, could not download one.
       throw new IllegalStateException(
           "libtorch could not be loaded. A CPU build needs ai.djl.pytorch:pytorch-native-cpu on the classpath;"
               + " a CUDA build (-Pcuda) loads only where a GPU and a driver for its CUDA version are visible -"
-              + " build without -Pcuda on machines without one. DJL said: " + e.getMessage(),
+              + " build without -Pcuda on machines without one. DJL said: "
+              + e.getMessage(),
           e);
     }
   }
 
   /**
-   * Turns libtorch's autograd recording off for the calling thread. Grad mode is thread-local in libtorch and on by
-   * default; DJL switches it off only on the thread that loaded the engine, and a {@code GradientCollector} restores
-   * whatever it found. On any other thread (a Flink task's) inference would record graphs it never uses, and
-   * in-place optimiser updates of parameters fail ("a leaf Variable that requires grad is being used in an in-place
-   * operation"). Cheap; call it before inference and before optimiser updates.
+   * Turns libtorch's autograd recording off for the calling thread. Grad mode is thread-local in
+   * libtorch and on by default; DJL switches it off only on the thread that loaded the engine, and
+   * a {@code GradientCollector} restores whatever it found. On any other thread (a Flink task's)
+   * inference would record graphs it never uses, and in-place optimiser updates of parameters fail
+   * ("a leaf Variable that requires grad is being used in an in-place operation"). Cheap; call it
+   * before inference and before optimiser updates.
    */
   public static void noGradOnThisThread() {
     engine();
@@ -57,10 +60,14 @@ public final class TorchRuntime {
     return engine().getGpuCount() > 0 ? Device.gpu() : Device.cpu();
   }
 
-  /** What `dynnibal version` reports. Loads libtorch (about 0.5 s warm, a few seconds on first unpack). */
+  /**
+   * What `dynnibal version` reports. Loads libtorch (about 0.5 s warm, a few seconds on first
+   * unpack).
+   */
   public static Description describe() {
     Engine engine = engine();
-    return new Description(Engine.getDjlVersion(), engine.getVersion(), engine.getGpuCount(), trainingDevice());
+    return new Description(
+        Engine.getDjlVersion(), engine.getVersion(), engine.getGpuCount(), trainingDevice());
   }
 
   private static void setIfAbsent(String key, String value) {
@@ -70,5 +77,6 @@ public final class TorchRuntime {
   }
 
   /** Versions of DJL and libtorch, and the device training will use. */
-  public record Description(String djlVersion, String libtorchVersion, int gpuCount, Device trainingDevice) {}
+  public record Description(
+      String djlVersion, String libtorchVersion, int gpuCount, Device trainingDevice) {}
 }

@@ -19,14 +19,16 @@ class JsonlCorpusTest {
 
   @Test
   void readsPlainAndGzipByContentNotName() throws IOException {
-    String lines = "{\"target_id\": \"0ad\", \"target_text\": \"0ad\\nA game\"}\n\n{\"target_id\": \"zsh\", \"target_text\": \"zsh\"}\n";
+    String lines =
+        "{\"target_id\": \"0ad\", \"target_text\": \"0ad\\nA game\"}\n\n{\"target_id\": \"zsh\", \"target_text\": \"zsh\"}\n";
     Path plain = dir.resolve("t.jsonl.gz"); // misleading name, plain content
     Files.writeString(plain, lines);
     Path gz = dir.resolve("t.jsonl");
     try (OutputStream out = new GZIPOutputStream(Files.newOutputStream(gz))) {
       out.write(lines.getBytes(StandardCharsets.UTF_8));
     }
-    List<TargetText> expected = List.of(new TargetText("0ad", "0ad\nA game"), new TargetText("zsh", "zsh"));
+    List<TargetText> expected =
+        List.of(new TargetText("0ad", "0ad\nA game"), new TargetText("zsh", "zsh"));
     assertEquals(expected, JsonlCorpus.readTargets(plain));
     assertEquals(expected, JsonlCorpus.readTargets(gz));
   }
@@ -34,9 +36,13 @@ class JsonlCorpusTest {
   @Test
   void aBadLineNamesItsFileAndLineNumber() throws IOException {
     Path file = dir.resolve("q.jsonl");
-    Files.writeString(file, "{\"query_id\": \"q:a\", \"query_text\": \"x\", \"target_id\": \"a\"}\n{\"query_id\": 3}\n");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> JsonlCorpus.readQueries(file));
-    assertTrue(e.getMessage().contains("line 2") && e.getMessage().contains("query_id"), e.getMessage());
+    Files.writeString(
+        file,
+        "{\"query_id\": \"q:a\", \"query_text\": \"x\", \"target_id\": \"a\"}\n{\"query_id\": 3}\n");
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> JsonlCorpus.readQueries(file));
+    assertTrue(
+        e.getMessage().contains("line 2") && e.getMessage().contains("query_id"), e.getMessage());
     Files.writeString(file, "not json\n");
     e = assertThrows(IllegalArgumentException.class, () -> JsonlCorpus.readQueries(file));
     assertTrue(e.getMessage().contains("line 1"), e.getMessage());
@@ -45,15 +51,20 @@ class JsonlCorpusTest {
   @Test
   void duplicateTargetIdsAreRefused() throws IOException {
     Path file = dir.resolve("t.jsonl");
-    Files.writeString(file, "{\"target_id\": \"a\", \"target_text\": \"x\"}\n{\"target_id\": \"a\", \"target_text\": \"y\"}\n");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> JsonlCorpus.readTargets(file));
+    Files.writeString(
+        file,
+        "{\"target_id\": \"a\", \"target_text\": \"x\"}\n{\"target_id\": \"a\", \"target_text\": \"y\"}\n");
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> JsonlCorpus.readTargets(file));
     assertTrue(e.getMessage().contains("more than once"), e.getMessage());
   }
 
   @Test
   void aMissingFileIsAClearError() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> JsonlCorpus.readTargets(dir.resolve("absent.jsonl")));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> JsonlCorpus.readTargets(dir.resolve("absent.jsonl")));
     assertTrue(e.getMessage().contains("no such file"), e.getMessage());
   }
 }

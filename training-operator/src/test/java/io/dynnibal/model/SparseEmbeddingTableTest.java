@@ -59,7 +59,8 @@ class SparseEmbeddingTableTest {
         float moved = table.values()[row * DIM + k] - before[row * DIM + k];
         double g = gradient(row, k, a, b, c);
         if (g != 0) {
-          assertEquals(-Math.signum(g), Math.signum(moved), "row " + row + " dim " + k + " moved uphill");
+          assertEquals(
+              -Math.signum(g), Math.signum(moved), "row " + row + " dim " + k + " moved uphill");
         }
       }
     }
@@ -103,14 +104,17 @@ class SparseEmbeddingTableTest {
   @Test
   void anIdOutsideTheTableIsAClearError() {
     SparseEmbeddingTable table = SparseEmbeddingTable.random(ROWS, DIM, 6);
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> table.pool(new Features(new int[] {ROWS}, new float[] {1f}), new float[DIM], 0));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> table.pool(new Features(new int[] {ROWS}, new float[] {1f}), new float[DIM], 0));
     assertTrue(e.getMessage().contains("bucket count"), e.getMessage());
   }
 
   @Test
   void theSameSeedGivesTheSameTable() {
-    assertArrayEquals(SparseEmbeddingTable.random(ROWS, DIM, 9).values(),
+    assertArrayEquals(
+        SparseEmbeddingTable.random(ROWS, DIM, 9).values(),
         SparseEmbeddingTable.random(ROWS, DIM, 9).values());
   }
 

@@ -56,7 +56,8 @@ class FullDimensionPoolTest {
 
   @Test
   void memoryIsMembersTimesDimension() {
-    try (FullDimensionPool pool = FullDimensionPool.of(ids(10), randomVectors(new SplittableRandom(1), 10), DIM)) {
+    try (FullDimensionPool pool =
+        FullDimensionPool.of(ids(10), randomVectors(new SplittableRandom(1), 10), DIM)) {
       assertEquals(10L * DIM, pool.floats());
       assertEquals("t3", pool.id(3));
     }
@@ -81,9 +82,14 @@ class FullDimensionPoolTest {
   }
 
   private static int[] bruteForce(float[] query, float[][] vectors, int k) {
-    return IntStream.range(0, vectors.length).boxed()
-        .sorted(Comparator.comparingDouble((Integer i) -> -dot(query, vectors[i])).thenComparing(i -> i))
-        .limit(k).mapToInt(Integer::intValue).toArray();
+    return IntStream.range(0, vectors.length)
+        .boxed()
+        .sorted(
+            Comparator.comparingDouble((Integer i) -> -dot(query, vectors[i]))
+                .thenComparing(i -> i))
+        .limit(k)
+        .mapToInt(Integer::intValue)
+        .toArray();
   }
 
   static float dot(float[] a, float[] b) {

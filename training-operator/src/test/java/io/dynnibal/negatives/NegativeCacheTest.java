@@ -18,7 +18,8 @@ class NegativeCacheTest {
     for (int i = 0; i < 5; i++) {
       cache.add("t" + i, "p" + i, new float[DIM]);
     }
-    assertEquals(List.of("t2", "t3", "t4"), cache.entries().stream().map(NegativeCache.Entry::id).toList());
+    assertEquals(
+        List.of("t2", "t3", "t4"), cache.entries().stream().map(NegativeCache.Entry::id).toList());
     assertEquals(3L * DIM, cache.floats());
   }
 
@@ -51,13 +52,15 @@ class NegativeCacheTest {
     double[] exact = new double[12];
     double z = 0;
     for (int i = 0; i < 12; i++) {
-      exact[i] = Math.exp(scale * FullDimensionPoolTest.dot(query, cache.entries().get(i).embedding()));
+      exact[i] =
+          Math.exp(scale * FullDimensionPoolTest.dot(query, cache.entries().get(i).embedding()));
       z += exact[i];
     }
     int draws = 60_000;
     double[] seen = new double[12];
     try (NDManager manager = NDManager.newBaseManager(Device.cpu())) {
-      for (NegativeCache.Entry<Integer> e : cache.sample(manager, new float[][] {query}, draws, scale, random).get(0)) {
+      for (NegativeCache.Entry<Integer> e :
+          cache.sample(manager, new float[][] {query}, draws, scale, random).get(0)) {
         seen[e.payload()]++;
       }
     }
@@ -65,7 +68,8 @@ class NegativeCacheTest {
     for (int i = 0; i < 12; i++) {
       totalVariation += Math.abs(seen[i] / draws - exact[i] / z) / 2;
     }
-    // Sampling noise alone: TV of 60k draws over 12 cells is about 0.01; a wrong scale or a top-k would be far more.
+    // Sampling noise alone: TV of 60k draws over 12 cells is about 0.01; a wrong scale or a top-k
+    // would be far more.
     assertTrue(totalVariation < 0.015, "total variation to the exact softmax " + totalVariation);
   }
 
@@ -73,7 +77,8 @@ class NegativeCacheTest {
   void anEmptyCacheDrawsNothing() {
     NegativeCache<String> cache = new NegativeCache<>(4, DIM);
     try (NDManager manager = NDManager.newBaseManager(Device.cpu())) {
-      assertEquals(List.of(List.of(), List.of()),
+      assertEquals(
+          List.of(List.of(), List.of()),
           cache.sample(manager, new float[2][DIM], 3, 1f, new SplittableRandom(1)));
     }
   }

@@ -43,7 +43,8 @@ class ParameterSnapshotsTest {
         try (DualEncoder loaded = ParameterSnapshots.readEncoder(uri)) {
           assertEquals(config, loaded.config());
           assertIdentical(encoder.encodeQueryTexts(queries()), loaded.encodeQueryTexts(queries()));
-          assertIdentical(encoder.encodeTargetTexts(targets()), loaded.encodeTargetTexts(targets()));
+          assertIdentical(
+              encoder.encodeTargetTexts(targets()), loaded.encodeTargetTexts(targets()));
         }
         assertFalse(ParameterSnapshots.manifest(uri).optimizerState());
       }
@@ -81,22 +82,29 @@ class ParameterSnapshotsTest {
   void aRestoredTrainerContinuesExactlyWhereItStopped() {
     Random original = new Random(4);
     try (DualEncoder encoder = DualEncoder.create(SMALL, 4)) {
-      DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(2, 20));
+      DualEncoderTrainer trainer =
+          new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(2, 20));
       train(trainer, 6, original);
       URI uri = ParameterSnapshots.write(trainer, dir.toUri(), 6, 4);
       long state = new Random(4).nextLong(); // make the batch sequence reproducible from here
       Random a = new Random(state);
       Random b = new Random(state);
       List<StepResult> continued = train(trainer, 4, a);
-      DualEncoderTrainer restored = ParameterSnapshots.readTrainer(uri, TrainerConfig.fromScratch(2, 20));
+      DualEncoderTrainer restored =
+          ParameterSnapshots.readTrainer(uri, TrainerConfig.fromScratch(2, 20));
       try (DualEncoder restoredEncoder = restored.encoder()) {
         assertEquals(6, restored.step());
         List<StepResult> replayed = train(restored, 4, b);
         for (int i = 0; i < continued.size(); i++) {
           assertEquals(continued.get(i).step(), replayed.get(i).step());
-          assertEquals(continued.get(i).loss(), replayed.get(i).loss(), 0f, "step " + replayed.get(i).step());
+          assertEquals(
+              continued.get(i).loss(),
+              replayed.get(i).loss(),
+              0f,
+              "step " + replayed.get(i).step());
         }
-        assertIdentical(encoder.encodeTargetTexts(targets()), restoredEncoder.encodeTargetTexts(targets()));
+        assertIdentical(
+            encoder.encodeTargetTexts(targets()), restoredEncoder.encodeTargetTexts(targets()));
       }
     }
   }
@@ -104,10 +112,12 @@ class ParameterSnapshotsTest {
   @Test
   void aTrainerInMemoryBytesRestoresExactly() {
     try (DualEncoder encoder = DualEncoder.create(SMALL, 9)) {
-      DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(2, 20));
+      DualEncoderTrainer trainer =
+          new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(2, 20));
       train(trainer, 4, new Random(5));
       java.util.Map<String, byte[]> bytes = ParameterSnapshots.toBytes(trainer, trainer.step(), 9);
-      DualEncoderTrainer restored = ParameterSnapshots.readTrainer(bytes, TrainerConfig.fromScratch(2, 20));
+      DualEncoderTrainer restored =
+          ParameterSnapshots.readTrainer(bytes, TrainerConfig.fromScratch(2, 20));
       try (DualEncoder restoredEncoder = restored.encoder()) {
         assertEquals(4, restored.step());
         List<StepResult> a = train(trainer, 3, new Random(6));
@@ -127,7 +137,8 @@ class ParameterSnapshotsTest {
       try (var channel = Files.newByteChannel(table, StandardOpenOption.WRITE)) {
         channel.position(1000).write(java.nio.ByteBuffer.wrap(new byte[] {1, 2, 3, 4}));
       }
-      UncheckedIOException e = assertThrows(UncheckedIOException.class, () -> ParameterSnapshots.readEncoder(uri));
+      UncheckedIOException e =
+          assertThrows(UncheckedIOException.class, () -> ParameterSnapshots.readEncoder(uri));
       assertTrue(e.getMessage().contains("checksum"), e.getMessage());
     }
   }
@@ -136,27 +147,35 @@ class ParameterSnapshotsTest {
   void versionsAreNeverOverwrittenAndNoHalfWrittenSnapshotIsVisible() throws IOException {
     try (DualEncoder encoder = DualEncoder.create(SMALL, 6)) {
       ParameterSnapshots.write(encoder, dir.toUri(), 2, 6);
-      IllegalStateException e = assertThrows(IllegalStateException.class,
-          () -> ParameterSnapshots.write(encoder, dir.toUri(), 2, 6));
+      IllegalStateException e =
+          assertThrows(
+              IllegalStateException.class,
+              () -> ParameterSnapshots.write(encoder, dir.toUri(), 2, 6));
       assertTrue(e.getMessage().contains("never overwritten"), e.getMessage());
       try (var entries = Files.list(dir)) {
-        assertEquals(List.of("model-000000000002"), entries.map(p -> p.getFileName().toString()).toList());
+        assertEquals(
+            List.of("model-000000000002"), entries.map(p -> p.getFileName().toString()).toList());
       }
     }
   }
 
   @Test
   void missingAndForeignLocationsAreClearErrors() {
-    IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
-        () -> ParameterSnapshots.readEncoder(dir.resolve("nothing").toUri()));
+    IllegalArgumentException missing =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> ParameterSnapshots.readEncoder(dir.resolve("nothing").toUri()));
     assertTrue(missing.getMessage().contains("no snapshot"), missing.getMessage());
-    IllegalArgumentException scheme = assertThrows(IllegalArgumentException.class,
-        () -> ParameterSnapshots.readEncoder(URI.create("s3://bucket/model")));
+    IllegalArgumentException scheme =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> ParameterSnapshots.readEncoder(URI.create("s3://bucket/model")));
     assertTrue(scheme.getMessage().contains("only file: URIs"), scheme.getMessage());
     try (DualEncoder encoder = DualEncoder.create(SMALL, 7)) {
       URI uri = ParameterSnapshots.write(encoder, dir.toUri(), 3, 7);
-      assertThrows(IllegalArgumentException.class, () -> ParameterSnapshots.readTrainer(uri,
-          TrainerConfig.fromScratch(1, 1)));
+      assertThrows(
+          IllegalArgumentException.class,
+          () -> ParameterSnapshots.readTrainer(uri, TrainerConfig.fromScratch(1, 1)));
     }
     assertEquals(dir.toUri(), ParameterSnapshots.parse(dir.toString() + "/"));
   }

@@ -11,11 +11,13 @@ import io.dynnibal.eval.RetrievalMetrics;
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.model.features.FeatureConfig;
-import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** Real gradients through DJL and the sparse tables: loss falls and recall rises on a task only training solves. */
+/**
+ * Real gradients through DJL and the sparse tables: loss falls and recall rises on a task only
+ * training solves.
+ */
 class DualEncoderTrainerTest {
   static final DualEncoderConfig SMALL =
       new DualEncoderConfig(new FeatureConfig(1 << 14, 32, 8, 3, 4), 32, 64, 32, true, 20f);
@@ -30,16 +32,20 @@ class DualEncoderTrainerTest {
       float last = loss[1];
       RetrievalMetrics after = RetrievalEvaluator.evaluate(encoder, task.targets, task.eval);
       assertTrue(last < first / 3, "loss " + first + " -> " + last);
-      assertTrue(before.recallAt(10) < 0.15, "untrained recall@10 should be near chance: " + before.figures());
-      assertTrue(after.recallAt(10) > before.recallAt(10) + 0.3, "recall@10 " + before.figures() + " -> "
-          + after.figures());
+      assertTrue(
+          before.recallAt(10) < 0.15,
+          "untrained recall@10 should be near chance: " + before.figures());
+      assertTrue(
+          after.recallAt(10) > before.recallAt(10) + 0.3,
+          "recall@10 " + before.figures() + " -> " + after.figures());
     }
   }
 
   @Test
   void theSetTransformerTowerLearnsTheTaskToo() {
     SyntheticRetrievalTask task = new SyntheticRetrievalTask(300, 600, 8, 4, 24);
-    DualEncoderConfig transformer = SMALL.withTower(io.dynnibal.model.TowerKind.SET_TRANSFORMER, 24);
+    DualEncoderConfig transformer =
+        SMALL.withTower(io.dynnibal.model.TowerKind.SET_TRANSFORMER, 24);
     try (DualEncoder encoder = DualEncoder.create(transformer, 6)) {
       RetrievalMetrics before = RetrievalEvaluator.evaluate(encoder, task.targets, task.eval);
       float[] loss = train300Steps(encoder, task, 10);
@@ -47,8 +53,9 @@ class DualEncoderTrainerTest {
       float last = loss[1];
       RetrievalMetrics after = RetrievalEvaluator.evaluate(encoder, task.targets, task.eval);
       assertTrue(last < first / 2, "loss " + first + " -> " + last);
-      assertTrue(after.recallAt(10) > before.recallAt(10) + 0.3, "recall@10 " + before.figures() + " -> "
-          + after.figures());
+      assertTrue(
+          after.recallAt(10) > before.recallAt(10) + 0.3,
+          "recall@10 " + before.figures() + " -> " + after.figures());
     }
   }
 
@@ -79,9 +86,14 @@ class DualEncoderTrainerTest {
     try (DualEncoder encoder = DualEncoder.create(SMALL, 2)) {
       DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(0, 0));
       TrainingBatch batch = task.batch(encoder, new Random(1), 4, 2);
-      encoder.queryTower().table().values()[batch.queries().get(0).ids()[0] * SMALL.embeddingDim()] = Float.NaN;
+      encoder
+              .queryTower()
+              .table()
+              .values()[batch.queries().get(0).ids()[0] * SMALL.embeddingDim()] =
+          Float.NaN;
       float[][] before = encoder.encodeTargets(batch.negatives());
-      IllegalStateException e = assertThrows(IllegalStateException.class, () -> trainer.step(batch));
+      IllegalStateException e =
+          assertThrows(IllegalStateException.class, () -> trainer.step(batch));
       assertTrue(e.getMessage().contains("loss is NaN"), e.getMessage());
       assertEquals(0, trainer.step());
       assertArrayEquals(before[0], encoder.encodeTargets(batch.negatives())[0]);
@@ -91,7 +103,8 @@ class DualEncoderTrainerTest {
   private static float[][] trainAndEncode(SyntheticRetrievalTask task, int steps) {
     // On the CPU: GPU kernels are not bit-reproducible.
     try (DualEncoder encoder = DualEncoder.create(SMALL, 4, Device.cpu())) {
-      DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(2, steps));
+      DualEncoderTrainer trainer =
+          new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(2, steps));
       Random draw = new Random(9);
       for (int i = 0; i < steps; i++) {
         trainer.step(task.batch(encoder, draw, 8, 4));
@@ -101,8 +114,10 @@ class DualEncoderTrainerTest {
   }
 
   /** 300 steps of batch 32 with 16 negatives; the mean loss of the first and of the last 20. */
-  private static float[] train300Steps(DualEncoder encoder, SyntheticRetrievalTask task, long drawSeed) {
-    DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(20, 300));
+  private static float[] train300Steps(
+      DualEncoder encoder, SyntheticRetrievalTask task, long drawSeed) {
+    DualEncoderTrainer trainer =
+        new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(20, 300));
     Random draw = new Random(drawSeed);
     float[] loss = new float[2];
     for (int step = 1; step <= 300; step++) {

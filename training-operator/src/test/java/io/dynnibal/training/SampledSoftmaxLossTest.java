@@ -1,7 +1,6 @@
 package io.dynnibal.training;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
@@ -30,9 +29,11 @@ class SampledSoftmaxLossTest {
     float[] mask = SampledSoftmaxLoss.mask(List.of("a", "b", "a"), List.of("x", "b", "a"));
     // columns: a b a | x b a
     int c = 6;
-    assertMasked(mask, c, 0, 2, 5);   // query 0 (positive a): the other a in the batch and the a among negatives
-    assertMasked(mask, c, 1, 4);      // query 1 (positive b): b among negatives
-    assertMasked(mask, c, 2, 0, 5);   // query 2 (positive a): the first a and the a among negatives
+    assertMasked(
+        mask, c, 0, 2,
+        5); // query 0 (positive a): the other a in the batch and the a among negatives
+    assertMasked(mask, c, 1, 4); // query 1 (positive b): b among negatives
+    assertMasked(mask, c, 2, 0, 5); // query 2 (positive a): the first a and the a among negatives
     assertEquals(5, SampledSoftmaxLoss.maskedCount(mask));
   }
 
@@ -71,21 +72,34 @@ class SampledSoftmaxLossTest {
     float[][] q = unitRows(random, 2, 4);
     float[][] t = unitRows(random, 3, 4);
     // Candidate 2 is a copy of query 0's positive (same id "p0", same vector).
-    double maskedQ0 = loss(new float[][] {q[0]}, new float[][] {t[0], t[1], t[0]}, List.of("p0"), List.of("x", "p0"), 20f);
-    double absentQ0 = loss(new float[][] {q[0]}, new float[][] {t[0], t[1]}, List.of("p0"), List.of("x"), 20f);
+    double maskedQ0 =
+        loss(
+            new float[][] {q[0]},
+            new float[][] {t[0], t[1], t[0]},
+            List.of("p0"),
+            List.of("x", "p0"),
+            20f);
+    double absentQ0 =
+        loss(new float[][] {q[0]}, new float[][] {t[0], t[1]}, List.of("p0"), List.of("x"), 20f);
     assertEquals(absentQ0, maskedQ0, 1e-5);
-    // With the query on its positive (softmax dominated by it), an unmasked copy adds about log 2 to the loss.
+    // With the query on its positive (softmax dominated by it), an unmasked copy adds about log 2
+    // to the loss.
     float[][] aligned = {t[0]};
-    double unmasked = loss(aligned, new float[][] {t[0], t[1], t[0]}, List.of("p0"), List.of("x", "y"), 20f);
-    double maskedAligned = loss(aligned, new float[][] {t[0], t[1], t[0]}, List.of("p0"), List.of("x", "p0"), 20f);
+    double unmasked =
+        loss(aligned, new float[][] {t[0], t[1], t[0]}, List.of("p0"), List.of("x", "y"), 20f);
+    double maskedAligned =
+        loss(aligned, new float[][] {t[0], t[1], t[0]}, List.of("p0"), List.of("x", "p0"), 20f);
     assertEquals(Math.log(2), unmasked - maskedAligned, 0.05);
   }
 
-  private static double loss(float[][] q, float[][] t, List<String> positives, List<String> negatives, float beta) {
+  private static double loss(
+      float[][] q, float[][] t, List<String> positives, List<String> negatives, float beta) {
     try (NDManager scope = manager.newSubManager()) {
       NDArray qa = scope.create(flat(q), new Shape(q.length, q[0].length));
       NDArray ta = scope.create(flat(t), new Shape(t.length, t[0].length));
-      return SampledSoftmaxLoss.loss(qa, ta, SampledSoftmaxLoss.mask(positives, negatives), beta, scope).getFloat();
+      return SampledSoftmaxLoss.loss(
+              qa, ta, SampledSoftmaxLoss.mask(positives, negatives), beta, scope)
+          .getFloat();
     }
   }
 

@@ -9,10 +9,11 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * A small retrieval task that only training can solve: targets are random words of one vocabulary, queries are a few
- * of their target's words translated through a fixed random dictionary into a disjoint vocabulary. An untrained
- * encoder ranks at chance; the encoder must learn the dictionary from pairs, and evaluation queries are fresh word
- * subsets, so it must generalise, not memorise pairs.
+ * A small retrieval task that only training can solve: targets are random words of one vocabulary,
+ * queries are a few of their target's words translated through a fixed random dictionary into a
+ * disjoint vocabulary. An untrained encoder ranks at chance; the encoder must learn the dictionary
+ * from pairs, and evaluation queries are fresh word subsets, so it must generalise, not memorise
+ * pairs.
  */
 public final class SyntheticRetrievalTask {
   public final List<TargetText> targets = new ArrayList<>();
@@ -23,7 +24,8 @@ public final class SyntheticRetrievalTask {
   private final String[] queryWords;
   private final int[][] targetWordIds;
 
-  public SyntheticRetrievalTask(int targetCount, int vocabulary, int wordsPerTarget, int trainQueriesPerTarget, long seed) {
+  public SyntheticRetrievalTask(
+      int targetCount, int vocabulary, int wordsPerTarget, int trainQueriesPerTarget, long seed) {
     random = new Random(seed);
     targetWords = new String[vocabulary];
     queryWords = new String[vocabulary];
@@ -66,7 +68,8 @@ public final class SyntheticRetrievalTask {
       LabelledQuery q = train.get(draw.nextInt(train.size()));
       queries.add(encoder.featurize(q.text()));
       positiveIds.add(q.targetId());
-      positives.add(encoder.featurize(targets.get(Integer.parseInt(q.targetId().substring(4))).text()));
+      positives.add(
+          encoder.featurize(targets.get(Integer.parseInt(q.targetId().substring(4))).text()));
     }
     List<String> negativeIds = new ArrayList<>();
     List<Features> negatives = new ArrayList<>();

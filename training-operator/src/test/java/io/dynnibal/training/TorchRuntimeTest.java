@@ -10,10 +10,10 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.Activation;
 import ai.djl.nn.Block;
 import ai.djl.nn.SequentialBlock;
 import ai.djl.nn.core.Linear;
-import ai.djl.nn.Activation;
 import ai.djl.training.DefaultTrainingConfig;
 import ai.djl.training.GradientCollector;
 import ai.djl.training.Trainer;
@@ -25,14 +25,17 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** libtorch loads offline from the native jar, and real gradients with Adam move real parameters. */
+/**
+ * libtorch loads offline from the native jar, and real gradients with Adam move real parameters.
+ */
 class TorchRuntimeTest {
 
   @Test
   void libtorchLoadsOfflineFromTheNativeJar() {
     TorchRuntime.Description runtime = TorchRuntime.describe();
     assertEquals("true", System.getProperty("ai.djl.offline"));
-    assertTrue(runtime.libtorchVersion().matches("\\d+\\.\\d+\\.\\d+.*"), runtime.libtorchVersion());
+    assertTrue(
+        runtime.libtorchVersion().matches("\\d+\\.\\d+\\.\\d+.*"), runtime.libtorchVersion());
     assertFalse(runtime.djlVersion().isBlank());
   }
 
@@ -42,14 +45,17 @@ class TorchRuntimeTest {
     if (runtime.gpuCount() == 0) {
       assertEquals(Device.cpu(), runtime.trainingDevice());
     } else {
-      assertTrue(runtime.trainingDevice().isGpu(), "a GPU is visible but training would use " + runtime.trainingDevice());
+      assertTrue(
+          runtime.trainingDevice().isGpu(),
+          "a GPU is visible but training would use " + runtime.trainingDevice());
     }
     assertEquals("1", System.getProperty("ai.djl.pytorch.num_threads"));
   }
 
   @Test
   void oneAdamStepChangesEveryParameter() {
-    try (Model model = newModel(); Trainer trainer = newTrainer(model)) {
+    try (Model model = newModel();
+        Trainer trainer = newTrainer(model)) {
       NDManager manager = trainer.getManager();
       NDArray x = manager.randomNormal(new Shape(32, 4));
       NDArray y = x.sum(new int[] {1}, true).mul(2f);
@@ -57,14 +63,17 @@ class TorchRuntimeTest {
       trainOneStep(trainer, x, y);
       List<float[]> after = parameters(model.getBlock());
       for (int i = 0; i < before.size(); i++) {
-        assertFalse(java.util.Arrays.equals(before.get(i), after.get(i)), "parameter " + i + " did not move");
+        assertFalse(
+            java.util.Arrays.equals(before.get(i), after.get(i)),
+            "parameter " + i + " did not move");
       }
     }
   }
 
   @Test
   void repeatedStepsFitALinearTarget() {
-    try (Model model = newModel(); Trainer trainer = newTrainer(model)) {
+    try (Model model = newModel();
+        Trainer trainer = newTrainer(model)) {
       NDManager manager = trainer.getManager();
       NDArray x = manager.randomNormal(new Shape(64, 4));
       NDArray y = x.sum(new int[] {1}, true).mul(2f);
@@ -79,19 +88,22 @@ class TorchRuntimeTest {
 
   private static Model newModel() {
     TorchRuntime.engine().setRandomSeed(7);
-    Model model = Model.newInstance("smoke", TorchRuntime.trainingDevice(), TorchRuntime.ENGINE_NAME);
-    Block block = new SequentialBlock()
-        .add(Linear.builder().setUnits(16).build())
-        .add(Activation::relu)
-        .add(Linear.builder().setUnits(1).build());
+    Model model =
+        Model.newInstance("smoke", TorchRuntime.trainingDevice(), TorchRuntime.ENGINE_NAME);
+    Block block =
+        new SequentialBlock()
+            .add(Linear.builder().setUnits(16).build())
+            .add(Activation::relu)
+            .add(Linear.builder().setUnits(1).build());
     model.setBlock(block);
     return model;
   }
 
   private static Trainer newTrainer(Model model) {
-    DefaultTrainingConfig config = new DefaultTrainingConfig(Loss.l2Loss())
-        .optOptimizer(Optimizer.adam().optLearningRateTracker(Tracker.fixed(0.01f)).build())
-        .optDevices(new Device[] {TorchRuntime.trainingDevice()});
+    DefaultTrainingConfig config =
+        new DefaultTrainingConfig(Loss.l2Loss())
+            .optOptimizer(Optimizer.adam().optLearningRateTracker(Tracker.fixed(0.01f)).build())
+            .optDevices(new Device[] {TorchRuntime.trainingDevice()});
     Trainer trainer = model.newTrainer(config);
     trainer.initialize(new Shape(1, 4));
     return trainer;

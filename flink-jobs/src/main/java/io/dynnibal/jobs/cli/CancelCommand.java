@@ -23,11 +23,16 @@ final class CancelCommand implements Callable<Integer> {
   @Option(names = "--savepoint", description = "Stop with a savepoint instead of cancelling.")
   boolean savepoint;
 
-  @Option(names = "--savepoint-dir", paramLabel = "DIR",
-      description = "Where the savepoint goes (default: the cluster's savepoint directory); implies --savepoint.")
+  @Option(
+      names = "--savepoint-dir",
+      paramLabel = "DIR",
+      description =
+          "Where the savepoint goes (default: the cluster's savepoint directory); implies --savepoint.")
   java.nio.file.Path savepointDir;
 
-  @Option(names = "--timeout", defaultValue = "300",
+  @Option(
+      names = "--timeout",
+      defaultValue = "300",
       description = "Seconds to wait for the savepoint (default ${DEFAULT-VALUE}).")
   int timeoutSeconds;
 
@@ -41,12 +46,15 @@ final class CancelCommand implements Callable<Integer> {
       System.out.println("cancelled job " + jobId);
       return 0;
     }
-    // A relative directory would be resolved on the JobManager, in its working directory: make it this one's.
+    // A relative directory would be resolved on the JobManager, in its working directory: make it
+    // this one's.
     String target = savepointDir == null ? null : savepointDir.toAbsolutePath().toUri().toString();
     String path = cluster.stopWithSavepoint(jobId, target, Duration.ofSeconds(timeoutSeconds));
     System.out.println("stopped job " + jobId + " with savepoint " + path);
-    System.out.println("resume it:  ./dynnibal submit --config <the same settings> --from-savepoint " + path
-        + jobManager.flag());
+    System.out.println(
+        "resume it:  ./dynnibal submit --config <the same settings> --from-savepoint "
+            + path
+            + jobManager.flag());
     return 0;
   }
 }

@@ -12,12 +12,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code dynnibal demo}: the streaming job end to end on one machine, on the bundled Debian corpus by default. */
+/**
+ * {@code dynnibal demo}: the streaming job end to end on one machine, on the bundled Debian corpus
+ * by default.
+ */
 @Command(
     name = "demo",
     description = {
@@ -26,10 +29,16 @@ import picocli.CommandLine.Model.CommandSpec;
       "after training. About 3.5 minutes on 2 cores with the defaults."
     })
 final class DemoCommand implements Callable<Integer> {
-  @Option(names = "--epochs", defaultValue = "2", description = "Passes over the training pairs (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--epochs",
+      defaultValue = "2",
+      description = "Passes over the training pairs (default ${DEFAULT-VALUE}).")
   int epochs;
 
-  @Option(names = "--eval-limit", defaultValue = "0", description = "Evaluate on at most N dev queries (0: all).")
+  @Option(
+      names = "--eval-limit",
+      defaultValue = "0",
+      description = "Evaluate on at most N dev queries (0: all).")
   int evalLimit;
 
   @picocli.CommandLine.Mixin LocalRunOptions run;
@@ -48,16 +57,28 @@ final class DemoCommand implements Callable<Integer> {
     TrainingJobConfig config = run.config(demoDefaults(List.of()));
     Path work = run.workDir("dynnibal-demo-");
     try {
-      Demo.Result r = Demo.run(new Demo.Options(corpus, config, epochs, evalLimit, work, config.seed), System.err);
+      Demo.Result r =
+          Demo.run(
+              new Demo.Options(corpus, config, epochs, evalLimit, work, config.seed), System.err);
       System.err.println();
-      System.err.print(MetricsTable.render(List.of(
-          new MetricsTable.Row("before", r.before()), new MetricsTable.Row("after", r.after()))));
+      System.err.print(
+          MetricsTable.render(
+              List.of(
+                  new MetricsTable.Row("before", r.before()),
+                  new MetricsTable.Row("after", r.after()))));
       TrainingMetrics last = r.last();
-      System.err.printf("steps %d, pairs %,d (%.0f pairs/s), re-encode/repair cycles %d, feedback latency %s steps"
+      System.err.printf(
+          "steps %d, pairs %,d (%.0f pairs/s), re-encode/repair cycles %d, feedback latency %s steps"
               + " / %s ms, dead letters %d, indexing %.0f s, training %.0f s%n",
-          r.steps(), last.getPairsTrained(), r.pairsPerSecond(), last.getReencodeCycles(),
-          last.getFeedbackLatencySteps(), last.getFeedbackLatencyMs() == null ? null
-              : Math.round(last.getFeedbackLatencyMs()), r.deadLetters(), r.indexSeconds(), r.trainSeconds());
+          r.steps(),
+          last.getPairsTrained(),
+          r.pairsPerSecond(),
+          last.getReencodeCycles(),
+          last.getFeedbackLatencySteps(),
+          last.getFeedbackLatencyMs() == null ? null : Math.round(last.getFeedbackLatencyMs()),
+          r.deadLetters(),
+          r.indexSeconds(),
+          r.trainSeconds());
       Map<String, Object> figures = new LinkedHashMap<>();
       figures.put("steps", r.steps());
       figures.put("pairs_trained", last.getPairsTrained());
@@ -68,10 +89,14 @@ final class DemoCommand implements Callable<Integer> {
       figures.put("feedback_latency_steps", String.valueOf(last.getFeedbackLatencySteps()));
       figures.put("feedback_latency_ms", String.valueOf(last.getFeedbackLatencyMs()));
       figures.put("mean_cache_staleness_steps", Math.round(r.meanStaleness() * 10) / 10.0);
-      r.meanShardMillis().forEach((s, ms) -> figures.put("shard_" + s + "_mean_sampling_ms", Math.round(ms * 10) / 10.0));
+      r.meanShardMillis()
+          .forEach(
+              (s, ms) ->
+                  figures.put("shard_" + s + "_mean_sampling_ms", Math.round(ms * 10) / 10.0));
       figures.put("dead_letters", r.deadLetters());
       figures.put("checkpoint_bytes", r.checkpointBytes());
-      figures.put("checkpoint_bytes_per_million_targets",
+      figures.put(
+          "checkpoint_bytes_per_million_targets",
           Math.round(r.checkpointBytes() * 1e6 / Math.max(1, last.getIndexTargets())));
       put(figures, "before_", r.before());
       put(figures, "after_", r.after());
@@ -84,9 +109,17 @@ final class DemoCommand implements Callable<Integer> {
 
   /** The demo's budget on 2 cores; a user's --config and --set come after and win. */
   static List<String> demoDefaults(List<String> overrides) {
-    List<String> all = new ArrayList<>(List.of(
-        "topic.prefix=demo.", "group.id=dynnibal-demo", "parallelism=2", "shards=2", "checkpoint.interval=10s",
-        "reencode.every=100", "landmarks=64", "regression.samples=2048"));
+    List<String> all =
+        new ArrayList<>(
+            List.of(
+                "topic.prefix=demo.",
+                "group.id=dynnibal-demo",
+                "parallelism=2",
+                "shards=2",
+                "checkpoint.interval=10s",
+                "reencode.every=100",
+                "landmarks=64",
+                "regression.samples=2048"));
     all.addAll(overrides);
     return all;
   }

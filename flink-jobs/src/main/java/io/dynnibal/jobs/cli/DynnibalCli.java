@@ -6,8 +6,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code ./dynnibal}: one entry point for everything a user runs. Exit codes: 0 done, 1 failed, 2 bad usage, 3 a
- * status or watch command found nothing (no server running, no report).
+ * {@code ./dynnibal}: one entry point for everything a user runs. Exit codes: 0 done, 1 failed, 2
+ * bad usage, 3 a status or watch command found nothing (no server running, no report).
  */
 @Command(
     name = "dynnibal",
@@ -20,8 +20,10 @@ import picocli.CommandLine.Spec;
       "Kafka -> Flink (SG-tree index in RocksDB state) -> DJL PyTorch trainer -> model updates -> index."
     },
     subcommands = {
-      VersionCommand.class, DemoCommand.class, PublishCommand.class, TrainCommand.class, EvalCommand.class,
-      BenchCommand.class, ExperimentCommand.class, KafkaCommand.class, ClusterCommand.class, SubmitCommand.class,
+      VersionCommand.class, DemoCommand.class, PublishCommand.class, TrainCommand.class,
+          EvalCommand.class,
+      BenchCommand.class, ExperimentCommand.class, KafkaCommand.class, ClusterCommand.class,
+          SubmitCommand.class,
       JobsCommand.class, CancelCommand.class, WatchCommand.class, CommandLine.HelpCommand.class
     })
 public final class DynnibalCli implements Runnable {
@@ -38,20 +40,26 @@ public final class DynnibalCli implements Runnable {
 
   static CommandLine commandLine() {
     CommandLine commandLine = new CommandLine(new DynnibalCli());
-    // Descriptions are written in lines of up to ~115 characters; 80 columns would break each of them in two.
+    // Descriptions are written in lines of up to ~115 characters; 80 columns would break each of
+    // them in two.
     commandLine.setUsageHelpWidth(120);
     commandLine.setExecutionExceptionHandler(DynnibalCli::reportFailure);
     return commandLine;
   }
 
   /**
-   * Bad input (a missing file, a malformed line, a bad snapshot) is the user's to fix: one line naming it, exit 1.
-   * Anything else is our bug: the stack trace too.
+   * Bad input (a missing file, a malformed line, a bad snapshot) is the user's to fix: one line
+   * naming it, exit 1. Anything else is our bug: the stack trace too.
    */
-  private static int reportFailure(Exception e, CommandLine commandLine, CommandLine.ParseResult parseResult) {
-    if (e instanceof IllegalArgumentException || e instanceof IllegalStateException
-        || e instanceof java.io.UncheckedIOException || e instanceof java.io.IOException) {
-      commandLine.getErr().println("dynnibal " + commandLine.getCommandName() + ": " + e.getMessage());
+  private static int reportFailure(
+      Exception e, CommandLine commandLine, CommandLine.ParseResult parseResult) {
+    if (e instanceof IllegalArgumentException
+        || e instanceof IllegalStateException
+        || e instanceof java.io.UncheckedIOException
+        || e instanceof java.io.IOException) {
+      commandLine
+          .getErr()
+          .println("dynnibal " + commandLine.getCommandName() + ": " + e.getMessage());
     } else {
       e.printStackTrace(commandLine.getErr());
     }

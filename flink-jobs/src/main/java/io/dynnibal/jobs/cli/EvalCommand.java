@@ -25,13 +25,22 @@ import picocli.CommandLine.Option;
       "exactly, print R@1/5/10/20/100 and MRR@10/100. JSONL inputs (gz or plain) as in data/debian-packages."
     })
 final class EvalCommand implements Callable<Integer> {
-  @Option(names = "--snapshot", required = true, description = "Snapshot directory (a path or file: URI).")
+  @Option(
+      names = "--snapshot",
+      required = true,
+      description = "Snapshot directory (a path or file: URI).")
   String snapshot;
 
-  @Option(names = "--targets", required = true, description = "Targets JSONL: {target_id, target_text}.")
+  @Option(
+      names = "--targets",
+      required = true,
+      description = "Targets JSONL: {target_id, target_text}.")
   Path targets;
 
-  @Option(names = "--queries", required = true, description = "Queries JSONL: {query_id, query_text, target_id}.")
+  @Option(
+      names = "--queries",
+      required = true,
+      description = "Queries JSONL: {query_id, query_text, target_id}.")
   Path queries;
 
   @Option(names = "--json", description = "Also write the figures as JSON to this file.")
@@ -47,10 +56,14 @@ final class EvalCommand implements Callable<Integer> {
     try (DualEncoder encoder = ParameterSnapshots.readEncoder(uri)) {
       metrics = RetrievalEvaluator.evaluate(encoder, targetList, queryList);
     }
-    System.err.print(MetricsTable.render(List.of(new MetricsTable.Row("model " + manifest.version(), metrics))));
+    System.err.print(
+        MetricsTable.render(List.of(new MetricsTable.Row("model " + manifest.version(), metrics))));
     if (metrics.unknownTargets() > 0) {
-      System.err.println(metrics.unknownTargets() + " queries name a target_id missing from " + targets
-          + "; they count as misses.");
+      System.err.println(
+          metrics.unknownTargets()
+              + " queries name a target_id missing from "
+              + targets
+              + "; they count as misses.");
     }
     Map<String, Object> figures = new LinkedHashMap<>();
     figures.put("snapshot", uri.toString());

@@ -8,8 +8,11 @@ import picocli.CommandLine.Option;
 final class JobManagerOption {
   static final String DEFAULT = "http://127.0.0.1:8081";
 
-  @Option(names = "--jobmanager", defaultValue = DEFAULT,
-      description = "The JobManager's REST address (default ${DEFAULT-VALUE}, what `cluster start` serves).")
+  @Option(
+      names = "--jobmanager",
+      defaultValue = DEFAULT,
+      description =
+          "The JobManager's REST address (default ${DEFAULT-VALUE}, what `cluster start` serves).")
   URI jobManager;
 
   FlinkRestClient client() {

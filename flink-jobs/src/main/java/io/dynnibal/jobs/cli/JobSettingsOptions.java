@@ -12,10 +12,15 @@ import picocli.CommandLine.Option;
 
 /** The job's settings on the command line: a properties file and {@code key=value} overrides. */
 class JobSettingsOptions {
-  @Option(names = "--config", description = "Job configuration (properties file); see --set for the keys.")
+  @Option(
+      names = "--config",
+      description = "Job configuration (properties file); see --set for the keys.")
   Path configFile;
 
-  @Option(names = "--set", description = "Override one job setting, key=value (repeatable), e.g. --set reencode.every=50")
+  @Option(
+      names = "--set",
+      description =
+          "Override one job setting, key=value (repeatable), e.g. --set reencode.every=50")
   List<String> overrides = new ArrayList<>();
 
   /** The command's defaults, then {@code --config}, then {@code --set}: what the user says wins. */
@@ -27,7 +32,9 @@ class JobSettingsOptions {
     return config.applyOverrides(overrides);
   }
 
-  /** Whether the user set {@code key}, in the file or with {@code --set} (a default does not count). */
+  /**
+   * Whether the user set {@code key}, in the file or with {@code --set} (a default does not count).
+   */
   boolean userSets(String key) throws IOException {
     if (overrides.stream().anyMatch(o -> o.trim().startsWith(key + "="))) {
       return true;

@@ -10,34 +10,52 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code dynnibal kafka start|stop|status}: a single-node KRaft broker in its own JVM, by data directory. */
+/**
+ * {@code dynnibal kafka start|stop|status}: a single-node KRaft broker in its own JVM, by data
+ * directory.
+ */
 @Command(
     name = "kafka",
-    description = "A single-node Kafka KRaft broker as its own process (PID file, log and data under --dir).",
+    description =
+        "A single-node Kafka KRaft broker as its own process (PID file, log and data under --dir).",
     subcommands = {KafkaCommand.Start.class, KafkaCommand.Stop.class, KafkaCommand.Status.class})
 final class KafkaCommand {
   static class DirOption {
-    @Option(names = "--dir", defaultValue = "dynnibal-kafka",
-        description = "Data directory: broker.pid, broker.port, broker.log, data/ (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--dir",
+        defaultValue = "dynnibal-kafka",
+        description =
+            "Data directory: broker.pid, broker.port, broker.log, data/ (default ${DEFAULT-VALUE}).")
     Path dir;
   }
 
   @Command(name = "start", description = "Start the broker and wait until it serves.")
   static final class Start extends DirOption implements Callable<Integer> {
-    @Option(names = "--port", defaultValue = "9092", description = "Client port on 127.0.0.1 (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--port",
+        defaultValue = "9092",
+        description = "Client port on 127.0.0.1 (default ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = "--controller-port", defaultValue = "9093", description = "KRaft controller port (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--controller-port",
+        defaultValue = "9093",
+        description = "KRaft controller port (default ${DEFAULT-VALUE}).")
     int controllerPort;
 
-    @Option(names = "--timeout", defaultValue = "90", description = "Seconds to wait for it to serve (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--timeout",
+        defaultValue = "90",
+        description = "Seconds to wait for it to serve (default ${DEFAULT-VALUE}).")
     int timeoutSeconds;
 
     @Override
     public Integer call() throws Exception {
-      KafkaBroker.Status s = KafkaBroker.start(dir, port, controllerPort, Duration.ofSeconds(timeoutSeconds));
-      System.out.printf("kafka broker running: pid %d, bootstrap %s, log %s%n", s.pid(), s.bootstrap(),
-          dir.resolve("broker.log"));
+      KafkaBroker.Status s =
+          KafkaBroker.start(dir, port, controllerPort, Duration.ofSeconds(timeoutSeconds));
+      System.out.printf(
+          "kafka broker running: pid %d, bootstrap %s, log %s%n",
+          s.pid(), s.bootstrap(), dir.resolve("broker.log"));
       return 0;
     }
   }
@@ -46,13 +64,17 @@ final class KafkaCommand {
   static final class Stop extends DirOption implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
-      System.out.println(KafkaBroker.stop(dir, Duration.ofSeconds(60)) ? "kafka broker stopped"
-          : "no kafka broker was running on " + dir);
+      System.out.println(
+          KafkaBroker.stop(dir, Duration.ofSeconds(60))
+              ? "kafka broker stopped"
+              : "no kafka broker was running on " + dir);
       return 0;
     }
   }
 
-  @Command(name = "status", description = "Whether the broker runs and serves; exit 0 when it serves, 3 otherwise.")
+  @Command(
+      name = "status",
+      description = "Whether the broker runs and serves; exit 0 when it serves, 3 otherwise.")
   static final class Status extends DirOption implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {

@@ -8,11 +8,14 @@ import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /**
- * The options of every command that runs the job on this machine (demo, experiment): the corpus (bundled Debian by
- * default), the job configuration ({@link JobSettingsOptions}) and a work directory (temporary unless given).
+ * The options of every command that runs the job on this machine (demo, experiment): the corpus
+ * (bundled Debian by default), the job configuration ({@link JobSettingsOptions}) and a work
+ * directory (temporary unless given).
  */
 final class LocalRunOptions extends JobSettingsOptions {
-  @Option(names = "--targets", description = "Targets JSONL instead of the bundled corpus (with --train and --eval).")
+  @Option(
+      names = "--targets",
+      description = "Targets JSONL instead of the bundled corpus (with --train and --eval).")
   Path targets;
 
   @Option(names = "--train", description = "Training pairs JSONL.")
@@ -21,15 +24,19 @@ final class LocalRunOptions extends JobSettingsOptions {
   @Option(names = "--eval", description = "Evaluation queries JSONL.")
   Path eval;
 
-  @Option(names = "--work-dir", description = "Where the broker, checkpoints and snapshots live (default: a temporary"
-      + " directory, deleted afterwards).")
+  @Option(
+      names = "--work-dir",
+      description =
+          "Where the broker, checkpoints and snapshots live (default: a temporary"
+              + " directory, deleted afterwards).")
   Path workDir;
 
   /** The files given, or the bundled corpus; all three files or none. */
   Corpus corpus(CommandLine commandLine) {
     boolean anyFile = targets != null || train != null || eval != null;
     if (anyFile && (targets == null || train == null || eval == null)) {
-      throw new CommandLine.ParameterException(commandLine, "--targets, --train and --eval go together");
+      throw new CommandLine.ParameterException(
+          commandLine, "--targets, --train and --eval go together");
     }
     return anyFile ? Corpus.files(targets, train, eval) : Corpus.bundledDebian();
   }

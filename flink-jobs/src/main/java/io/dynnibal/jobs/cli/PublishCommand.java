@@ -32,36 +32,60 @@ import picocli.CommandLine.Spec;
       "(<query_id>#<pass>); idempotent producer. Prints the counts and the topics' end offsets."
     })
 final class PublishCommand implements Callable<Integer> {
-  @Option(names = "--bootstrap", required = true, description = "Kafka bootstrap servers, HOST:PORT[,HOST:PORT].")
+  @Option(
+      names = "--bootstrap",
+      required = true,
+      description = "Kafka bootstrap servers, HOST:PORT[,HOST:PORT].")
   String bootstrap;
 
   @Option(names = "--targets", description = "Targets JSONL: {target_id, target_text}.")
   Path targets;
 
-  @Option(names = "--pairs", description = "Training pairs JSONL: {query_id, query_text, target_id}.")
+  @Option(
+      names = "--pairs",
+      description = "Training pairs JSONL: {query_id, query_text, target_id}.")
   Path pairs;
 
-  @Option(names = "--topic-prefix", defaultValue = "dynnibal.", description = "Topic prefix (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--topic-prefix",
+      defaultValue = "dynnibal.",
+      description = "Topic prefix (default ${DEFAULT-VALUE}).")
   String topicPrefix;
 
-  @Option(names = "--pass", defaultValue = "0",
-      description = "Pass name in pair ids (<query_id>#<pass>): publish a file again with another pass for another epoch.")
+  @Option(
+      names = "--pass",
+      defaultValue = "0",
+      description =
+          "Pass name in pair ids (<query_id>#<pass>): publish a file again with another pass for another epoch.")
   String pass;
 
-  @Option(names = "--create-topics", description = "Create the job's topics first when they are missing.")
+  @Option(
+      names = "--create-topics",
+      description = "Create the job's topics first when they are missing.")
   boolean createTopics;
 
-  @Option(names = "--partitions", defaultValue = "2", description = "Partitions of created topics (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--partitions",
+      defaultValue = "2",
+      description = "Partitions of created topics (default ${DEFAULT-VALUE}).")
   int partitions;
 
-  @Option(names = "--replication", defaultValue = "1", description = "Replication of created topics (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--replication",
+      defaultValue = "1",
+      description = "Replication of created topics (default ${DEFAULT-VALUE}).")
   short replication;
 
-  @Option(names = "--kafka-property", description = "A Kafka client property, key=value (repeatable): security.protocol,"
-      + " sasl.mechanism, sasl.jaas.config, ssl.truststore.location, ...")
+  @Option(
+      names = "--kafka-property",
+      description =
+          "A Kafka client property, key=value (repeatable): security.protocol,"
+              + " sasl.mechanism, sasl.jaas.config, ssl.truststore.location, ...")
   List<String> kafkaProperties = new java.util.ArrayList<>();
 
-  @Option(names = "--kafka-config", description = "Kafka client properties from a file (e.g. the SASL/SSL settings).")
+  @Option(
+      names = "--kafka-config",
+      description = "Kafka client properties from a file (e.g. the SASL/SSL settings).")
   Path kafkaConfig;
 
   @Option(names = "--json", description = "Also write the figures as JSON to this file.")
@@ -72,12 +96,15 @@ final class PublishCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (targets == null && pairs == null) {
-      throw new ParameterException(spec.commandLine(), "nothing to publish: give --targets and/or --pairs");
+      throw new ParameterException(
+          spec.commandLine(), "nothing to publish: give --targets and/or --pairs");
     }
     TrainingJobConfig config = new TrainingJobConfig();
     config.apply("bootstrap.servers", bootstrap).apply("topic.prefix", topicPrefix);
-    List<String> problems = config.problems().stream()
-        .filter(p -> p.startsWith("bootstrap") || p.startsWith("topic.prefix")).toList();
+    List<String> problems =
+        config.problems().stream()
+            .filter(p -> p.startsWith("bootstrap") || p.startsWith("topic.prefix"))
+            .toList();
     if (!problems.isEmpty()) {
       throw new ParameterException(spec.commandLine(), String.join("; ", problems));
     }
@@ -112,7 +139,8 @@ final class PublishCommand implements Callable<Integer> {
       if (pairs != null) {
         List<LabelledQuery> list = JsonlCorpus.readQueries(pairs);
         ProgressBar bar = new ProgressBar(System.err, "pairs", list.size());
-        publisher.publishPairs(config.pairsTopic(), list, pass, System.currentTimeMillis(), n -> bar.draw(n, ""));
+        publisher.publishPairs(
+            config.pairsTopic(), list, pass, System.currentTimeMillis(), n -> bar.draw(n, ""));
         bar.finish(list.size(), "");
         figures.put("pairs_published", list.size());
       }
@@ -124,9 +152,11 @@ final class PublishCommand implements Callable<Integer> {
             || (topic.equals(config.pairsTopic()) && pairs == null)) {
           continue;
         }
-        var partitionsOf = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions();
+        var partitionsOf =
+            admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions();
         Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
-        partitionsOf.forEach(p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+        partitionsOf.forEach(
+            p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
         long end = 0;
         for (var e : admin.listOffsets(latest).all().get().values()) {
           end += e.offset();

@@ -23,38 +23,55 @@ import picocli.CommandLine.Option;
 final class SubmitCommand extends JobSettingsOptions implements Callable<Integer> {
   @Mixin JobManagerOption jobManager;
 
-  @Option(names = "--from-savepoint", description = "Restore from this savepoint (the path `cancel --savepoint` printed).")
+  @Option(
+      names = "--from-savepoint",
+      description = "Restore from this savepoint (the path `cancel --savepoint` printed).")
   String savepoint;
 
-  @Option(names = "--allow-non-restored-state",
-      description = "Restore even when the savepoint holds state that no operator of this job claims.")
+  @Option(
+      names = "--allow-non-restored-state",
+      description =
+          "Restore even when the savepoint holds state that no operator of this job claims.")
   boolean allowNonRestoredState;
 
-  @Option(names = "--partitions", defaultValue = "2",
-      description = "Partitions of the targets and pairs topics if they must be created (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--partitions",
+      defaultValue = "2",
+      description =
+          "Partitions of the targets and pairs topics if they must be created (default ${DEFAULT-VALUE}).")
   int partitions;
 
-  @Option(names = "--replication", defaultValue = "1", description = "Replication of created topics (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--replication",
+      defaultValue = "1",
+      description = "Replication of created topics (default ${DEFAULT-VALUE}).")
   short replication;
 
   @Override
   public Integer call() throws Exception {
     TrainingJobConfig config = config(List.of()).validate();
-    List<String> created = TrainingJob.createMissingTopics(config.clientProperties(), config, partitions, replication);
+    List<String> created =
+        TrainingJob.createMissingTopics(config.clientProperties(), config, partitions, replication);
     if (!created.isEmpty()) {
       System.out.println("created topics " + created);
     }
     FlinkRestClient cluster = jobManager.client();
-    for (String line : JobSubmission.useClusterDirectories(cluster, config, userSets("checkpoint.dir"),
-        userSets("snapshot.dir"))) {
+    for (String line :
+        JobSubmission.useClusterDirectories(
+            cluster, config, userSets("checkpoint.dir"), userSets("snapshot.dir"))) {
       System.out.println("from the cluster: " + line);
     }
     String jobId = JobSubmission.submit(cluster, config, savepoint, allowNonRestoredState);
-    System.out.printf("submitted job %s \"%s\" to %s%s%n", jobId, TrainingJobMain.jobName(config), cluster.base(),
+    System.out.printf(
+        "submitted job %s \"%s\" to %s%s%n",
+        jobId,
+        TrainingJobMain.jobName(config),
+        cluster.base(),
         savepoint == null ? "" : " from savepoint " + savepoint);
     StringBuilder settings = new StringBuilder(configFile == null ? "" : " --config " + configFile);
     overrides.forEach(o -> settings.append(" --set ").append(o));
-    System.out.printf("follow it:  ./dynnibal watch%s%nstop it:    ./dynnibal cancel %s --savepoint%s%n",
+    System.out.printf(
+        "follow it:  ./dynnibal watch%s%nstop it:    ./dynnibal cancel %s --savepoint%s%n",
         settings, jobId, jobManager.flag());
     return 0;
   }

@@ -21,71 +21,125 @@ import picocli.CommandLine.Option;
       "the baseline the index samplers must beat. Prints dev metrics before and after, and JSON figures."
     })
 final class TrainCommand implements Callable<Integer> {
-  @Option(names = "--targets", required = true, description = "Targets JSONL: {target_id, target_text}.")
+  @Option(
+      names = "--targets",
+      required = true,
+      description = "Targets JSONL: {target_id, target_text}.")
   Path targets;
 
-  @Option(names = "--train", required = true, description = "Training pairs JSONL: {query_id, query_text, target_id}.")
+  @Option(
+      names = "--train",
+      required = true,
+      description = "Training pairs JSONL: {query_id, query_text, target_id}.")
   Path train;
 
   @Option(names = "--eval", description = "Evaluation queries JSONL (skipped when absent).")
   Path eval;
 
-  @Option(names = "--eval-limit", defaultValue = "0", description = "Evaluate on at most N queries (0: all).")
+  @Option(
+      names = "--eval-limit",
+      defaultValue = "0",
+      description = "Evaluate on at most N queries (0: all).")
   int evalLimit;
 
-  @Option(names = "--epochs", defaultValue = "2", description = "Passes over the pairs (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--epochs",
+      defaultValue = "2",
+      description = "Passes over the pairs (default ${DEFAULT-VALUE}).")
   int epochs;
 
-  @Option(names = "--max-steps", defaultValue = "0", description = "Stop after N steps (0: no limit).")
+  @Option(
+      names = "--max-steps",
+      defaultValue = "0",
+      description = "Stop after N steps (0: no limit).")
   int maxSteps;
 
-  @Option(names = "--batch", defaultValue = "128", description = "Queries per step (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--batch",
+      defaultValue = "128",
+      description = "Queries per step (default ${DEFAULT-VALUE}).")
   int batch;
 
-  @Option(names = "--uniform-negatives", defaultValue = "64",
+  @Option(
+      names = "--uniform-negatives",
+      defaultValue = "64",
       description = "Uniform negatives shared by a batch (default ${DEFAULT-VALUE}).")
   int uniform;
 
-  @Option(names = "--lr", defaultValue = "2e-3", description = "Peak learning rate of the networks (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--lr",
+      defaultValue = "2e-3",
+      description = "Peak learning rate of the networks (default ${DEFAULT-VALUE}).")
   float learningRate;
 
-  @Option(names = "--embedding-lr-factor", defaultValue = "10",
+  @Option(
+      names = "--embedding-lr-factor",
+      defaultValue = "10",
       description = "Embedding tables' rate relative to --lr (default ${DEFAULT-VALUE}).")
   float embeddingFactor;
 
-  @Option(names = "--warmup", defaultValue = "100", description = "Warm-up steps (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--warmup",
+      defaultValue = "100",
+      description = "Warm-up steps (default ${DEFAULT-VALUE}).")
   int warmup;
 
-  @Option(names = "--buckets", defaultValue = "262144", description = "Hash buckets (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--buckets",
+      defaultValue = "262144",
+      description = "Hash buckets (default ${DEFAULT-VALUE}).")
   int buckets;
 
-  @Option(names = "--embedding-dim", defaultValue = "64", description = "Embedding table width (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--embedding-dim",
+      defaultValue = "64",
+      description = "Embedding table width (default ${DEFAULT-VALUE}).")
   int embeddingDim;
 
-  @Option(names = "--hidden-dim", defaultValue = "256", description = "Hidden layer width (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--hidden-dim",
+      defaultValue = "256",
+      description = "Hidden layer width (default ${DEFAULT-VALUE}).")
   int hiddenDim;
 
-  @Option(names = "--output-dim", defaultValue = "128", description = "Embedding size d (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--output-dim",
+      defaultValue = "128",
+      description = "Embedding size d (default ${DEFAULT-VALUE}).")
   int outputDim;
 
   @Option(names = "--separate-towers", description = "One tower per side instead of a shared one.")
   boolean separateTowers;
 
-  @Option(names = "--tower", defaultValue = "bag",
-      description = "Tower kind: bag (bag of features -> MLP, default) or set-transformer (self-attention over the"
-          + " strongest features).")
+  @Option(
+      names = "--tower",
+      defaultValue = "bag",
+      description =
+          "Tower kind: bag (bag of features -> MLP, default) or set-transformer (self-attention over the"
+              + " strongest features).")
   String tower;
 
-  @Option(names = "--max-tokens", defaultValue = "32", description = "Features a set-transformer reads (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--max-tokens",
+      defaultValue = "32",
+      description = "Features a set-transformer reads (default ${DEFAULT-VALUE}).")
   int maxTokens;
 
-  @Option(names = "--beta", defaultValue = "20", description = "Score scale (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--beta",
+      defaultValue = "20",
+      description = "Score scale (default ${DEFAULT-VALUE}).")
   float beta;
 
-  @Option(names = "--seed", defaultValue = "42", description = "Seed of parameters and batches (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--seed",
+      defaultValue = "42",
+      description = "Seed of parameters and batches (default ${DEFAULT-VALUE}).")
   long seed;
 
-  @Option(names = "--snapshot-dir", description = "Write the trained model (with optimiser state) under this directory.")
+  @Option(
+      names = "--snapshot-dir",
+      description = "Write the trained model (with optimiser state) under this directory.")
   String snapshotDir;
 
   @Option(names = "--json", description = "Also write the figures as JSON to this file.")
@@ -95,20 +149,48 @@ final class TrainCommand implements Callable<Integer> {
     return switch (name) {
       case "bag" -> io.dynnibal.model.TowerKind.BAG;
       case "set-transformer" -> io.dynnibal.model.TowerKind.SET_TRANSFORMER;
-      default -> throw new IllegalArgumentException("unknown tower \"" + name + "\": bag or set-transformer");
+      default ->
+          throw new IllegalArgumentException(
+              "unknown tower \"" + name + "\": bag or set-transformer");
     };
   }
 
   @Override
   public Integer call() throws Exception {
     FeatureConfig features = FeatureConfig.DEFAULT;
-    features = new FeatureConfig(buckets, features.maxWords(), features.charNgramWords(), features.minCharN(),
-        features.maxCharN());
-    DualEncoderConfig model = new DualEncoderConfig(features, embeddingDim, hiddenDim, outputDim, !separateTowers, beta,
-        towerKind(tower), maxTokens);
-    LocalTraining.Options options = new LocalTraining.Options(targets, train, eval, epochs, maxSteps, batch, uniform,
-        seed, model, learningRate, embeddingFactor, warmup, evalLimit,
-        snapshotDir == null ? null : ParameterSnapshots.parse(snapshotDir));
+    features =
+        new FeatureConfig(
+            buckets,
+            features.maxWords(),
+            features.charNgramWords(),
+            features.minCharN(),
+            features.maxCharN());
+    DualEncoderConfig model =
+        new DualEncoderConfig(
+            features,
+            embeddingDim,
+            hiddenDim,
+            outputDim,
+            !separateTowers,
+            beta,
+            towerKind(tower),
+            maxTokens);
+    LocalTraining.Options options =
+        new LocalTraining.Options(
+            targets,
+            train,
+            eval,
+            epochs,
+            maxSteps,
+            batch,
+            uniform,
+            seed,
+            model,
+            learningRate,
+            embeddingFactor,
+            warmup,
+            evalLimit,
+            snapshotDir == null ? null : ParameterSnapshots.parse(snapshotDir));
     LocalTraining.Result result = LocalTraining.run(options, System.err);
     if (result.before() != null) {
       List<MetricsTable.Row> rows = new ArrayList<>();

@@ -5,8 +5,8 @@ import io.dynnibal.training.TorchRuntime;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.LinkedHashMap;
-import java.util.Properties;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.Callable;
 import org.apache.avro.Schema;
 import org.apache.flink.runtime.util.EnvironmentInformation;
@@ -16,7 +16,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** Prints the versions of the stack this build runs on, and whether training will use a GPU. */
-@Command(name = "version", description = "Print the Flink, Kafka, Avro, DJL and libtorch versions and the training device.")
+@Command(
+    name = "version",
+    description =
+        "Print the Flink, Kafka, Avro, DJL and libtorch versions and the training device.")
 final class VersionCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON object instead of a table.")
   boolean json;
@@ -35,7 +38,9 @@ final class VersionCommand implements Callable<Integer> {
   static Map<String, String> versions() {
     Map<String, String> versions = new LinkedHashMap<>();
     versions.put("dynnibal", dynnibalVersion());
-    versions.put("java", System.getProperty("java.version") + " (" + System.getProperty("java.vendor") + ")");
+    versions.put(
+        "java",
+        System.getProperty("java.version") + " (" + System.getProperty("java.vendor") + ")");
     versions.put("flink", EnvironmentInformation.getVersion());
     versions.put("kafka", kafkaClientsVersion());
     versions.put("avro", String.valueOf(Schema.class.getPackage().getImplementationVersion()));
@@ -47,9 +52,13 @@ final class VersionCommand implements Callable<Integer> {
     return versions;
   }
 
-  /** kafka-clients' own record of its version (its AppInfoParser moved between releases; the file did not). */
+  /**
+   * kafka-clients' own record of its version (its AppInfoParser moved between releases; the file
+   * did not).
+   */
   private static String kafkaClientsVersion() {
-    try (InputStream in = KafkaProducer.class.getResourceAsStream("/kafka/kafka-version.properties")) {
+    try (InputStream in =
+        KafkaProducer.class.getResourceAsStream("/kafka/kafka-version.properties")) {
       Properties props = new Properties();
       if (in != null) {
         props.load(in);

@@ -17,19 +17,31 @@ import picocli.CommandLine.Option;
       "as they come. Runs until Ctrl-C, --until-step or --idle-exit; exit 3 when no report came."
     })
 final class WatchCommand extends JobSettingsOptions implements Callable<Integer> {
-  @Option(names = "--until-step", defaultValue = "0", description = "Exit once a report reaches this step.")
+  @Option(
+      names = "--until-step",
+      defaultValue = "0",
+      description = "Exit once a report reaches this step.")
   long untilStep;
 
-  @Option(names = "--idle-exit", defaultValue = "0",
+  @Option(
+      names = "--idle-exit",
+      defaultValue = "0",
       description = "Exit after this many seconds without a report (0: never).")
   int idleSeconds;
 
   @Override
   public Integer call() throws Exception {
     TrainingJobConfig config = config(List.of());
-    System.err.printf("following %s on %s (Ctrl-C to stop)%n", config.metricsTopic(), config.bootstrapServers);
-    MetricsWatch.Seen seen = MetricsWatch.follow(config.clientProperties(), config.metricsTopic(), config.maxSteps,
-        untilStep, idleSeconds > 0 ? Duration.ofSeconds(idleSeconds) : null, System.err);
+    System.err.printf(
+        "following %s on %s (Ctrl-C to stop)%n", config.metricsTopic(), config.bootstrapServers);
+    MetricsWatch.Seen seen =
+        MetricsWatch.follow(
+            config.clientProperties(),
+            config.metricsTopic(),
+            config.maxSteps,
+            untilStep,
+            idleSeconds > 0 ? Duration.ofSeconds(idleSeconds) : null,
+            System.err);
     if (seen.last() == null) {
       System.err.println("no report on " + config.metricsTopic());
       return 3;

@@ -26,13 +26,14 @@ import java.util.stream.Stream;
 import org.apache.flink.core.execution.JobClient;
 
 /**
- * {@code ./dynnibal demo}: the whole system on one machine. An in-process Kafka broker and a Flink MiniCluster
- * (parallelism 2, RocksDB, checkpoints) run the streaming training job over a corpus (the bundled Debian packages by
- * default): targets are published and indexed, training pairs are replayed for a number of epochs, a progress bar
- * follows the metrics topic, and the dev split is evaluated before and after with the exact evaluator.
+ * {@code ./dynnibal demo}: the whole system on one machine. An in-process Kafka broker and a Flink
+ * MiniCluster (parallelism 2, RocksDB, checkpoints) run the streaming training job over a corpus
+ * (the bundled Debian packages by default): targets are published and indexed, training pairs are
+ * replayed for a number of epochs, a progress bar follows the metrics topic, and the dev split is
+ * evaluated before and after with the exact evaluator.
  *
- * <p>Shaped like DJL's examples: {@link #run} takes the whole configuration and returns the figures, so a test can call
- * it with a small corpus.
+ * <p>Shaped like DJL's examples: {@link #run} takes the whole configuration and returns the
+ * figures, so a test can call it with a small corpus.
  */
 public final class Demo {
   private Demo() {}
@@ -41,16 +42,26 @@ public final class Demo {
    * @param epochs passes over the training pairs
    * @param evalLimit evaluate on at most this many queries (0: all)
    */
-  public record Options(Corpus corpus, TrainingJobConfig job, int epochs, int evalLimit, Path workDir, long seed) {}
+  public record Options(
+      Corpus corpus, TrainingJobConfig job, int epochs, int evalLimit, Path workDir, long seed) {}
 
   /**
    * @param meanShardMillis per shard, its mean time to answer a batch over the run
    * @param meanStaleness mean cache staleness in steps over the run
    */
   public record Result(
-      RetrievalMetrics before, RetrievalMetrics after, TrainingMetrics last, long steps, double trainSeconds,
-      double pairsPerSecond, double indexSeconds, long deadLetters, URI model, long checkpointBytes,
-      java.util.Map<String, Double> meanShardMillis, double meanStaleness) {}
+      RetrievalMetrics before,
+      RetrievalMetrics after,
+      TrainingMetrics last,
+      long steps,
+      double trainSeconds,
+      double pairsPerSecond,
+      double indexSeconds,
+      long deadLetters,
+      URI model,
+      long checkpointBytes,
+      java.util.Map<String, Double> meanShardMillis,
+      double meanStaleness) {}
 
   public static Result run(Options options, PrintStream out) throws Exception {
     Corpus corpus = options.corpus();
@@ -65,14 +76,17 @@ public final class Demo {
     config.decaySteps = (int) plannedSteps;
     config.validate();
 
-    out.printf("corpus: %s - %,d targets, %,d training pairs, %,d evaluation queries%n", corpus.name(),
-        corpus.targets().size(), corpus.train().size(), eval.size());
+    out.printf(
+        "corpus: %s - %,d targets, %,d training pairs, %,d evaluation queries%n",
+        corpus.name(), corpus.targets().size(), corpus.train().size(), eval.size());
     out.print("evaluating the untrained encoder... ");
     RetrievalMetrics before;
     try (DualEncoder untrained = DualEncoder.create(config.model(), config.seed)) {
       before = RetrievalEvaluator.evaluate(untrained, corpus.targets(), eval);
     }
-    out.printf("R@1 %.3f, R@10 %.3f, R@100 %.3f%n", before.recallAt(1), before.recallAt(10), before.recallAt(100));
+    out.printf(
+        "R@1 %.3f, R@10 %.3f, R@100 %.3f%n",
+        before.recallAt(1), before.recallAt(10), before.recallAt(100));
 
     try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"))) {
       config.bootstrapServers = kafka.bootstrapServers();
@@ -80,12 +94,15 @@ public final class Demo {
       JobClient job;
       long indexStart = System.nanoTime();
       try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties())) {
-        out.println("publishing targets and starting the job (Flink MiniCluster, parallelism " + config.parallelism
-            + ", RocksDB state)...");
+        out.println(
+            "publishing targets and starting the job (Flink MiniCluster, parallelism "
+                + config.parallelism
+                + ", RocksDB state)...");
         publisher.publishTargets(config.targetsTopic(), corpus.targets(), null);
         job = LocalJob.start(config, "dynnibal demo");
         ProgressBar indexing = new ProgressBar(out, "indexing", corpus.targets().size());
-        while (!TopicReader.groupCaughtUp(kafka.clientProperties(), config.groupId, config.targetsTopic())) {
+        while (!TopicReader.groupCaughtUp(
+            kafka.clientProperties(), config.groupId, config.targetsTopic())) {
           LocalJob.failIfEnded(job);
           Thread.sleep(500);
           indexing.draw(-1, String.format("%.0f s", (System.nanoTime() - indexStart) / 1e9));
@@ -97,7 +114,8 @@ public final class Demo {
         for (int e = 0; e < options.epochs(); e++) {
           List<LabelledQuery> shuffled = new ArrayList<>(corpus.train());
           Collections.shuffle(shuffled, random);
-          publisher.publishPairs(config.pairsTopic(), shuffled, "e" + e, System.currentTimeMillis(), null);
+          publisher.publishPairs(
+              config.pairsTopic(), shuffled, "e" + e, System.currentTimeMillis(), null);
         }
         LocalJob.Followed followed =
             LocalJob.follow(kafka.clientProperties(), config, job, plannedSteps, "training", out);
@@ -106,17 +124,31 @@ public final class Demo {
         // At max.steps the trainer writes the final model: wait for it.
         URI model = LocalJob.awaitFinalModel(config, plannedSteps, job);
         LocalJob.stop(job);
-        long checkpointBytes = retainedCheckpointBytes(work.resolve("checkpoints").resolve(job.getJobID().toString()));
+        long checkpointBytes =
+            retainedCheckpointBytes(work.resolve("checkpoints").resolve(job.getJobID().toString()));
         long deadLetters = count(kafka, config.deadLettersTopic());
         out.print("evaluating the trained encoder... ");
         RetrievalMetrics after;
         try (DualEncoder trained = ParameterSnapshots.readEncoder(model)) {
           after = RetrievalEvaluator.evaluate(trained, corpus.targets(), eval);
         }
-        out.printf("R@1 %.3f, R@10 %.3f, R@100 %.3f%n", after.recallAt(1), after.recallAt(10), after.recallAt(100));
+        out.printf(
+            "R@1 %.3f, R@10 %.3f, R@100 %.3f%n",
+            after.recallAt(1), after.recallAt(10), after.recallAt(100));
         double pairsPerSecond = last.getPairsTrained() / Math.max(1e-9, trainSeconds);
-        return new Result(before, after, last, last.getStep(), trainSeconds, pairsPerSecond, indexSeconds,
-            deadLetters, model, checkpointBytes, followed.meanShardMillis(), followed.meanStaleness());
+        return new Result(
+            before,
+            after,
+            last,
+            last.getStep(),
+            trainSeconds,
+            pairsPerSecond,
+            indexSeconds,
+            deadLetters,
+            model,
+            checkpointBytes,
+            followed.meanShardMillis(),
+            followed.meanStaleness());
       }
     }
   }
@@ -135,8 +167,8 @@ public final class Demo {
   }
 
   /**
-   * Bytes of the latest retained checkpoint: its own directory plus the shared RocksDB files (incremental
-   * checkpoints keep SST files there). Almost all of it is the shards' target state.
+   * Bytes of the latest retained checkpoint: its own directory plus the shared RocksDB files
+   * (incremental checkpoints keep SST files there). Almost all of it is the shards' target state.
    */
   static long retainedCheckpointBytes(Path jobDir) throws IOException {
     if (!Files.isDirectory(jobDir)) {

@@ -23,17 +23,24 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * The training job on an in-process Flink MiniCluster, as the demo and the experiments run it: start it, follow its
- * metrics topic with a progress bar until a step, wait for the final model it writes at {@code max.steps}.
+ * The training job on an in-process Flink MiniCluster, as the demo and the experiments run it:
+ * start it, follow its metrics topic with a progress bar until a step, wait for the final model it
+ * writes at {@code max.steps}.
  */
 public final class LocalJob {
   private LocalJob() {}
 
   /** What following the metrics topic saw. */
-  public record Followed(TrainingMetrics first, TrainingMetrics last, Map<String, Double> meanShardMillis,
+  public record Followed(
+      TrainingMetrics first,
+      TrainingMetrics last,
+      Map<String, Double> meanShardMillis,
       double meanStaleness) {}
 
-  /** Starts the job on a MiniCluster of {@code parallelism} slots, RocksDB state, restarts on failure. */
+  /**
+   * Starts the job on a MiniCluster of {@code parallelism} slots, RocksDB state, restarts on
+   * failure.
+   */
   public static JobClient start(TrainingJobConfig config, String name) throws Exception {
     Configuration conf = TrainingJob.flinkConfiguration(config);
     conf.set(TaskManagerOptions.NUM_TASK_SLOTS, config.parallelism);
@@ -45,33 +52,61 @@ public final class LocalJob {
     return env.executeAsync(name);
   }
 
-  /** A run whose metrics have not advanced for this long has stalled (the slowest step is seconds). */
+  /**
+   * A run whose metrics have not advanced for this long has stalled (the slowest step is seconds).
+   */
   static final Duration STALLED = Duration.ofMinutes(5);
 
   /**
-   * Follows the metrics topic until {@code plannedSteps}, drawing a progress bar labelled {@code label}; fails when
-   * the job ends or no step arrives for {@link #STALLED}.
+   * Follows the metrics topic until {@code plannedSteps}, drawing a progress bar labelled {@code
+   * label}; fails when the job ends or no step arrives for {@link #STALLED}.
    */
-  public static Followed follow(Properties kafka, TrainingJobConfig config, JobClient job, long plannedSteps,
-      String label, PrintStream out) throws Exception {
+  public static Followed follow(
+      Properties kafka,
+      TrainingJobConfig config,
+      JobClient job,
+      long plannedSteps,
+      String label,
+      PrintStream out)
+      throws Exception {
     Map<String, Double> shardMillis = new TreeMap<>();
     double[] staleness = {0};
-    MetricsWatch.Seen seen = MetricsWatch.follow(kafka, config.metricsTopic(), label, plannedSteps, plannedSteps,
-        STALLED, m -> {
-          staleness[0] += m.getCacheStalenessSteps();
-          m.getShardSamplingLatencyMs().forEach((shard, ms) -> shardMillis.merge(shard, ms, Double::sum));
-        }, () -> failIfEnded(job), out);
+    MetricsWatch.Seen seen =
+        MetricsWatch.follow(
+            kafka,
+            config.metricsTopic(),
+            label,
+            plannedSteps,
+            plannedSteps,
+            STALLED,
+            m -> {
+              staleness[0] += m.getCacheStalenessSteps();
+              m.getShardSamplingLatencyMs()
+                  .forEach((shard, ms) -> shardMillis.merge(shard, ms, Double::sum));
+            },
+            () -> failIfEnded(job),
+            out);
     if (seen.last() == null || seen.last().getStep() < plannedSteps) {
-      throw new IllegalStateException("no training step for " + STALLED.toMinutes() + " minutes (last: "
-          + (seen.last() == null ? "none" : "step " + seen.last().getStep()) + " of " + plannedSteps + ")");
+      throw new IllegalStateException(
+          "no training step for "
+              + STALLED.toMinutes()
+              + " minutes (last: "
+              + (seen.last() == null ? "none" : "step " + seen.last().getStep())
+              + " of "
+              + plannedSteps
+              + ")");
     }
     long n = seen.reports();
     shardMillis.replaceAll((shard, sum) -> sum / n);
     return new Followed(seen.first(), seen.last(), shardMillis, staleness[0] / n);
   }
 
-  /** The final model the trainer writes at {@code step} = {@code max.steps}, once it is there (2 minutes at most). */
-  public static URI awaitFinalModel(TrainingJobConfig config, long step, JobClient job) throws Exception {
+  /**
+   * The final model the trainer writes at {@code step} = {@code max.steps}, once it is there (2
+   * minutes at most).
+   */
+  public static URI awaitFinalModel(TrainingJobConfig config, long step, JobClient job)
+      throws Exception {
     long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
     while (System.nanoTime() < deadline) {
       failIfEnded(job);
@@ -81,12 +116,13 @@ public final class LocalJob {
       }
       Thread.sleep(300);
     }
-    throw new IllegalStateException("the trainer wrote no final model at step " + step + " within 2 minutes");
+    throw new IllegalStateException(
+        "the trainer wrote no final model at step " + step + " within 2 minutes");
   }
 
   /**
-   * {@code <snapshot dir>/run-<id>/<kind>/model-<step>} ({@code final}, or {@code kept} for {@code keep.model.every}),
-   * once complete (snapshots appear atomically).
+   * {@code <snapshot dir>/run-<id>/<kind>/model-<step>} ({@code final}, or {@code kept} for {@code
+   * keep.model.every}), once complete (snapshots appear atomically).
    */
   public static Optional<URI> model(Path snapshotDir, String kind, long step) throws IOException {
     if (!Files.isDirectory(snapshotDir)) {
@@ -104,8 +140,8 @@ public final class LocalJob {
   }
 
   /**
-   * Cancels the job unless it has ended, and waits (up to a minute) until it has stopped, so that the next job on
-   * this machine does not share it with a shutting-down one.
+   * Cancels the job unless it has ended, and waits (up to a minute) until it has stopped, so that
+   * the next job on this machine does not share it with a shutting-down one.
    */
   public static void stop(JobClient job) throws Exception {
     if (!job.getJobStatus().get().isGloballyTerminalState()) {
@@ -121,7 +157,8 @@ public final class LocalJob {
   public static void failIfEnded(JobClient job) throws Exception {
     if (job.getJobStatus().get().isGloballyTerminalState()) {
       job.getJobExecutionResult().get();
-      throw new IllegalStateException("the training job ended unexpectedly: " + job.getJobStatus().get());
+      throw new IllegalStateException(
+          "the training job ended unexpectedly: " + job.getJobStatus().get());
     }
   }
 }

@@ -14,16 +14,18 @@ import java.util.jar.Attributes;
 import java.util.jar.JarFile;
 
 /**
- * This JVM's classpath split in two: what a Flink session cluster runs with (Flink, RocksDB, Kafka clients, DJL and
- * libtorch, logging: every third-party jar) and what a submitted job brings (dynnibal's own classes, the entries that
- * hold {@code io/dynnibal/}).
+ * This JVM's classpath split in two: what a Flink session cluster runs with (Flink, RocksDB, Kafka
+ * clients, DJL and libtorch, logging: every third-party jar) and what a submitted job brings
+ * (dynnibal's own classes, the entries that hold {@code io/dynnibal/}).
  *
- * <p>Why the split: libtorch's native library loads once per JVM, so DJL must come from the cluster's class loader,
- * never from a job's; a job jar that bundled it would fail on its second submission to the same TaskManagers (a
- * resume from a savepoint is one). Our own classes go with the job, so a new build is submitted, not installed.
+ * <p>Why the split: libtorch's native library loads once per JVM, so DJL must come from the
+ * cluster's class loader, never from a job's; a job jar that bundled it would fail on its second
+ * submission to the same TaskManagers (a resume from a savepoint is one). Our own classes go with
+ * the job, so a new build is submitted, not installed.
  *
- * <p>Under {@code java -jar dynnibal-cli.jar} the classpath is that one jar; its manifest's {@code Class-Path}
- * (lib/*.jar) is expanded here. Under a test runner it is the module and repository paths, expanded the same way.
+ * <p>Under {@code java -jar dynnibal-cli.jar} the classpath is that one jar; its manifest's {@code
+ * Class-Path} (lib/*.jar) is expanded here. Under a test runner it is the module and repository
+ * paths, expanded the same way.
  */
 record ClasspathSplit(List<Path> cluster, List<Path> job) {
   private static final String OUR_PACKAGE = "io/dynnibal/";
@@ -46,7 +48,10 @@ record ClasspathSplit(List<Path> cluster, List<Path> job) {
     return String.join(File.pathSeparator, cluster.stream().map(Path::toString).toList());
   }
 
-  /** The entries of a classpath string plus, for each jar, those its manifest's {@code Class-Path} names. */
+  /**
+   * The entries of a classpath string plus, for each jar, those its manifest's {@code Class-Path}
+   * names.
+   */
   static Set<Path> expand(String classpath) {
     Set<Path> entries = new LinkedHashSet<>();
     for (String part : classpath.split(File.pathSeparator)) {
@@ -62,13 +67,17 @@ record ClasspathSplit(List<Path> cluster, List<Path> job) {
       return;
     }
     try (JarFile jar = new JarFile(entry.toFile())) {
-      String classPath = jar.getManifest() == null ? null
-          : jar.getManifest().getMainAttributes().getValue(Attributes.Name.CLASS_PATH);
+      String classPath =
+          jar.getManifest() == null
+              ? null
+              : jar.getManifest().getMainAttributes().getValue(Attributes.Name.CLASS_PATH);
       if (classPath != null) {
         for (String reference : classPath.trim().split("\\s+")) {
           // Relative paths (our lib/) or file: URLs (a test runner's manifest-only jar).
-          Path named = reference.startsWith("file:") ? Path.of(URI.create(reference))
-              : entry.getParent().resolve(reference);
+          Path named =
+              reference.startsWith("file:")
+                  ? Path.of(URI.create(reference))
+                  : entry.getParent().resolve(reference);
           addWithManifest(named.normalize(), entries);
         }
       }

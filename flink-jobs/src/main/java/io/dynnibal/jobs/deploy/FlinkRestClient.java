@@ -22,25 +22,32 @@ import java.util.TreeMap;
 import java.util.UUID;
 
 /**
- * The parts of Flink's REST API that deploying the job needs: cluster overview, jar upload and run, job list, cancel,
- * stop with a savepoint. Errors come back as {@link IllegalStateException}s carrying what Flink said (for a failed
- * run, the job's main() exception) without the stack frames.
+ * The parts of Flink's REST API that deploying the job needs: cluster overview, jar upload and run,
+ * job list, cancel, stop with a savepoint. Errors come back as {@link IllegalStateException}s
+ * carrying what Flink said (for a failed run, the job's main() exception) without the stack frames.
  */
 public final class FlinkRestClient {
   private static final ObjectMapper JSON = new ObjectMapper();
+
   /** Queries and polls: a JobManager that takes longer is as good as absent. */
   private static final Duration QUICK = Duration.ofSeconds(10);
-  /** Uploads and runs: running a jar executes the job's main() on the JobManager (Kafka lookups included). */
+
+  /**
+   * Uploads and runs: running a jar executes the job's main() on the JobManager (Kafka lookups
+   * included).
+   */
   private static final Duration SLOW = Duration.ofMinutes(2);
 
   /** {@code GET /overview}. */
-  public record Overview(int taskManagers, int slotsTotal, int slotsAvailable, int jobsRunning, String flinkVersion) {}
+  public record Overview(
+      int taskManagers, int slotsTotal, int slotsAvailable, int jobsRunning, String flinkVersion) {}
 
   /** One row of {@code GET /jobs/overview}. */
   public record Job(String id, String name, String state, long startTime, long durationMs) {}
 
   private final URI base;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   public FlinkRestClient(URI base) {
     this.base = base.toString().endsWith("/") ? base : URI.create(base + "/");
@@ -54,8 +61,13 @@ public final class FlinkRestClient {
   public Optional<Overview> overview() {
     try {
       JsonNode o = get("overview");
-      return Optional.of(new Overview(o.path("taskmanagers").asInt(), o.path("slots-total").asInt(),
-          o.path("slots-available").asInt(), o.path("jobs-running").asInt(), o.path("flink-version").asText()));
+      return Optional.of(
+          new Overview(
+              o.path("taskmanagers").asInt(),
+              o.path("slots-total").asInt(),
+              o.path("slots-available").asInt(),
+              o.path("jobs-running").asInt(),
+              o.path("flink-version").asText()));
     } catch (IOException | IllegalStateException e) {
       return Optional.empty();
     } catch (InterruptedException e) {
@@ -77,14 +89,21 @@ public final class FlinkRestClient {
   public String uploadJar(Path jar) throws IOException, InterruptedException {
     String boundary = "dynnibal-" + UUID.randomUUID();
     ByteArrayOutputStream body = new ByteArrayOutputStream();
-    body.write(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"jarfile\"; filename=\""
-        + jar.getFileName() + "\"\r\nContent-Type: application/x-java-archive\r\n\r\n")
-        .getBytes(StandardCharsets.UTF_8));
+    body.write(
+        ("--"
+                + boundary
+                + "\r\nContent-Disposition: form-data; name=\"jarfile\"; filename=\""
+                + jar.getFileName()
+                + "\"\r\nContent-Type: application/x-java-archive\r\n\r\n")
+            .getBytes(StandardCharsets.UTF_8));
     body.write(Files.readAllBytes(jar));
     body.write(("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
-    JsonNode answer = send(HttpRequest.newBuilder(base.resolve("jars/upload")).timeout(SLOW)
-        .header("Content-Type", "multipart/form-data; boundary=" + boundary)
-        .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())));
+    JsonNode answer =
+        send(
+            HttpRequest.newBuilder(base.resolve("jars/upload"))
+                .timeout(SLOW)
+                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())));
     String stored = answer.path("filename").asText();
     if (stored.isEmpty()) {
       throw new IllegalStateException("the cluster stored no jar: " + answer);
@@ -93,13 +112,19 @@ public final class FlinkRestClient {
   }
 
   /**
-   * Runs an uploaded jar's {@code entryClass} with {@code args} on the JobManager, which builds and submits the job.
+   * Runs an uploaded jar's {@code entryClass} with {@code args} on the JobManager, which builds and
+   * submits the job.
    *
    * @param savepoint the savepoint to restore from, or null for a fresh start
    * @return the job id
    */
-  public String runJar(String jarId, String entryClass, List<String> args, String savepoint,
-      boolean allowNonRestoredState) throws IOException, InterruptedException {
+  public String runJar(
+      String jarId,
+      String entryClass,
+      List<String> args,
+      String savepoint,
+      boolean allowNonRestoredState)
+      throws IOException, InterruptedException {
     ObjectNode request = JSON.createObjectNode().put("entryClass", entryClass);
     args.forEach(request.putArray("programArgsList")::add);
     if (savepoint != null) {
@@ -116,8 +141,13 @@ public final class FlinkRestClient {
   public List<Job> jobs() throws IOException, InterruptedException {
     List<Job> jobs = new ArrayList<>();
     for (JsonNode j : get("jobs/overview").path("jobs")) {
-      jobs.add(new Job(j.path("jid").asText(), j.path("name").asText(), j.path("state").asText(),
-          j.path("start-time").asLong(), j.path("duration").asLong()));
+      jobs.add(
+          new Job(
+              j.path("jid").asText(),
+              j.path("name").asText(),
+              j.path("state").asText(),
+              j.path("start-time").asLong(),
+              j.path("duration").asLong()));
     }
     jobs.sort((a, b) -> Long.compare(b.startTime(), a.startTime()));
     return jobs;
@@ -130,22 +160,27 @@ public final class FlinkRestClient {
 
   /** The job's latest failure (messages only), if it has failed or restarted since it started. */
   public Optional<String> latestFailure(String jobId) throws IOException, InterruptedException {
-    JsonNode entries = get("jobs/" + jobId + "/exceptions").path("exceptionHistory").path("entries");
-    return entries.isEmpty() ? Optional.empty()
+    JsonNode entries =
+        get("jobs/" + jobId + "/exceptions").path("exceptionHistory").path("entries");
+    return entries.isEmpty()
+        ? Optional.empty()
         : Optional.of(withoutStackFrames(entries.get(0).path("stacktrace").asText()));
   }
 
   /** Cancels the job without a savepoint (its retained checkpoints stay). */
   public void cancel(String jobId) throws IOException, InterruptedException {
-    send(HttpRequest.newBuilder(base.resolve("jobs/" + jobId + "?mode=cancel")).timeout(QUICK)
-        .method("PATCH", HttpRequest.BodyPublishers.noBody()));
+    send(
+        HttpRequest.newBuilder(base.resolve("jobs/" + jobId + "?mode=cancel"))
+            .timeout(QUICK)
+            .method("PATCH", HttpRequest.BodyPublishers.noBody()));
   }
 
   /**
-   * Stops the job with a savepoint (sources stop, a final savepoint is taken and the sinks' transactions committed,
-   * then the job finishes) and waits for both.
+   * Stops the job with a savepoint (sources stop, a final savepoint is taken and the sinks'
+   * transactions committed, then the job finishes) and waits for both.
    *
-   * @param targetDirectory where to write it, or null for the cluster's {@code execution.checkpointing.savepoint-dir}
+   * @param targetDirectory where to write it, or null for the cluster's {@code
+   *     execution.checkpointing.savepoint-dir}
    * @return the savepoint's path, what a resume takes
    */
   public String stopWithSavepoint(String jobId, String targetDirectory, Duration timeout)
@@ -161,21 +196,29 @@ public final class FlinkRestClient {
       if ("COMPLETED".equals(status.path("status").path("id").asText())) {
         JsonNode operation = status.path("operation");
         if (operation.has("failure-cause")) {
-          throw new IllegalStateException("the savepoint of job " + jobId + " failed: "
-              + withoutStackFrames(operation.path("failure-cause").path("stack-trace").asText(
-                  operation.path("failure-cause").toString())));
+          throw new IllegalStateException(
+              "the savepoint of job "
+                  + jobId
+                  + " failed: "
+                  + withoutStackFrames(
+                      operation
+                          .path("failure-cause")
+                          .path("stack-trace")
+                          .asText(operation.path("failure-cause").toString())));
         }
-        awaitTerminal(jobId, deadline); // its slots are free for the resumed job once it has finished
+        awaitTerminal(
+            jobId, deadline); // its slots are free for the resumed job once it has finished
         return operation.path("location").asText();
       }
       Thread.sleep(500);
     }
-    throw new IllegalStateException("the savepoint of job " + jobId + " did not complete within "
-        + timeout.toSeconds() + " s");
+    throw new IllegalStateException(
+        "the savepoint of job " + jobId + " did not complete within " + timeout.toSeconds() + " s");
   }
 
   private void awaitTerminal(String jobId, long deadline) throws IOException, InterruptedException {
-    while (!List.of("FINISHED", "CANCELED", "FAILED").contains(jobState(jobId)) && System.nanoTime() < deadline) {
+    while (!List.of("FINISHED", "CANCELED", "FAILED").contains(jobState(jobId))
+        && System.nanoTime() < deadline) {
       Thread.sleep(200);
     }
   }
@@ -185,7 +228,9 @@ public final class FlinkRestClient {
   }
 
   private HttpRequest.Builder post(String path, JsonNode body) throws IOException {
-    return HttpRequest.newBuilder(base.resolve(path)).timeout(SLOW).header("Content-Type", "application/json")
+    return HttpRequest.newBuilder(base.resolve(path))
+        .timeout(SLOW)
+        .header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)));
   }
 
@@ -199,12 +244,21 @@ public final class FlinkRestClient {
     if (response.statusCode() >= 300) {
       List<String> errors = new ArrayList<>();
       try {
-        JSON.readTree(response.body()).path("errors").forEach(e -> errors.add(withoutStackFrames(e.asText())));
+        JSON.readTree(response.body())
+            .path("errors")
+            .forEach(e -> errors.add(withoutStackFrames(e.asText())));
       } catch (IOException notJson) {
         errors.add(response.body()); // a proxy's or servlet's error page
       }
-      throw new IllegalStateException("Flink answered " + response.statusCode() + " to "
-          + response.request().method() + " " + response.request().uri().getPath() + ": " + String.join("; ", errors));
+      throw new IllegalStateException(
+          "Flink answered "
+              + response.statusCode()
+              + " to "
+              + response.request().method()
+              + " "
+              + response.request().uri().getPath()
+              + ": "
+              + String.join("; ", errors));
     }
     return response.body().isBlank() ? JSON.createObjectNode() : JSON.readTree(response.body());
   }

@@ -20,10 +20,11 @@ import java.util.jar.Manifest;
 import java.util.stream.Stream;
 
 /**
- * The jar {@code dynnibal submit} uploads to a session cluster: dynnibal's own classes (the {@link ClasspathSplit#job}
- * entries, flattened into one jar; the cluster provides every third-party jar), {@link TrainingJobMain} as its entry
- * class, and optionally the job's settings as the resource {@value TrainingJobMain#SETTINGS_RESOURCE}, so that they
- * travel with the jar instead of in program arguments (which the web UI shows, secrets included).
+ * The jar {@code dynnibal submit} uploads to a session cluster: dynnibal's own classes (the {@link
+ * ClasspathSplit#job} entries, flattened into one jar; the cluster provides every third-party jar),
+ * {@link TrainingJobMain} as its entry class, and optionally the job's settings as the resource
+ * {@value TrainingJobMain#SETTINGS_RESOURCE}, so that they travel with the jar instead of in
+ * program arguments (which the web UI shows, secrets included).
  */
 public final class JobJar {
   /** The bundled corpus is for the demo; a cluster job reads its data from Kafka. */
@@ -31,7 +32,9 @@ public final class JobJar {
 
   private JobJar() {}
 
-  /** Writes the jar to {@code out}; {@code settings} (may be empty) become the settings resource. */
+  /**
+   * Writes the jar to {@code out}; {@code settings} (may be empty) become the settings resource.
+   */
   public static Path write(Path out, Map<String, String> settings) throws IOException {
     Manifest manifest = new Manifest();
     manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
@@ -52,14 +55,17 @@ public final class JobJar {
         StringWriter text = new StringWriter();
         properties.store(text, "the job's settings, written by dynnibal submit");
         jar.putNextEntry(new JarEntry(TrainingJobMain.SETTINGS_RESOURCE));
-        jar.write(text.toString().getBytes(StandardCharsets.ISO_8859_1)); // Properties.load(InputStream)'s charset
+        jar.write(
+            text.toString()
+                .getBytes(StandardCharsets.ISO_8859_1)); // Properties.load(InputStream)'s charset
         jar.closeEntry();
       }
     }
     return out;
   }
 
-  private static void copyDirectory(Path root, JarOutputStream jar, Set<String> written) throws IOException {
+  private static void copyDirectory(Path root, JarOutputStream jar, Set<String> written)
+      throws IOException {
     try (Stream<Path> files = Files.walk(root)) {
       for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
         String name = root.relativize(file).toString().replace('\\', '/');
@@ -70,7 +76,8 @@ public final class JobJar {
     }
   }
 
-  private static void copyJar(Path source, JarOutputStream jar, Set<String> written) throws IOException {
+  private static void copyJar(Path source, JarOutputStream jar, Set<String> written)
+      throws IOException {
     try (JarFile in = new JarFile(source.toFile())) {
       Enumeration<JarEntry> entries = in.entries();
       while (entries.hasMoreElements()) {
@@ -84,10 +91,15 @@ public final class JobJar {
     }
   }
 
-  /** Copies one file unless it is skipped or already written (the first classpath entry wins, as in the JVM). */
-  private static void copy(String name, InputStream data, JarOutputStream jar, Set<String> written) throws IOException {
-    boolean signature = name.startsWith("META-INF/") && (name.endsWith(".SF") || name.endsWith(".RSA")
-        || name.endsWith(".DSA"));
+  /**
+   * Copies one file unless it is skipped or already written (the first classpath entry wins, as in
+   * the JVM).
+   */
+  private static void copy(String name, InputStream data, JarOutputStream jar, Set<String> written)
+      throws IOException {
+    boolean signature =
+        name.startsWith("META-INF/")
+            && (name.endsWith(".SF") || name.endsWith(".RSA") || name.endsWith(".DSA"));
     if (name.startsWith(SKIPPED) || signature || !written.add(name)) {
       return;
     }

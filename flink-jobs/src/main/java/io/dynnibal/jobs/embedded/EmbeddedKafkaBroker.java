@@ -25,12 +25,13 @@ import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
 
 /**
- * A real single-node Kafka broker (KRaft: broker and controller in one process) running inside this JVM, on free
- * loopback ports, with its log under a directory the caller chooses. `dynnibal demo` and the tests use it; the
- * separate-JVM broker of deploy/ runs the same server class from the same jars.
+ * A real single-node Kafka broker (KRaft: broker and controller in one process) running inside this
+ * JVM, on free loopback ports, with its log under a directory the caller chooses. `dynnibal demo`
+ * and the tests use it; the separate-JVM broker of deploy/ runs the same server class from the same
+ * jars.
  *
- * <p>Internal topics (consumer offsets, transactions, share groups) have replication factor 1, or the broker
- * would wait forever for replicas and consumers would read nothing.
+ * <p>Internal topics (consumer offsets, transactions, share groups) have replication factor 1, or
+ * the broker would wait forever for replicas and consumers would read nothing.
  */
 public final class EmbeddedKafkaBroker implements AutoCloseable {
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
@@ -44,7 +45,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   private final Map<String, String> clientSecurity;
 
   private EmbeddedKafkaBroker(
-      KafkaRaftServer server, Path logDir, int brokerPort, int controllerPort, Map<String, String> overrides) {
+      KafkaRaftServer server,
+      Path logDir,
+      int brokerPort,
+      int controllerPort,
+      Map<String, String> overrides) {
     this.server = server;
     this.bootstrapServers = "127.0.0.1:" + brokerPort;
     this.logDir = logDir;
@@ -54,13 +59,18 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     this.clientSecurity = clientSecurity(overrides);
   }
 
-  /** Marker override: start with a SASL/PLAIN listener instead of PLAINTEXT (see {@link #startWithSaslPlain}). */
+  /**
+   * Marker override: start with a SASL/PLAIN listener instead of PLAINTEXT (see {@link
+   * #startWithSaslPlain}).
+   */
   private static final String SASL_USERS = "dynnibal.test.sasl.plain.users";
+
   private static final String ADMIN_PASSWORD = "dynnibal-broker-admin";
 
   /**
-   * A broker whose client listener requires SASL/PLAIN. {@code users} maps user names to passwords; the broker's own
-   * connections use an internal admin user, which {@link #clientProperties()} also uses.
+   * A broker whose client listener requires SASL/PLAIN. {@code users} maps user names to passwords;
+   * the broker's own connections use an internal admin user, which {@link #clientProperties()} also
+   * uses.
    */
   public static EmbeddedKafkaBroker startWithSaslPlain(Path logDir, Map<String, String> users) {
     StringBuilder encoded = new StringBuilder();
@@ -70,33 +80,54 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
 
   /** The JAAS line for a SASL/PLAIN client. */
   public static String plainJaas(String user, String password) {
-    return "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + user + "\" password=\""
-        + password + "\";";
+    return "org.apache.kafka.common.security.plain.PlainLoginModule required username=\""
+        + user
+        + "\" password=\""
+        + password
+        + "\";";
   }
 
   private static Map<String, String> clientSecurity(Map<String, String> overrides) {
     if (!overrides.containsKey(SASL_USERS)) {
       return Map.of();
     }
-    return Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN",
-        "sasl.jaas.config", plainJaas("admin", ADMIN_PASSWORD));
+    return Map.of(
+        "security.protocol",
+        "SASL_PLAINTEXT",
+        "sasl.mechanism",
+        "PLAIN",
+        "sasl.jaas.config",
+        plainJaas("admin", ADMIN_PASSWORD));
   }
 
-  private static void applySasl(Properties p, Map<String, String> overrides, int brokerPort, int controllerPort) {
+  private static void applySasl(
+      Properties p, Map<String, String> overrides, int brokerPort, int controllerPort) {
     String users = overrides.get(SASL_USERS);
     if (users == null) {
       return;
     }
-    StringBuilder jaas = new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required"
-        + " username=\"admin\" password=\"" + ADMIN_PASSWORD + "\" user_admin=\"" + ADMIN_PASSWORD + "\"");
+    StringBuilder jaas =
+        new StringBuilder(
+            "org.apache.kafka.common.security.plain.PlainLoginModule required"
+                + " username=\"admin\" password=\""
+                + ADMIN_PASSWORD
+                + "\" user_admin=\""
+                + ADMIN_PASSWORD
+                + "\"");
     for (String entry : users.split(";")) {
       if (!entry.isEmpty()) {
         int eq = entry.indexOf('=');
-        jaas.append(" user_").append(entry, 0, eq).append("=\"").append(entry.substring(eq + 1)).append('"');
+        jaas.append(" user_")
+            .append(entry, 0, eq)
+            .append("=\"")
+            .append(entry.substring(eq + 1))
+            .append('"');
       }
     }
     jaas.append(';');
-    p.put("listeners", "SASL_PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    p.put(
+        "listeners",
+        "SASL_PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
     p.put("advertised.listeners", "SASL_PLAINTEXT://127.0.0.1:" + brokerPort);
     p.put("listener.security.protocol.map", "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT");
     p.put("inter.broker.listener.name", "SASL_PLAINTEXT");
@@ -107,17 +138,21 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   }
 
   /**
-   * Starts a broker on {@code logDir} and waits until it serves: a new directory is formatted as a new cluster, one
-   * that was formatted before is reused as it is (a restart on the same data).
+   * Starts a broker on {@code logDir} and waits until it serves: a new directory is formatted as a
+   * new cluster, one that was formatted before is reused as it is (a restart on the same data).
    */
   public static EmbeddedKafkaBroker start(Path logDir) {
     return start(logDir, Map.of());
   }
 
-  /** As {@link #start(Path)}, with broker properties that override the defaults (e.g. listeners for SASL). */
+  /**
+   * As {@link #start(Path)}, with broker properties that override the defaults (e.g. listeners for
+   * SASL).
+   */
   public static EmbeddedKafkaBroker start(Path logDir, Map<String, String> overrides) {
     RuntimeException last = null;
-    // The free ports are probed, then bound by the broker: another process may take one in between. Retry then.
+    // The free ports are probed, then bound by the broker: another process may take one in between.
+    // Retry then.
     for (int attempt = 0; attempt < 3; attempt++) {
       try {
         return startOnce(logDir, overrides);
@@ -131,8 +166,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   }
 
   /**
-   * A broker on fixed ports (a standalone broker a user starts and stops by port), formatting {@code logDir} first if
-   * it is new.
+   * A broker on fixed ports (a standalone broker a user starts and stops by port), formatting
+   * {@code logDir} first if it is new.
    */
   public static EmbeddedKafkaBroker startOnPorts(Path logDir, int brokerPort, int controllerPort) {
     try {
@@ -142,13 +177,15 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
   }
 
-  private static EmbeddedKafkaBroker startOnce(Path logDir, Map<String, String> overrides) throws IOException {
+  private static EmbeddedKafkaBroker startOnce(Path logDir, Map<String, String> overrides)
+      throws IOException {
     return startOn(logDir, overrides, freePort(), freePort());
   }
 
   /**
-   * Stops this broker and starts it again on the same ports and data, as a broker restart in production would look
-   * to clients (a reliability test's fault). Use the returned broker from then on.
+   * Stops this broker and starts it again on the same ports and data, as a broker restart in
+   * production would look to clients (a reliability test's fault). Use the returned broker from
+   * then on.
    */
   public EmbeddedKafkaBroker restart(Duration down) throws IOException, InterruptedException {
     close();
@@ -156,8 +193,9 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     return startOn(logDir, overrides, brokerPort, controllerPort);
   }
 
-  private static EmbeddedKafkaBroker startOn(Path logDir, Map<String, String> overrides, int brokerPort,
-      int controllerPort) throws IOException {
+  private static EmbeddedKafkaBroker startOn(
+      Path logDir, Map<String, String> overrides, int brokerPort, int controllerPort)
+      throws IOException {
     Files.createDirectories(logDir);
     Properties props = defaults(logDir, brokerPort, controllerPort);
     props.putAll(overrides);
@@ -172,7 +210,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       server.awaitShutdown();
       throw e;
     }
-    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(server, logDir, brokerPort, controllerPort, overrides);
+    EmbeddedKafkaBroker broker =
+        new EmbeddedKafkaBroker(server, logDir, brokerPort, controllerPort, overrides);
     broker.awaitReady();
     return broker;
   }
@@ -199,7 +238,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     try (Admin admin = Admin.create(clientProperties())) {
       admin.createTopics(topics).all().get(READY_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     } catch (ExecutionException e) {
-      throw new IllegalStateException("cannot create topics " + topics + ": " + e.getCause(), e.getCause());
+      throw new IllegalStateException(
+          "cannot create topics " + topics + ": " + e.getCause(), e.getCause());
     } catch (Exception e) {
       throw new IllegalStateException("cannot create topics " + topics, e);
     }
@@ -227,14 +267,16 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
           }
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
-          throw new IllegalStateException("interrupted while waiting for the embedded Kafka broker", e);
+          throw new IllegalStateException(
+              "interrupted while waiting for the embedded Kafka broker", e);
         } catch (Exception e) {
           last = e;
         }
       }
     }
     close();
-    throw new IllegalStateException("the embedded Kafka broker did not serve within " + READY_TIMEOUT, last);
+    throw new IllegalStateException(
+        "the embedded Kafka broker did not serve within " + READY_TIMEOUT, last);
   }
 
   private static Properties defaults(Path logDir, int brokerPort, int controllerPort) {
@@ -242,7 +284,9 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     p.put("process.roles", "broker,controller");
     p.put("node.id", "1");
     p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-    p.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    p.put(
+        "listeners",
+        "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
     p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
     p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
     p.put("inter.broker.listener.name", "PLAINTEXT");
@@ -257,7 +301,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     p.put("transaction.state.log.num.partitions", "4");
     p.put("share.coordinator.state.topic.replication.factor", "1");
     p.put("share.coordinator.state.topic.min.isr", "1");
-    // Flink's exactly-once sink opens transactions of up to an hour by default; the broker's cap must allow it.
+    // Flink's exactly-once sink opens transactions of up to an hour by default; the broker's cap
+    // must allow it.
     p.put("transaction.max.timeout.ms", String.valueOf(TimeUnit.HOURS.toMillis(1)));
     p.put("group.initial.rebalance.delay.ms", "0");
     return p;

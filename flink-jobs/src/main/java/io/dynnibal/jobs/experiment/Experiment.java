@@ -32,33 +32,52 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 
 /**
- * Replays one dataset from Kafka through the streaming job once per sampler and seed, with the same budget, and
- * evaluates each trained model exactly: the paper's results table on the user's data.
+ * Replays one dataset from Kafka through the streaming job once per sampler and seed, with the same
+ * budget, and evaluates each trained model exactly: the paper's results table on the user's data.
  *
- * <p>The dataset is published once, to two single-partition topics (one partition: every run reads the pairs in the
- * same order, so runs differ only in sampler and seed). Each run is a fresh job (its own consumer group, model-update,
- * metrics and dead-letter topics, checkpoints and snapshots) that reads both topics from the start; it holds its
- * batches until the targets are indexed, trains {@code steps} steps, keeps its model at a few steps for the learning
- * curve, and stops. Shaped like DJL's examples: {@link #run} takes everything and returns the figures.
+ * <p>The dataset is published once, to two single-partition topics (one partition: every run reads
+ * the pairs in the same order, so runs differ only in sampler and seed). Each run is a fresh job
+ * (its own consumer group, model-update, metrics and dead-letter topics, checkpoints and snapshots)
+ * that reads both topics from the start; it holds its batches until the targets are indexed, trains
+ * {@code steps} steps, keeps its model at a few steps for the learning curve, and stops. Shaped
+ * like DJL's examples: {@link #run} takes everything and returns the figures.
  */
 public final class Experiment {
   private Experiment() {}
 
   /**
    * @param bootstrap an existing Kafka cluster, or null for an in-process broker
-   * @param curvePoints models kept for the learning curve (evenly spaced; the last is the final model)
-   * @param curveEvalLimit evaluation queries per curve point (0: all); the final model is evaluated on all
+   * @param curvePoints models kept for the learning curve (evenly spaced; the last is the final
+   *     model)
+   * @param curveEvalLimit evaluation queries per curve point (0: all); the final model is evaluated
+   *     on all
    */
-  public record Options(Corpus corpus, TrainingJobConfig base, List<String> samplers, int seeds, long steps,
-      int curvePoints, int curveEvalLimit, Path workDir, String bootstrap) {}
+  public record Options(
+      Corpus corpus,
+      TrainingJobConfig base,
+      List<String> samplers,
+      int seeds,
+      long steps,
+      int curvePoints,
+      int curveEvalLimit,
+      Path workDir,
+      String bootstrap) {}
 
   /** One sampler trained with one seed. */
   /**
-   * @param reencodeCycles model versions every shard had applied by the last step (0 would mean the shards mined with
-   *     the untrained model all along)
+   * @param reencodeCycles model versions every shard had applied by the last step (0 would mean the
+   *     shards mined with the untrained model all along)
    */
-  public record Run(String sampler, long seed, double memPercent, RetrievalMetrics metrics, long steps,
-      double stepsPerSecond, double wallSeconds, long pairsDeadLettered, long reencodeCycles,
+  public record Run(
+      String sampler,
+      long seed,
+      double memPercent,
+      RetrievalMetrics metrics,
+      long steps,
+      double stepsPerSecond,
+      double wallSeconds,
+      long pairsDeadLettered,
+      long reencodeCycles,
       List<RecallPlot.Point> curve) {}
 
   public record Result(Map<String, Object> dataset, Map<String, String> config, List<Run> runs) {}
@@ -73,14 +92,24 @@ public final class Experiment {
     }
     Files.createDirectories(options.workDir());
     int stepsPerEpoch = Math.max(1, corpus.train().size() / base.batchSize);
-    // One pass more than the budget needs: a batch that trains no step (every pair dead-lettered, a non-finite loss)
+    // One pass more than the budget needs: a batch that trains no step (every pair dead-lettered, a
+    // non-finite loss)
     // must not leave a run short of max.steps.
     int epochs = (int) Math.ceil(options.steps() / (double) stepsPerEpoch) + 1;
-    String dataPrefix = base.topicPrefix + "experiment." + fingerprint(corpus, epochs, base.seed) + ".";
+    String dataPrefix =
+        base.topicPrefix + "experiment." + fingerprint(corpus, epochs, base.seed) + ".";
     List<LabelledQuery> curveQueries = corpus.evalSubset(options.curveEvalLimit(), base.seed);
-    out.printf("dataset: %s - %,d targets, %,d training pairs (%d passes published for %d steps of %d), %,d eval"
-            + " queries (%,d for the curve)%n", corpus.name(), corpus.targets().size(), corpus.train().size(), epochs,
-        options.steps(), base.batchSize, corpus.eval().size(), curveQueries.size());
+    out.printf(
+        "dataset: %s - %,d targets, %,d training pairs (%d passes published for %d steps of %d), %,d eval"
+            + " queries (%,d for the curve)%n",
+        corpus.name(),
+        corpus.targets().size(),
+        corpus.train().size(),
+        epochs,
+        options.steps(),
+        base.batchSize,
+        corpus.eval().size(),
+        curveQueries.size());
 
     List<String> targetIds = new ArrayList<>();
     List<Features> targetFeatures;
@@ -92,8 +121,10 @@ public final class Experiment {
     }
     Evaluation evaluation = new Evaluation(targetIds, targetFeatures);
 
-    EmbeddedKafkaBroker embedded = options.bootstrap() == null
-        ? EmbeddedKafkaBroker.start(options.workDir().resolve("kafka")) : null;
+    EmbeddedKafkaBroker embedded =
+        options.bootstrap() == null
+            ? EmbeddedKafkaBroker.start(options.workDir().resolve("kafka"))
+            : null;
     try {
       Properties kafka = kafkaProperties(base, embedded, options.bootstrap());
       String targetsTopic = dataPrefix + "targets";
@@ -115,16 +146,19 @@ public final class Experiment {
           config.targetsTopicName = targetsTopic;
           config.pairsTopicName = pairsTopic;
           String runName = sampler + ".s" + seed;
-          config.topicPrefix = dataPrefix + runName + "." + UUID.randomUUID().toString().substring(0, 6) + ".";
+          config.topicPrefix =
+              dataPrefix + runName + "." + UUID.randomUUID().toString().substring(0, 6) + ".";
           config.groupId = "dynnibal-experiment-" + runName + "-" + UUID.randomUUID();
           Path runDir = options.workDir().resolve("runs").resolve(runName);
-          io.dynnibal.snapshot.Directories.deleteRecursively(runDir); // a rerun in the same work dir starts clean
+          io.dynnibal.snapshot.Directories.deleteRecursively(
+              runDir); // a rerun in the same work dir starts clean
           Files.createDirectories(runDir);
           config.checkpointDir = runDir.resolve("checkpoints").toUri().toString();
           config.snapshotDir = runDir.resolve("snapshots").toString();
           config.maxSteps = options.steps();
           config.decaySteps = (int) options.steps();
-          config.keepModelEvery = (int) Math.max(1, options.steps() / Math.max(1, options.curvePoints()));
+          config.keepModelEvery =
+              (int) Math.max(1, options.steps() / Math.max(1, options.curvePoints()));
           runs.add(runOne(config, kafka, evaluation, corpus.eval(), curveQueries, untrained, out));
         }
       }
@@ -153,8 +187,14 @@ public final class Experiment {
     }
   }
 
-  private static Run runOne(TrainingJobConfig config, Properties kafka, Evaluation evaluation,
-      List<LabelledQuery> evalQueries, List<LabelledQuery> curveQueries, RetrievalMetrics untrained, PrintStream out)
+  private static Run runOne(
+      TrainingJobConfig config,
+      Properties kafka,
+      Evaluation evaluation,
+      List<LabelledQuery> evalQueries,
+      List<LabelledQuery> curveQueries,
+      RetrievalMetrics untrained,
+      PrintStream out)
       throws Exception {
     String label = config.sampler + " s" + config.seed;
     try (Admin admin = Admin.create(kafka)) {
@@ -190,18 +230,40 @@ public final class Experiment {
     RetrievalMetrics metrics;
     try (DualEncoder encoder = ParameterSnapshots.readEncoder(model)) {
       metrics = evaluation.on(encoder, evalQueries);
-      curve.add(new RecallPlot.Point(config.maxSteps, curveQueries.size() == evalQueries.size()
-          ? metrics.recallAt(1) : evaluation.on(encoder, curveQueries).recallAt(1)));
+      curve.add(
+          new RecallPlot.Point(
+              config.maxSteps,
+              curveQueries.size() == evalQueries.size()
+                  ? metrics.recallAt(1)
+                  : evaluation.on(encoder, curveQueries).recallAt(1)));
     }
     Long miningBytes = last.getNegativeMiningBytes();
     Long allBytes = last.getFullDimensionBytes();
-    double mem = miningBytes == null || allBytes == null || allBytes == 0 ? Double.NaN
-        : 100.0 * miningBytes / allBytes;
-    out.printf("%s: R@1 %.3f  R@10 %.3f  R@100 %.3f  Mem %.2f%%  %.1f steps/s  %.0f s  re-encodes %d%n", label,
-        metrics.recallAt(1), metrics.recallAt(10), metrics.recallAt(100), mem, last.getStepsPerSecond(), wall,
+    double mem =
+        miningBytes == null || allBytes == null || allBytes == 0
+            ? Double.NaN
+            : 100.0 * miningBytes / allBytes;
+    out.printf(
+        "%s: R@1 %.3f  R@10 %.3f  R@100 %.3f  Mem %.2f%%  %.1f steps/s  %.0f s  re-encodes %d%n",
+        label,
+        metrics.recallAt(1),
+        metrics.recallAt(10),
+        metrics.recallAt(100),
+        mem,
+        last.getStepsPerSecond(),
+        wall,
         last.getReencodeCycles());
-    return new Run(config.sampler, config.seed, mem, metrics, last.getStep(), last.getStepsPerSecond(), wall,
-        last.getPairsDeadLettered(), last.getReencodeCycles(), curve);
+    return new Run(
+        config.sampler,
+        config.seed,
+        mem,
+        metrics,
+        last.getStep(),
+        last.getStepsPerSecond(),
+        wall,
+        last.getPairsDeadLettered(),
+        last.getReencodeCycles(),
+        curve);
   }
 
   /** Exact evaluation against every target, featurized once for all the runs' models. */
@@ -212,11 +274,18 @@ public final class Experiment {
   }
 
   /**
-   * Publishes targets and {@code epochs} shuffled passes of the pairs unless the topics hold them already (a rerun
-   * against the same cluster replays what is there).
+   * Publishes targets and {@code epochs} shuffled passes of the pairs unless the topics hold them
+   * already (a rerun against the same cluster replays what is there).
    */
-  private static void publishOnce(Properties kafka, Corpus corpus, String targetsTopic, String pairsTopic, int epochs,
-      long seed, PrintStream out) throws Exception {
+  private static void publishOnce(
+      Properties kafka,
+      Corpus corpus,
+      String targetsTopic,
+      String pairsTopic,
+      int epochs,
+      long seed,
+      PrintStream out)
+      throws Exception {
     long wantedPairs = (long) corpus.train().size() * epochs;
     long haveTargets = total(TopicReader.endOffsets(kafka, targetsTopic));
     long havePairs = total(TopicReader.endOffsets(kafka, pairsTopic));
@@ -225,19 +294,37 @@ public final class Experiment {
       return;
     }
     if (haveTargets != 0 || havePairs != 0) {
-      throw new IllegalStateException("topics " + targetsTopic + " / " + pairsTopic + " hold " + haveTargets + " / "
-          + havePairs + " records, not the " + corpus.targets().size() + " / " + wantedPairs + " of this dataset;"
-          + " delete them or use another topic.prefix");
+      throw new IllegalStateException(
+          "topics "
+              + targetsTopic
+              + " / "
+              + pairsTopic
+              + " hold "
+              + haveTargets
+              + " / "
+              + havePairs
+              + " records, not the "
+              + corpus.targets().size()
+              + " / "
+              + wantedPairs
+              + " of this dataset;"
+              + " delete them or use another topic.prefix");
     }
     try (Admin admin = Admin.create(kafka)) {
       short replication = replication(admin);
-      admin.createTopics(List.of(
-          new NewTopic(targetsTopic, 1, replication).configs(Map.of("cleanup.policy", "compact")),
-          new NewTopic(pairsTopic, 1, replication))).all().get();
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic(targetsTopic, 1, replication)
+                      .configs(Map.of("cleanup.policy", "compact")),
+                  new NewTopic(pairsTopic, 1, replication)))
+          .all()
+          .get();
     }
     try (CorpusPublisher publisher = new CorpusPublisher(kafka)) {
-      out.printf("publishing %,d targets to %s and %,d pairs (%d shuffled passes) to %s%n", corpus.targets().size(),
-          targetsTopic, wantedPairs, epochs, pairsTopic);
+      out.printf(
+          "publishing %,d targets to %s and %,d pairs (%d shuffled passes) to %s%n",
+          corpus.targets().size(), targetsTopic, wantedPairs, epochs, pairsTopic);
       publisher.publishTargets(targetsTopic, corpus.targets(), null);
       Random random = new Random(seed);
       for (int e = 0; e < epochs; e++) {
@@ -256,7 +343,8 @@ public final class Experiment {
     return offsets.values().stream().mapToLong(Long::longValue).sum();
   }
 
-  private static Properties kafkaProperties(TrainingJobConfig base, EmbeddedKafkaBroker embedded, String bootstrap) {
+  private static Properties kafkaProperties(
+      TrainingJobConfig base, EmbeddedKafkaBroker embedded, String bootstrap) {
     TrainingJobConfig c = base.copy();
     c.bootstrapServers = embedded != null ? embedded.bootstrapServers() : bootstrap;
     return c.clientProperties();
@@ -276,6 +364,4 @@ public final class Experiment {
     h = 31 * (31 * h + epochs) + seed;
     return Long.toHexString(h).substring(0, Math.min(10, Long.toHexString(h).length()));
   }
-
-
 }

@@ -12,16 +12,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** An experiment's figures as a table, as JSON (the shape other tools read) and as a recall-versus-step chart. */
+/**
+ * An experiment's figures as a table, as JSON (the shape other tools read) and as a
+ * recall-versus-step chart.
+ */
 public final class ExperimentReport {
   private ExperimentReport() {}
 
-  private static final String[] COLUMNS = {"Mem %", "R@1", "R@5", "R@10", "R@20", "R@100", "MRR@10", "steps/s",
-      "wall s"};
+  private static final String[] COLUMNS = {
+    "Mem %", "R@1", "R@5", "R@10", "R@20", "R@100", "MRR@10", "steps/s", "wall s"
+  };
 
   /**
-   * One row per run, then (with several seeds) one mean row per sampler, in the order the samplers ran; and the share
-   * of the R@1 gap between uniform and exhaustive negatives that each sampler closes, where both ran.
+   * One row per run, then (with several seeds) one mean row per sampler, in the order the samplers
+   * ran; and the share of the R@1 gap between uniform and exhaustive negatives that each sampler
+   * closes, where both ran.
    */
   public static String table(Experiment.Result result) {
     List<Experiment.Run> runs = result.runs();
@@ -43,13 +48,17 @@ public final class ExperimentReport {
     Map<String, Double> closed = gapClosed(runs);
     if (!closed.isEmpty()) {
       out.append("share of the R@1 gap uniform -> exhaustive closed (mean over seeds):");
-      closed.forEach((sampler, share) -> out.append(String.format(" %s %.0f%%;", sampler, 100 * share)));
+      closed.forEach(
+          (sampler, share) -> out.append(String.format(" %s %.0f%%;", sampler, 100 * share)));
       out.append('\n');
     }
     return out.toString();
   }
 
-  /** Mean R@1 (sampler - uniform) / (exhaustive - uniform), for every sampler, when uniform and exhaustive ran. */
+  /**
+   * Mean R@1 (sampler - uniform) / (exhaustive - uniform), for every sampler, when uniform and
+   * exhaustive ran.
+   */
   public static Map<String, Double> gapClosed(List<Experiment.Run> runs) {
     Map<String, List<Experiment.Run>> bySampler = bySampler(runs);
     Map<String, Double> out = new LinkedHashMap<>();
@@ -61,11 +70,15 @@ public final class ExperimentReport {
     if (exhaustive == uniform) {
       return out;
     }
-    bySampler.forEach((sampler, list) -> out.put(sampler, (mean(list)[1] - uniform) / (exhaustive - uniform)));
+    bySampler.forEach(
+        (sampler, list) -> out.put(sampler, (mean(list)[1] - uniform) / (exhaustive - uniform)));
     return out;
   }
 
-  /** {@code {"dataset": {...}, "config": {...}, "samplers": [{"name", "seed", "mem_percent", "recall", ...}]}}. */
+  /**
+   * {@code {"dataset": {...}, "config": {...}, "samplers": [{"name", "seed", "mem_percent",
+   * "recall", ...}]}}.
+   */
   public static void writeJson(Experiment.Result result, Path file) throws IOException {
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("dataset", result.dataset());
@@ -111,26 +124,41 @@ public final class ExperimentReport {
     new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), json);
   }
 
-  /** R@1 on the curve queries against training step, one line per sampler (the mean over seeds at each step). */
+  /**
+   * R@1 on the curve queries against training step, one line per sampler (the mean over seeds at
+   * each step).
+   */
   public static void writePlot(Experiment.Result result, Path png) throws IOException {
     Map<String, List<RecallPlot.Point>> series = new LinkedHashMap<>();
-    bySampler(result.runs()).forEach((sampler, list) -> {
-      TreeMap<Long, double[]> sums = new TreeMap<>();
-      for (Experiment.Run r : list) {
-        for (RecallPlot.Point p : r.curve()) {
-          double[] s = sums.computeIfAbsent(p.step(), k -> new double[2]);
-          s[0] += p.value();
-          s[1]++;
-        }
-      }
-      List<RecallPlot.Point> points = new ArrayList<>();
-      sums.forEach((step, s) -> points.add(new RecallPlot.Point(step, s[0] / s[1])));
-      series.put(sampler, points);
-    });
+    bySampler(result.runs())
+        .forEach(
+            (sampler, list) -> {
+              TreeMap<Long, double[]> sums = new TreeMap<>();
+              for (Experiment.Run r : list) {
+                for (RecallPlot.Point p : r.curve()) {
+                  double[] s = sums.computeIfAbsent(p.step(), k -> new double[2]);
+                  s[0] += p.value();
+                  s[1]++;
+                }
+              }
+              List<RecallPlot.Point> points = new ArrayList<>();
+              sums.forEach((step, s) -> points.add(new RecallPlot.Point(step, s[0] / s[1])));
+              series.put(sampler, points);
+            });
     int seeds = (int) result.runs().stream().mapToLong(Experiment.Run::seed).distinct().count();
-    RecallPlot.write(png, "R@1 while training (" + result.dataset().get("name") + ", mean of " + seeds + " seed"
-        + (seeds == 1 ? "" : "s") + ")", "R@1 (" + result.dataset().get("curve_eval_queries") + " eval queries)",
-        series, 960, 600);
+    RecallPlot.write(
+        png,
+        "R@1 while training ("
+            + result.dataset().get("name")
+            + ", mean of "
+            + seeds
+            + " seed"
+            + (seeds == 1 ? "" : "s")
+            + ")",
+        "R@1 (" + result.dataset().get("curve_eval_queries") + " eval queries)",
+        series,
+        960,
+        600);
   }
 
   private static Map<String, List<Experiment.Run>> bySampler(List<Experiment.Run> runs) {
@@ -143,8 +171,17 @@ public final class ExperimentReport {
 
   private static double[] values(Experiment.Run r) {
     RetrievalMetrics m = r.metrics();
-    return new double[] {r.memPercent(), m.recallAt(1), m.recallAt(5), m.recallAt(10), m.recallAt(20),
-        m.recallAt(100), m.mrr().get(10), r.stepsPerSecond(), r.wallSeconds()};
+    return new double[] {
+      r.memPercent(),
+      m.recallAt(1),
+      m.recallAt(5),
+      m.recallAt(10),
+      m.recallAt(20),
+      m.recallAt(100),
+      m.mrr().get(10),
+      r.stepsPerSecond(),
+      r.wallSeconds()
+    };
   }
 
   private static double[] mean(List<Experiment.Run> runs) {
@@ -160,8 +197,12 @@ public final class ExperimentReport {
 
   private static void row(StringBuilder out, int width, String label, double[] v) {
     out.append(String.format("%-" + width + "s", label));
-    out.append(String.format("  %7s", Double.isNaN(v[0]) ? "-" : v[0] < 10 ? String.format("%.2f", v[0])
-        : String.format("%.0f", v[0])));
+    out.append(
+        String.format(
+            "  %7s",
+            Double.isNaN(v[0])
+                ? "-"
+                : v[0] < 10 ? String.format("%.2f", v[0]) : String.format("%.0f", v[0])));
     for (int i = 1; i <= 6; i++) {
       out.append(String.format("  %7.3f", v[i]));
     }

@@ -8,10 +8,11 @@ import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.StateBackendOptions;
 
 /**
- * The job configuration every dynnibal job runs with: keyed state in RocksDB, incremental exactly-once checkpoints
- * that survive cancellation (so a stopped job can be resumed). Flink 2 takes these from the Configuration given to
- * {@code StreamExecutionEnvironment.getExecutionEnvironment(conf)}; a MiniCluster's own configuration does not
- * reach the job's checkpointing.
+ * The job configuration every dynnibal job runs with: keyed state in RocksDB, incremental
+ * exactly-once checkpoints that survive cancellation (so a stopped job can be resumed). Flink 2
+ * takes these from the Configuration given to {@code
+ * StreamExecutionEnvironment.getExecutionEnvironment(conf)}; a MiniCluster's own configuration does
+ * not reach the job's checkpointing.
  */
 public final class RocksDbCheckpointing {
   private RocksDbCheckpointing() {}

@@ -18,9 +18,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Publishes a corpus as the job reads it: targets keyed by id (the topic is compacted, so the latest text of an id
- * wins and a null value deletes it), training pairs keyed by pair id, Avro single-object encoding. The producer is
- * idempotent with acks=all: a retried send is never duplicated.
+ * Publishes a corpus as the job reads it: targets keyed by id (the topic is compacted, so the
+ * latest text of an id wins and a null value deletes it), training pairs keyed by pair id, Avro
+ * single-object encoding. The producer is idempotent with acks=all: a retried send is never
+ * duplicated.
  */
 public final class CorpusPublisher implements AutoCloseable {
   private final KafkaProducer<String, byte[]> producer;
@@ -60,21 +61,26 @@ public final class CorpusPublisher implements AutoCloseable {
   }
 
   /**
-   * Sends one pass over the pairs; pair ids are {@code <query_id>#<pass>} so that repeated passes (epochs) stay
-   * distinct records.
+   * Sends one pass over the pairs; pair ids are {@code <query_id>#<pass>} so that repeated passes
+   * (epochs) stay distinct records.
    */
-  public void publishPairs(String topic, List<LabelledQuery> queries, String pass, long eventTimeMs,
+  public void publishPairs(
+      String topic,
+      List<LabelledQuery> queries,
+      String pass,
+      long eventTimeMs,
       IntConsumer progress) {
     int sent = 0;
     for (LabelledQuery q : queries) {
       String pairId = q.queryId() + "#" + pass;
-      TrainingPair pair = TrainingPair.newBuilder()
-          .setPairId(pairId)
-          .setQueryId(q.queryId())
-          .setQueryText(q.text())
-          .setTargetId(q.targetId())
-          .setEventTimeMs(eventTimeMs)
-          .build();
+      TrainingPair pair =
+          TrainingPair.newBuilder()
+              .setPairId(pairId)
+              .setQueryId(q.queryId())
+              .setQueryText(q.text())
+              .setTargetId(q.targetId())
+              .setEventTimeMs(eventTimeMs)
+              .build();
       producer.send(new ProducerRecord<>(topic, pairId, pairs.encode(pair)));
       if (++sent % 1000 == 0 && progress != null) {
         progress.accept(sent);
@@ -98,7 +104,8 @@ public final class CorpusPublisher implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while publishing", e);
     } catch (ExecutionException e) {
-      throw new IllegalStateException("publishing failed: " + e.getCause().getMessage(), e.getCause());
+      throw new IllegalStateException(
+          "publishing failed: " + e.getCause().getMessage(), e.getCause());
     }
   }
 

@@ -20,8 +20,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * Follows a topic of Avro records from its beginning, reading only committed transactions (what the job's
- * exactly-once sinks have really published): the demo's progress bar and the tests read the metrics topic this way.
+ * Follows a topic of Avro records from its beginning, reading only committed transactions (what the
+ * job's exactly-once sinks have really published): the demo's progress bar and the tests read the
+ * metrics topic this way.
  */
 public final class TopicReader<T extends SpecificRecordBase> implements AutoCloseable {
   private final KafkaConsumer<String, byte[]> consumer;
@@ -56,10 +57,12 @@ public final class TopicReader<T extends SpecificRecordBase> implements AutoClos
   }
 
   /**
-   * Whether a consumer group has committed offsets at the end of every partition of {@code topic}. The job's Kafka
-   * source commits on checkpoint completion, so this means every record of the topic went through a checkpoint.
+   * Whether a consumer group has committed offsets at the end of every partition of {@code topic}.
+   * The job's Kafka source commits on checkpoint completion, so this means every record of the
+   * topic went through a checkpoint.
    */
-  public static boolean groupCaughtUp(Properties clientProperties, String group, String topic) throws Exception {
+  public static boolean groupCaughtUp(Properties clientProperties, String group, String topic)
+      throws Exception {
     try (Admin admin = Admin.create(clientProperties)) {
       Map<TopicPartition, OffsetAndMetadata> committed =
           admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
@@ -73,8 +76,12 @@ public final class TopicReader<T extends SpecificRecordBase> implements AutoClos
     }
   }
 
-  /** Per partition, the offset after the last committed record (read_committed); empty when the topic is missing. */
-  public static Map<Integer, Long> endOffsets(Properties clientProperties, String topic) throws Exception {
+  /**
+   * Per partition, the offset after the last committed record (read_committed); empty when the
+   * topic is missing.
+   */
+  public static Map<Integer, Long> endOffsets(Properties clientProperties, String topic)
+      throws Exception {
     try (Admin admin = Admin.create(clientProperties)) {
       return endOffsets(admin, topic);
     }
@@ -96,8 +103,9 @@ public final class TopicReader<T extends SpecificRecordBase> implements AutoClos
       latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
     }
     Map<Integer, Long> out = new java.util.TreeMap<>();
-    var options = new org.apache.kafka.clients.admin.ListOffsetsOptions(
-        org.apache.kafka.common.IsolationLevel.READ_COMMITTED);
+    var options =
+        new org.apache.kafka.clients.admin.ListOffsetsOptions(
+            org.apache.kafka.common.IsolationLevel.READ_COMMITTED);
     for (var e : admin.listOffsets(latest, options).all().get().entrySet()) {
       out.put(e.getKey().partition(), e.getValue().offset());
     }

@@ -14,10 +14,11 @@ import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * Pairs -> batches of B, numbered 0, 1, 2, ... (runs with parallelism 1, so numbers are global). The partial batch and
- * the counter are operator state: a restore neither loses nor repeats a pair.
+ * Pairs -> batches of B, numbered 0, 1, 2, ... (runs with parallelism 1, so numbers are global).
+ * The partial batch and the counter are operator state: a restore neither loses nor repeats a pair.
  */
-final class BatchAssembler extends ProcessFunction<TrainingPair, QueryBatch> implements CheckpointedFunction {
+final class BatchAssembler extends ProcessFunction<TrainingPair, QueryBatch>
+    implements CheckpointedFunction {
   private static final long serialVersionUID = 1L;
 
   private final int batchSize;
@@ -58,10 +59,15 @@ final class BatchAssembler extends ProcessFunction<TrainingPair, QueryBatch> imp
 
   @Override
   public void initializeState(FunctionInitializationContext context) throws Exception {
-    pendingState = context.getOperatorStateStore().getListState(
-        new ListStateDescriptor<>("pending-pairs", new AvroTypeInfo<>(TrainingPair.class)));
-    nextBatchState = context.getOperatorStateStore().getListState(
-        new ListStateDescriptor<>("next-batch", Types.LONG));
+    pendingState =
+        context
+            .getOperatorStateStore()
+            .getListState(
+                new ListStateDescriptor<>("pending-pairs", new AvroTypeInfo<>(TrainingPair.class)));
+    nextBatchState =
+        context
+            .getOperatorStateStore()
+            .getListState(new ListStateDescriptor<>("next-batch", Types.LONG));
     pending = new ArrayList<>();
     for (TrainingPair p : pendingState.get()) {
       pending.add(p);

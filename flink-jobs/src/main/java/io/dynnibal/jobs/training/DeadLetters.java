@@ -8,7 +8,8 @@ import org.apache.flink.util.OutputTag;
 
 /** The side output every operator sends what it cannot use to, and how a dead letter is made. */
 public final class DeadLetters {
-  public static final OutputTag<DeadLetter> TAG = new OutputTag<>("dead-letters", new AvroTypeInfo<>(DeadLetter.class));
+  public static final OutputTag<DeadLetter> TAG =
+      new OutputTag<>("dead-letters", new AvroTypeInfo<>(DeadLetter.class));
 
   private DeadLetters() {}
 
@@ -31,8 +32,8 @@ public final class DeadLetters {
   }
 
   /**
-   * A dead letter for something found unusable after decoding (a pair, a target's encoding, a model update, a batch):
-   * no Kafka coordinates survive this far, so the record is named by its key.
+   * A dead letter for something found unusable after decoding (a pair, a target's encoding, a model
+   * update, a batch): no Kafka coordinates survive this far, so the record is named by its key.
    */
   static DeadLetter ofDecoded(String topic, String key, String message, String stage) {
     return DeadLetter.newBuilder()

@@ -9,8 +9,9 @@ import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * Model-updates topic -> ModelUpdate records, checked before they reach any shard: an unreadable value, a non-finite
- * number or a wrong shape in its matrices goes to dead letters (a shard must never apply half an update).
+ * Model-updates topic -> ModelUpdate records, checked before they reach any shard: an unreadable
+ * value, a non-finite number or a wrong shape in its matrices goes to dead letters (a shard must
+ * never apply half an update).
  */
 final class DecodeModelUpdates extends ProcessFunction<KafkaRecord, ModelUpdate> {
   private static final long serialVersionUID = 1L;
@@ -20,7 +21,10 @@ final class DecodeModelUpdates extends ProcessFunction<KafkaRecord, ModelUpdate>
   private final int encodingDim;
   private transient SingleObjectCodec<ModelUpdate> codec;
 
-  /** Updates must have {@code landmarks} (d') landmarks of dimension {@code encodingDim} (d): the job's shape. */
+  /**
+   * Updates must have {@code landmarks} (d') landmarks of dimension {@code encodingDim} (d): the
+   * job's shape.
+   */
   DecodeModelUpdates(int landmarks, int encodingDim) {
     this.landmarks = landmarks;
     this.encodingDim = encodingDim;
@@ -51,16 +55,29 @@ final class DecodeModelUpdates extends ProcessFunction<KafkaRecord, ModelUpdate>
     if (update.getVersion() < 1) {
       throw new IllegalArgumentException(what + ": versions start at 1");
     }
-    if (update.getLandmarks().getRows() != expectedLandmarks || update.getLandmarks().getCols() != expectedDim) {
-      throw new IllegalArgumentException(what + ": landmarks are " + update.getLandmarks().getRows() + " x "
-          + update.getLandmarks().getCols() + ", this job's shape is d' = " + expectedLandmarks + " x d = "
-          + expectedDim);
+    if (update.getLandmarks().getRows() != expectedLandmarks
+        || update.getLandmarks().getCols() != expectedDim) {
+      throw new IllegalArgumentException(
+          what
+              + ": landmarks are "
+              + update.getLandmarks().getRows()
+              + " x "
+              + update.getLandmarks().getCols()
+              + ", this job's shape is d' = "
+              + expectedLandmarks
+              + " x d = "
+              + expectedDim);
     }
     float[][] landmarks = Matrices.rows(update.getLandmarks(), what + " landmarks");
     int d = landmarks.length;
     if (d == 0 || update.getLandmarkIds().size() != d) {
-      throw new IllegalArgumentException(what + ": " + d + " landmark vectors but " + update.getLandmarkIds().size()
-          + " landmark ids");
+      throw new IllegalArgumentException(
+          what
+              + ": "
+              + d
+              + " landmark vectors but "
+              + update.getLandmarkIds().size()
+              + " landmark ids");
     }
     if (update.getProjection().getRows() != d || update.getProjection().getCols() != d) {
       throw new IllegalArgumentException(what + ": projection must be " + d + " x " + d);

@@ -8,7 +8,10 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 
-/** Pairs topic -> TrainingPair records; unreadable values and pairs without a usable query go to dead letters. */
+/**
+ * Pairs topic -> TrainingPair records; unreadable values and pairs without a usable query go to
+ * dead letters.
+ */
 final class DecodePairs extends ProcessFunction<KafkaRecord, TrainingPair> {
   private static final long serialVersionUID = 1L;
   static final String STAGE = "decode-pairs";
@@ -24,8 +27,10 @@ final class DecodePairs extends ProcessFunction<KafkaRecord, TrainingPair> {
   @Override
   public void processElement(KafkaRecord record, Context ctx, Collector<TrainingPair> out) {
     if (record.value == null) {
-      ctx.output(DeadLetters.TAG, DeadLetters.of(record, "io.dynnibal.UnusableRecord",
-          "the pairs topic holds a null value", STAGE));
+      ctx.output(
+          DeadLetters.TAG,
+          DeadLetters.of(
+              record, "io.dynnibal.UnusableRecord", "the pairs topic holds a null value", STAGE));
       return;
     }
     TrainingPair pair;
@@ -44,7 +49,8 @@ final class DecodePairs extends ProcessFunction<KafkaRecord, TrainingPair> {
       problem = "pair " + pair.getPairId() + " has no query text to encode";
     }
     if (problem != null) {
-      ctx.output(DeadLetters.TAG, DeadLetters.of(record, "io.dynnibal.UnusableRecord", problem, STAGE));
+      ctx.output(
+          DeadLetters.TAG, DeadLetters.of(record, "io.dynnibal.UnusableRecord", problem, STAGE));
       return;
     }
     out.collect(pair);

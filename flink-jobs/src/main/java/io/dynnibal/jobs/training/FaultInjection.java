@@ -3,8 +3,8 @@ package io.dynnibal.jobs.training;
 import java.io.Serializable;
 
 /**
- * A hook the trainer calls before each step, for reliability tests: throwing from it fails the task, and Flink's
- * recovery takes over. Production jobs use {@link #NONE}.
+ * A hook the trainer calls before each step, for reliability tests: throwing from it fails the
+ * task, and Flink's recovery takes over. Production jobs use {@link #NONE}.
  */
 @FunctionalInterface
 public interface FaultInjection extends Serializable {

@@ -4,7 +4,9 @@ import io.dynnibal.schemas.Matrix;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Between Avro {@link Matrix} records and float arrays; refuses non-finite values and wrong shapes. */
+/**
+ * Between Avro {@link Matrix} records and float arrays; refuses non-finite values and wrong shapes.
+ */
 final class Matrices {
   private Matrices() {}
 
@@ -30,14 +32,22 @@ final class Matrices {
   static float[] values(Matrix m, String what) {
     List<Float> values = m.getValues();
     if (m.getRows() < 0 || m.getCols() < 0 || values.size() != (long) m.getRows() * m.getCols()) {
-      throw new IllegalArgumentException(what + " claims " + m.getRows() + " x " + m.getCols() + " but holds "
-          + values.size() + " values");
+      throw new IllegalArgumentException(
+          what
+              + " claims "
+              + m.getRows()
+              + " x "
+              + m.getCols()
+              + " but holds "
+              + values.size()
+              + " values");
     }
     float[] out = new float[values.size()];
     for (int i = 0; i < out.length; i++) {
       Float v = values.get(i);
       if (v == null || !Float.isFinite(v)) {
-        throw new IllegalArgumentException(what + " holds a non-finite value (" + v + ") at index " + i);
+        throw new IllegalArgumentException(
+            what + " holds a non-finite value (" + v + ") at index " + i);
       }
       out[i] = v;
     }

@@ -3,20 +3,30 @@ package io.dynnibal.jobs.training;
 /** A query batch with every shard's answer merged: what one training step consumes. */
 public class MergedBatch {
   public QueryBatch batch;
-  /** Aligned with the batch's queries; an entry whose {@code id} is null was found in no shard (unknown target). */
+
+  /**
+   * Aligned with the batch's queries; an entry whose {@code id} is null was found in no shard
+   * (unknown target).
+   */
   public TargetFeatures[] positives;
+
   /** The batch's shared hard negatives. */
   public TargetFeatures[] sampled;
+
   /** The batch's shared uniform negatives (with cache vectors, for the regression reservoir). */
   public TargetFeatures[] uniform;
+
   public long minModelVersion;
   public long minModelStep;
   public long indexTargets;
+
   /** Per shard (by index), its sampling time for this batch. */
   public double[] shardMillis;
+
   public long updatesIgnored;
   public long proposals;
   public long accepted;
+
   /** Floats all shards hold at full dimension for mining (see {@link ShardReply#miningFloats}). */
   public long miningFloats;
 

@@ -9,21 +9,22 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * Waits for every shard's reply to a batch (keyed by batch id, replies in keyed state) and merges them into one step's
- * input, deterministically (replies in shard order):
+ * Waits for every shard's reply to a batch (keyed by batch id, replies in keyed state) and merges
+ * them into one step's input, deterministically (replies in shard order):
  *
  * <ul>
- *   <li>hard negatives: per query, the candidates of all shards ranked by logit (the paper's forest merge: the trees
- *       are sampled independently, the highest unnormalised probabilities win); the batch's shared set takes each
- *       query's best not yet taken, round-robin over queries, so every query contributes its hardest negatives;
- *   <li>uniform negatives: shard s is drawn with probability size_s / total, then its next uniform draw is taken, so
- *       the merged draws are uniform over all targets;
+ *   <li>hard negatives: per query, the candidates of all shards ranked by logit (the paper's forest
+ *       merge: the trees are sampled independently, the highest unnormalised probabilities win);
+ *       the batch's shared set takes each query's best not yet taken, round-robin over queries, so
+ *       every query contributes its hardest negatives;
+ *   <li>uniform negatives: shard s is drawn with probability size_s / total, then its next uniform
+ *       draw is taken, so the merged draws are uniform over all targets;
  *   <li>positives: from the shard that holds each target (none: the target is unknown).
  * </ul>
  */
@@ -40,16 +41,20 @@ final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, MergedB
 
   @Override
   public void open(OpenContext context) {
-    replies = getRuntimeContext().getListState(
-        new ListStateDescriptor<>("replies", TypeInformation.of(ShardReply.class)));
+    replies =
+        getRuntimeContext()
+            .getListState(
+                new ListStateDescriptor<>("replies", TypeInformation.of(ShardReply.class)));
     received = getRuntimeContext().getState(new ValueStateDescriptor<>("received", Types.INT));
   }
 
   @Override
-  public void processElement(ShardReply reply, Context ctx, Collector<MergedBatch> out) throws Exception {
+  public void processElement(ShardReply reply, Context ctx, Collector<MergedBatch> out)
+      throws Exception {
     int count = received.value() == null ? 1 : received.value() + 1;
     if (count < config.shards) {
-      // Replies are large (features of every candidate): append and count, read them back only once, when complete.
+      // Replies are large (features of every candidate): append and count, read them back only
+      // once, when complete.
       replies.add(reply);
       received.update(count);
       return;
@@ -61,10 +66,12 @@ final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, MergedB
     replies.clear();
     received.clear();
     Sampler sampler = config.sampler();
-    out.collect(merge(all, sampler.hardNegatives(config), sampler.uniformDraws(config), config.seed));
+    out.collect(
+        merge(all, sampler.hardNegatives(config), sampler.uniformDraws(config), config.seed));
   }
 
-  static MergedBatch merge(List<ShardReply> replies, int sampledCount, int uniformCount, long seed) {
+  static MergedBatch merge(
+      List<ShardReply> replies, int sampledCount, int uniformCount, long seed) {
     replies.sort(Comparator.comparingInt(r -> r.shard));
     QueryBatch batch = replies.get(0).batch; // shard 0 carries it
     int n = batch.size();
@@ -98,14 +105,22 @@ final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, MergedB
       merged.miningFloats += r.miningFloats;
     }
     for (List<TargetFeatures> candidates : perQuery) {
-      candidates.sort(Comparator.comparingDouble((TargetFeatures t) -> -t.logit).thenComparing(t -> t.id));
+      candidates.sort(
+          Comparator.comparingDouble((TargetFeatures t) -> -t.logit).thenComparing(t -> t.id));
     }
-    merged.sampled = SharedNegatives.roundRobin(perQuery, sampledCount, t -> t.id).toArray(new TargetFeatures[0]);
-    merged.uniform = uniform(replies, uniformCount, new SplittableRandom(seed ^ (batch.batchId * 0xBF58476D1CE4E5B9L)));
+    merged.sampled =
+        SharedNegatives.roundRobin(perQuery, sampledCount, t -> t.id)
+            .toArray(new TargetFeatures[0]);
+    merged.uniform =
+        uniform(
+            replies,
+            uniformCount,
+            new SplittableRandom(seed ^ (batch.batchId * 0xBF58476D1CE4E5B9L)));
     return merged;
   }
 
-  private static TargetFeatures[] uniform(List<ShardReply> replies, int count, SplittableRandom random) {
+  private static TargetFeatures[] uniform(
+      List<ShardReply> replies, int count, SplittableRandom random) {
     long total = 0;
     for (ShardReply r : replies) {
       total += r.shardSize;
@@ -126,5 +141,4 @@ final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, MergedB
     }
     return out.toArray(new TargetFeatures[0]);
   }
-
 }

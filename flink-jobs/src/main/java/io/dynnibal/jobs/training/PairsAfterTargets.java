@@ -1,6 +1,5 @@
 package io.dynnibal.jobs.training;
 
-import java.time.Duration;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -14,37 +13,47 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one way into the shards (parallelism 1, a single key): forwards target upserts and deletes as they come, and
- * fans each query batch out to every shard, but holds batches back until the targets that were on the topic when the
- * job started have gone ahead ({@link ShardInput#TARGETS_LOADED} from {@link DecodeTargets}). Because targets and
- * batches leave through the same channels, in order, no shard answers a batch before it has indexed those targets:
- * a dataset published in full before the job starts (an experiment's replay) trains on every pair, none is
- * dead-lettered as "not indexed yet".
+ * The one way into the shards (parallelism 1, a single key): forwards target upserts and deletes as
+ * they come, and fans each query batch out to every shard, but holds batches back until the targets
+ * that were on the topic when the job started have gone ahead ({@link ShardInput#TARGETS_LOADED}
+ * from {@link DecodeTargets}). Because targets and batches leave through the same channels, in
+ * order, no shard answers a batch before it has indexed those targets: a dataset published in full
+ * before the job starts (an experiment's replay) trains on every pair, none is dead-lettered as
+ * "not indexed yet".
  *
- * <p>Held batches are released a few at a time, from timers, never all in one call: an operator inside a long call
- * cannot forward a checkpoint barrier, and with the shards the slowest stage a release of hundreds of batches would
- * stall checkpoints (and with them every transactional commit, model updates included) for the whole replay.
+ * <p>Held batches are released a few at a time, from timers, never all in one call: an operator
+ * inside a long call cannot forward a checkpoint barrier, and with the shards the slowest stage a
+ * release of hundreds of batches would stall checkpoints (and with them every transactional commit,
+ * model updates included) for the whole replay.
  *
- * <p>Targets published later are indexed whenever they arrive. If the marker never comes (a transactional producer's
- * commit marker can sit after the last record, one offset short of what {@link DecodeTargets} waits for), held batches
- * are released after {@code targets.first.max.wait}, with a warning.
+ * <p>Targets published later are indexed whenever they arrive. If the marker never comes (a
+ * transactional producer's commit marker can sit after the last record, one offset short of what
+ * {@link DecodeTargets} waits for), held batches are released after {@code targets.first.max.wait},
+ * with a warning.
  */
-final class PairsAfterTargets extends KeyedCoProcessFunction<Integer, ShardInput, QueryBatch, ShardInput> {
+final class PairsAfterTargets
+    extends KeyedCoProcessFunction<Integer, ShardInput, QueryBatch, ShardInput> {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(PairsAfterTargets.class);
+
   /** Held batches fanned out per timer firing: small, so a checkpoint barrier waits for little. */
   private static final int RELEASE_PER_TIMER = 2;
 
   private final TrainingJobConfig config;
   private final int[] shardKeys;
   private transient ValueState<Boolean> released;
+
   /** Batches waiting, by arrival number; {@code queue} = {next to release, next arrival number}. */
   private transient MapState<Long, QueryBatch> held;
+
   private transient ValueState<long[]> queue;
   private final boolean nothingToWaitFor;
 
-  /** @param targetsAtStart end offsets of the targets topic when the job was built, per partition */
-  PairsAfterTargets(TrainingJobConfig config, int[] shardKeys, java.util.Map<Integer, Long> targetsAtStart) {
+  /**
+   * @param targetsAtStart end offsets of the targets topic when the job was built, per partition
+   */
+  PairsAfterTargets(
+      TrainingJobConfig config, int[] shardKeys, java.util.Map<Integer, Long> targetsAtStart) {
     this.config = config;
     this.shardKeys = shardKeys;
     this.nothingToWaitFor = targetsAtStart.values().stream().allMatch(end -> end == 0);
@@ -53,15 +62,22 @@ final class PairsAfterTargets extends KeyedCoProcessFunction<Integer, ShardInput
   @Override
   public void open(OpenContext context) throws Exception {
     released = getRuntimeContext().getState(new ValueStateDescriptor<>("released", Types.BOOLEAN));
-    held = getRuntimeContext().getMapState(
-        new MapStateDescriptor<>("held", Types.LONG, TypeInformation.of(QueryBatch.class)));
-    queue = getRuntimeContext().getState(
-        new ValueStateDescriptor<>("queue", org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo
-            .LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+    held =
+        getRuntimeContext()
+            .getMapState(
+                new MapStateDescriptor<>("held", Types.LONG, TypeInformation.of(QueryBatch.class)));
+    queue =
+        getRuntimeContext()
+            .getState(
+                new ValueStateDescriptor<>(
+                    "queue",
+                    org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo
+                        .LONG_PRIMITIVE_ARRAY_TYPE_INFO));
   }
 
   @Override
-  public void processElement1(ShardInput target, Context ctx, Collector<ShardInput> out) throws Exception {
+  public void processElement1(ShardInput target, Context ctx, Collector<ShardInput> out)
+      throws Exception {
     if (target.kind == ShardInput.TARGETS_LOADED) {
       if (!isReleased()) {
         LOG.info("targets loaded: releasing {} held query batches", waiting());
@@ -74,7 +90,8 @@ final class PairsAfterTargets extends KeyedCoProcessFunction<Integer, ShardInput
   }
 
   @Override
-  public void processElement2(QueryBatch batch, Context ctx, Collector<ShardInput> out) throws Exception {
+  public void processElement2(QueryBatch batch, Context ctx, Collector<ShardInput> out)
+      throws Exception {
     if (nothingToWaitFor && !isReleased()) {
       released.update(true);
     }
@@ -83,10 +100,13 @@ final class PairsAfterTargets extends KeyedCoProcessFunction<Integer, ShardInput
       return;
     }
     if (!isReleased() && waiting() == 0) {
-      LOG.info("holding query batches until the targets on {} at start are loaded (at most {})",
-          config.targetsTopic(), config.targetsFirstMaxWait);
-      ctx.timerService().registerProcessingTimeTimer(
-          ctx.timerService().currentProcessingTime() + config.targetsFirstMaxWait.toMillis());
+      LOG.info(
+          "holding query batches until the targets on {} at start are loaded (at most {})",
+          config.targetsTopic(),
+          config.targetsFirstMaxWait);
+      ctx.timerService()
+          .registerProcessingTimeTimer(
+              ctx.timerService().currentProcessingTime() + config.targetsFirstMaxWait.toMillis());
     }
     long[] q = queueState();
     held.put(q[1]++, batch);
@@ -94,10 +114,13 @@ final class PairsAfterTargets extends KeyedCoProcessFunction<Integer, ShardInput
   }
 
   @Override
-  public void onTimer(long timestamp, OnTimerContext ctx, Collector<ShardInput> out) throws Exception {
+  public void onTimer(long timestamp, OnTimerContext ctx, Collector<ShardInput> out)
+      throws Exception {
     if (!isReleased()) {
-      LOG.warn("the targets topic {} was not read to its start-time end within {}: releasing the held batches"
-          + " (pairs whose target is not indexed yet go to the dead-letter topic)", config.targetsTopic(),
+      LOG.warn(
+          "the targets topic {} was not read to its start-time end within {}: releasing the held batches"
+              + " (pairs whose target is not indexed yet go to the dead-letter topic)",
+          config.targetsTopic(),
           config.targetsFirstMaxWait);
       released.update(true);
     }

@@ -1,6 +1,9 @@
 package io.dynnibal.jobs.training;
 
-/** B training pairs, numbered in arrival order: the unit that fans out to every shard and becomes one step. */
+/**
+ * B training pairs, numbered in arrival order: the unit that fans out to every shard and becomes
+ * one step.
+ */
 public class QueryBatch {
   public long batchId;
   public String[] pairIds;

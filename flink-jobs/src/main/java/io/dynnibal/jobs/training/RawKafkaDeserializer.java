@@ -11,8 +11,14 @@ final class RawKafkaDeserializer implements KafkaRecordDeserializationSchema<Kaf
 
   @Override
   public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<KafkaRecord> out) {
-    out.collect(new KafkaRecord(record.topic(), record.partition(), record.offset(), record.key(), record.value(),
-        record.timestamp()));
+    out.collect(
+        new KafkaRecord(
+            record.topic(),
+            record.partition(),
+            record.offset(),
+            record.key(),
+            record.value(),
+            record.timestamp()));
   }
 
   @Override

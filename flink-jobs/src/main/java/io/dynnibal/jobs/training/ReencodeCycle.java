@@ -13,10 +13,11 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * One approximate re-encoding (Alg. 4/5 of the paper) as the trainer runs it every w steps: encode the reservoir's
- * targets and d' landmarks (drawn from them) with the current target tower, fit the ridge regression from their old
- * cache vectors to the new encodings, write the parameter snapshot, and describe it all in a {@link ModelUpdate}:
- * the shards then move every cached vector by the d' x d' map without re-encoding any target.
+ * One approximate re-encoding (Alg. 4/5 of the paper) as the trainer runs it every w steps: encode
+ * the reservoir's targets and d' landmarks (drawn from them) with the current target tower, fit the
+ * ridge regression from their old cache vectors to the new encodings, write the parameter snapshot,
+ * and describe it all in a {@link ModelUpdate}: the shards then move every cached vector by the d'
+ * x d' map without re-encoding any target.
  */
 final class ReencodeCycle {
   static final double RIDGE = 1e-3;
@@ -25,11 +26,17 @@ final class ReencodeCycle {
   private ReencodeCycle() {}
 
   /**
-   * @param fresh reservoir entries cached at the version being replaced (at least {@code landmarks})
+   * @param fresh reservoir entries cached at the version being replaced (at least {@code
+   *     landmarks})
    * @return the update, or null when there are too few fresh entries yet
    */
   static ModelUpdate build(
-      DualEncoder encoder, List<TargetFeatures> fresh, int landmarks, long newVersion, long step, URI snapshotBase,
+      DualEncoder encoder,
+      List<TargetFeatures> fresh,
+      int landmarks,
+      long newVersion,
+      long step,
+      URI snapshotBase,
       long seed) {
     if (fresh.size() < 2 * landmarks) {
       return null;
@@ -73,7 +80,10 @@ final class ReencodeCycle {
         .build();
   }
 
-  /** A non-finite fit must never reach the shards: the cycle fails here and the trainer retries later. */
+  /**
+   * A non-finite fit must never reach the shards: the cycle fails here and the trainer retries
+   * later.
+   */
   private static void requireFinite(float[] values, String what) {
     for (float v : values) {
       if (!Float.isFinite(v)) {

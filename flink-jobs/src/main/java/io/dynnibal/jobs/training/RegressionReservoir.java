@@ -6,9 +6,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 
 /**
- * The re-encoding regression's data for free (Alg. 4): the latest s' distinct uniform negatives the trainer saw, with
- * their features and cache vectors. Uniform negatives are uniform samples of the targets, so this is an unbiased
- * sample of the cache. Only entries cached at the version being replaced are usable for a fit.
+ * The re-encoding regression's data for free (Alg. 4): the latest s' distinct uniform negatives the
+ * trainer saw, with their features and cache vectors. Uniform negatives are uniform samples of the
+ * targets, so this is an unbiased sample of the cache. Only entries cached at the version being
+ * replaced are usable for a fit.
  */
 final class RegressionReservoir {
   private final int capacity;

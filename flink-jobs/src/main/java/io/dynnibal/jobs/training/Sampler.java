@@ -4,25 +4,27 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The negative samplers, chosen by the {@code sampler} setting. Every one trains with in-batch negatives (the batch's
- * other positives); they differ in what they add and where that is mined:
+ * The negative samplers, chosen by the {@code sampler} setting. Every one trains with in-batch
+ * negatives (the batch's other positives); they differ in what they add and where that is mined:
  *
  * <ul>
  *   <li>{@code in-batch}: nothing more;
- *   <li>{@code uniform}: {@code negatives.uniform + negatives.sampled} uniform draws from all targets (the same number
- *       of negatives per step as the hard-negative samplers, so a comparison measures only how they are chosen);
- *   <li>{@code stochastic-negative-mining} (Reddi et al. 2019): each shard scores a random fraction of its targets at
- *       full dimension and offers each query its best; the pool is redrawn every {@code snm.refresh.every} steps and
- *       whenever the shard gets newer parameters;
- *   <li>{@code exhaustive} (the oracle): the same over every target, re-encoded with each model update (every w steps);
- *   <li>{@code negative-cache} (Lindgren et al. 2021): the trainer keeps a FIFO of the targets it trained on with their
- *       embeddings and draws from the softmax over it;
- *   <li>{@code dynnibal-mh}, {@code dynnibal-rejection}: the paper's samplers over the shards' SG trees of Nyström
- *       vectors.
+ *   <li>{@code uniform}: {@code negatives.uniform + negatives.sampled} uniform draws from all
+ *       targets (the same number of negatives per step as the hard-negative samplers, so a
+ *       comparison measures only how they are chosen);
+ *   <li>{@code stochastic-negative-mining} (Reddi et al. 2019): each shard scores a random fraction
+ *       of its targets at full dimension and offers each query its best; the pool is redrawn every
+ *       {@code snm.refresh.every} steps and whenever the shard gets newer parameters;
+ *   <li>{@code exhaustive} (the oracle): the same over every target, re-encoded with each model
+ *       update (every w steps);
+ *   <li>{@code negative-cache} (Lindgren et al. 2021): the trainer keeps a FIFO of the targets it
+ *       trained on with their embeddings and draws from the softmax over it;
+ *   <li>{@code dynnibal-mh}, {@code dynnibal-rejection}: the paper's samplers over the shards' SG
+ *       trees of Nyström vectors.
  * </ul>
  *
- * All but {@code in-batch} add {@code negatives.uniform} uniform negatives (the paper's setting, and the data of the
- * re-encoding regression).
+ * All but {@code in-batch} add {@code negatives.uniform} uniform negatives (the paper's setting,
+ * and the data of the re-encoding regression).
  */
 public enum Sampler {
   IN_BATCH("in-batch", Mining.NONE),
@@ -39,7 +41,10 @@ public enum Sampler {
     NONE,
     /** Each shard, from its SG tree over low-dimensional Nyström vectors (CPU memory). */
     SHARD_TREE,
-    /** Each shard, by brute force over full-dimension vectors (what a deployment keeps on the accelerator). */
+    /**
+     * Each shard, by brute force over full-dimension vectors (what a deployment keeps on the
+     * accelerator).
+     */
     SHARD_POOL,
     /** The trainer, from its own cache of full-dimension vectors. */
     TRAINER_CACHE

@@ -1,10 +1,10 @@
 package io.dynnibal.jobs.training;
 
+import io.dynnibal.index.nystrom.CacheMap;
 import io.dynnibal.index.sampling.NegativeSampler;
 import io.dynnibal.index.sampling.Samples;
 import io.dynnibal.index.sgtree.SgTree;
 import io.dynnibal.index.sgtree.TreeRepair;
-import io.dynnibal.index.nystrom.CacheMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -13,11 +13,13 @@ import java.util.Map;
 import java.util.random.RandomGenerator;
 
 /**
- * The heap side of one shard: its SG tree over cached vectors, with target ids mapped to the tree's int slots and a
- * dense list of live slots for uniform draws. It is a cache of the shard's RocksDB state (the state holds every
- * target's features and cache vector) and is rebuilt from it after a restore.
+ * The heap side of one shard: its SG tree over cached vectors, with target ids mapped to the tree's
+ * int slots and a dense list of live slots for uniform draws. It is a cache of the shard's RocksDB
+ * state (the state holds every target's features and cache vector) and is rebuilt from it after a
+ * restore.
  *
- * <p>Invariant: the tree holds exactly the targets in {@code slotOf}, and their vectors equal the state's.
+ * <p>Invariant: the tree holds exactly the targets in {@code slotOf}, and their vectors equal the
+ * state's.
  */
 final class ShardIndex {
   private final SgTree tree;
@@ -36,11 +38,14 @@ final class ShardIndex {
   }
 
   /** Bulk-builds the tree (faster and better balanced than inserting one by one). */
-  static ShardIndex build(int dimension, double base, List<String> ids, List<float[]> vectors, long seed) {
+  static ShardIndex build(
+      int dimension, double base, List<String> ids, List<float[]> vectors, long seed) {
     int[] slots = new int[ids.size()];
     Arrays.setAll(slots, i -> i);
-    SgTree tree = ids.isEmpty() ? new SgTree(dimension, base)
-        : SgTree.build(dimension, base, slots, vectors.toArray(new float[0][]), seed);
+    SgTree tree =
+        ids.isEmpty()
+            ? new SgTree(dimension, base)
+            : SgTree.build(dimension, base, slots, vectors.toArray(new float[0][]), seed);
     ShardIndex index = new ShardIndex(tree);
     for (String id : ids) {
       index.register(id);
@@ -110,7 +115,10 @@ final class ShardIndex {
     return idOfSlot.get(slot);
   }
 
-  /** Applies a model update's map to every vector in the tree, then repairs only what the drift can have broken. */
+  /**
+   * Applies a model update's map to every vector in the tree, then repairs only what the drift can
+   * have broken.
+   */
   TreeRepair.Report move(CacheMap map, long seed) {
     float[] scratch = new float[map.dimension()];
     double drift = tree.moveVectors(v -> map.applyInPlace(v, scratch));

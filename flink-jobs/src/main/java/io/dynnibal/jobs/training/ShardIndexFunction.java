@@ -31,24 +31,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One shard of the index per key: targets join and leave at any time, query batches get negatives, model updates move
- * the whole cache and repair the tree.
+ * One shard of the index per key: targets join and leave at any time, query batches get negatives,
+ * model updates move the whole cache and repair the tree.
  *
- * <p>State: {@code targets} (RocksDB map state, id -> features + cache vector) is the truth; the SG tree of each shard
- * is a heap cache of it ({@link ShardIndex}), rebuilt from it on the first use after a start or restore. The current
- * model update is broadcast state. The encoder and projection of the current version are loaded from it.
+ * <p>State: {@code targets} (RocksDB map state, id -> features + cache vector) is the truth; the SG
+ * tree of each shard is a heap cache of it ({@link ShardIndex}), rebuilt from it on the first use
+ * after a start or restore. The current model update is broadcast state. The encoder and projection
+ * of the current version are loaded from it.
  *
- * <p>Targets and queries are encoded here, with the version the shard holds, so a shard's cache and its queries are
- * always of one version and each reply says which. New and changed targets are stored at once (features, no cache
- * vector yet) and encoded in groups of {@value #ENCODE_BATCH}: before the shard answers a batch, when a group is full,
- * or {@value #ENCODE_DELAY_MS} ms after the first one waiting. One forward pass per group instead of per target is
- * what makes indexing fast; a restore encodes whatever was still waiting in its state.
+ * <p>Targets and queries are encoded here, with the version the shard holds, so a shard's cache and
+ * its queries are always of one version and each reply says which. New and changed targets are
+ * stored at once (features, no cache vector yet) and encoded in groups of {@value #ENCODE_BATCH}:
+ * before the shard answers a batch, when a group is full, or {@value #ENCODE_DELAY_MS} ms after the
+ * first one waiting. One forward pass per group instead of per target is what makes indexing fast;
+ * a restore encodes whatever was still waiting in its state.
  *
- * <p>Rules for updates: one whose version is not above the current one is a duplicate and ignored; one that skips
- * versions cannot be applied as a map (maps go from version v-1 to v), so every target is re-encoded exactly from its
- * stored features instead.
+ * <p>Rules for updates: one whose version is not above the current one is a duplicate and ignored;
+ * one that skips versions cannot be applied as a map (maps go from version v-1 to v), so every
+ * target is re-encoded exactly from its stored features instead.
  */
-final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, ShardInput, ModelUpdate, ShardReply> {
+final class ShardIndexFunction
+    extends KeyedBroadcastProcessFunction<Integer, ShardInput, ModelUpdate, ShardReply> {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(ShardIndexFunction.class);
   static final String STAGE = "shard-index";
@@ -68,8 +71,12 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
   private transient ShardModel model;
   private transient NegativeSampler treeSampler;
   private transient Map<Integer, ShardPool> pools;
-  /** Per shard key, targets stored without a cache vector yet (waiting to be encoded as a group). */
+
+  /**
+   * Per shard key, targets stored without a cache vector yet (waiting to be encoded as a group).
+   */
   private transient Map<Integer, java.util.LinkedHashSet<String>> unencoded;
+
   private transient AtomicLong indexedTargets;
   private transient Counter updatesApplied;
   private transient Counter duplicateUpdates;
@@ -105,31 +112,42 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     FindClustering.Options clustering =
         new FindClustering.Options(config.scoreScale, 1e6, 0.3, config.maxClusters);
     return switch (config.sampler()) {
-      case DYNNIBAL_MH -> new MetropolisHastingsSampler(
-          MetropolisHastingsSampler.Options.practical(clustering, config.candidatesPerNegative));
-      // Exact sampling restarts about gamma times per sample: it starts from a fine partition (small gamma, a large
+      case DYNNIBAL_MH ->
+          new MetropolisHastingsSampler(
+              MetropolisHastingsSampler.Options.practical(
+                  clustering, config.candidatesPerNegative));
+      // Exact sampling restarts about gamma times per sample: it starts from a fine partition
+      // (small gamma, a large
       // cluster budget), not the MH proposal's coarse one.
-      case DYNNIBAL_REJECTION -> new RejectionSampler(new FindClustering.Options(config.scoreScale,
-          config.rejectionGamma, 0.3, config.rejectionMaxClusters),
-          // Restarts beyond ~100 gamma mean the partition is far coarser than asked: give up early, not at 100k.
-          (long) Math.max(1_000, 100 * config.rejectionGamma));
+      case DYNNIBAL_REJECTION ->
+          new RejectionSampler(
+              new FindClustering.Options(
+                  config.scoreScale, config.rejectionGamma, 0.3, config.rejectionMaxClusters),
+              // Restarts beyond ~100 gamma mean the partition is far coarser than asked: give up
+              // early, not at 100k.
+              (long) Math.max(1_000, 100 * config.rejectionGamma));
       default -> null;
     };
   }
 
   @Override
-  public void processElement(ShardInput in, ReadOnlyContext ctx, Collector<ShardReply> out) throws Exception {
+  public void processElement(ShardInput in, ReadOnlyContext ctx, Collector<ShardReply> out)
+      throws Exception {
     ensureModel(ctx.getBroadcastState(MODEL).get(CURRENT));
     int key = ctx.getCurrentKey();
     ShardIndex index = index(key);
     switch (in.kind) {
       case ShardInput.UPSERT -> {
-        TargetFeatures target = new TargetFeatures(in.targetId, model.encoder.featurize(in.text), null);
+        TargetFeatures target =
+            new TargetFeatures(in.targetId, model.encoder.featurize(in.text), null);
         target.version = model.version;
         targets.put(in.targetId, target);
-        java.util.LinkedHashSet<String> waiting = unencoded.computeIfAbsent(key, k -> new java.util.LinkedHashSet<>());
+        java.util.LinkedHashSet<String> waiting =
+            unencoded.computeIfAbsent(key, k -> new java.util.LinkedHashSet<>());
         if (waiting.isEmpty()) {
-          ctx.timerService().registerProcessingTimeTimer(ctx.timerService().currentProcessingTime() + ENCODE_DELAY_MS);
+          ctx.timerService()
+              .registerProcessingTimeTimer(
+                  ctx.timerService().currentProcessingTime() + ENCODE_DELAY_MS);
         }
         waiting.add(in.targetId);
         if (waiting.size() >= ENCODE_BATCH) {
@@ -152,15 +170,16 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
   }
 
   @Override
-  public void onTimer(long timestamp, OnTimerContext ctx, Collector<ShardReply> out) throws Exception {
+  public void onTimer(long timestamp, OnTimerContext ctx, Collector<ShardReply> out)
+      throws Exception {
     ensureModel(ctx.getBroadcastState(MODEL).get(CURRENT));
     int key = ctx.getCurrentKey();
     encodeWaiting(key, index(key), ctx);
   }
 
   /**
-   * Encodes the key's waiting targets with the current model in one pass, then indexes them. A target that encodes to
-   * a non-finite vector leaves the shard, with a dead letter.
+   * Encodes the key's waiting targets with the current model in one pass, then indexes them. A
+   * target that encodes to a non-finite vector leaves the shard, with a dead letter.
    */
   private void encodeWaiting(int key, ShardIndex index, ReadOnlyContext ctx) throws Exception {
     java.util.LinkedHashSet<String> waiting = unencoded.get(key);
@@ -181,9 +200,17 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
         if (index.delete(t.id)) {
           indexedTargets.decrementAndGet();
         }
-        ctx.output(DeadLetters.TAG, DeadLetters.ofDecoded(config.targetsTopic(), t.id,
-            "target " + t.id + " encodes to a non-finite vector at model version " + model.version
-                + "; it is not in the index", STAGE));
+        ctx.output(
+            DeadLetters.TAG,
+            DeadLetters.ofDecoded(
+                config.targetsTopic(),
+                t.id,
+                "target "
+                    + t.id
+                    + " encodes to a non-finite vector at model version "
+                    + model.version
+                    + "; it is not in the index",
+                STAGE));
         continue;
       }
       targets.put(t.id, t);
@@ -195,7 +222,10 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     }
   }
 
-  /** Sets the cache vector of each target at {@code with}'s version, in groups of {@value #ENCODE_BATCH}. */
+  /**
+   * Sets the cache vector of each target at {@code with}'s version, in groups of {@value
+   * #ENCODE_BATCH}.
+   */
   private static List<TargetFeatures> encode(ShardModel with, List<TargetFeatures> group) {
     for (int from = 0; from < group.size(); from += ENCODE_BATCH) {
       List<TargetFeatures> part = group.subList(from, Math.min(group.size(), from + ENCODE_BATCH));
@@ -211,7 +241,9 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
   private ShardReply answer(int key, ShardIndex index, QueryBatch batch) throws Exception {
     long start = System.nanoTime();
     int shard = shardNumber(key);
-    SplittableRandom random = new SplittableRandom(config.seed * 0x9E3779B97F4A7C15L + batch.batchId * 1_000_003L + shard);
+    SplittableRandom random =
+        new SplittableRandom(
+            config.seed * 0x9E3779B97F4A7C15L + batch.batchId * 1_000_003L + shard);
     List<Features> queries = new ArrayList<>(batch.size());
     for (String text : batch.queryTexts) {
       queries.add(model.encoder.featurize(text));
@@ -224,7 +256,7 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
       switch (kind.mining) {
         case SHARD_TREE -> mineTree(index, queries, batch, random, chain, sampledQuery, sampled);
         case SHARD_POOL -> minePool(key, index, queries, batch, sampledQuery, sampled);
-        default -> { } // the trainer mines (negative cache) or nobody does
+        default -> {} // the trainer mines (negative cache) or nobody does
       }
     }
     List<TargetFeatures> uniform = new ArrayList<>();
@@ -241,7 +273,10 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     }
     ShardReply reply = new ShardReply();
     reply.batchId = batch.batchId;
-    reply.batch = shard == 0 ? batch : null; // the merge takes the batch from shard 0's reply; others need not ship it
+    reply.batch =
+        shard == 0
+            ? batch
+            : null; // the merge takes the batch from shard 0's reply; others need not ship it
     reply.shard = shard;
     reply.shardSize = index.size();
     reply.modelVersion = model.version;
@@ -262,11 +297,19 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
   }
 
   /**
-   * DyNNIBAL: each query's negatives from the SG tree over Nyström vectors (queries projected into the cache space). A
-   * query's own positive is dropped: it is masked in the loss anyway, so it would only waste a slot.
+   * DyNNIBAL: each query's negatives from the SG tree over Nyström vectors (queries projected into
+   * the cache space). A query's own positive is dropped: it is masked in the loss anyway, so it
+   * would only waste a slot.
    */
-  private void mineTree(ShardIndex index, List<Features> queries, QueryBatch batch, SplittableRandom random,
-      long[] chain, List<Integer> sampledQuery, List<TargetFeatures> sampled) throws Exception {
+  private void mineTree(
+      ShardIndex index,
+      List<Features> queries,
+      QueryBatch batch,
+      SplittableRandom random,
+      long[] chain,
+      List<Integer> sampledQuery,
+      List<TargetFeatures> sampled)
+      throws Exception {
     float[][] z = model.queryCaches(queries);
     for (int q = 0; q < z.length; q++) {
       Samples samples;
@@ -276,11 +319,17 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
         if (config.sampler() != Sampler.DYNNIBAL_REJECTION) {
           throw e; // a bug, not a sampler's documented limit
         }
-        // Rejection sampling gave up (a partition too coarse for this query): this query gets no hard negative
-        // from this shard; the batch still trains. Counted, so a user sees when to refine the partition.
+        // Rejection sampling gave up (a partition too coarse for this query): this query gets no
+        // hard negative
+        // from this shard; the batch still trains. Counted, so a user sees when to refine the
+        // partition.
         samplingGaveUp.inc();
         if (samplingGaveUp.getCount() == 1 || samplingGaveUp.getCount() % 1000 == 0) {
-          LOG.warn("{} (query {} of batch {}; {} times so far)", e.getMessage(), q, batch.batchId,
+          LOG.warn(
+              "{} (query {} of batch {}; {} times so far)",
+              e.getMessage(),
+              q,
+              batch.batchId,
               samplingGaveUp.getCount());
         }
         continue;
@@ -297,12 +346,23 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     }
   }
 
-  /** Exhaustive and stochastic negative mining: each query's best pool members at full dimension, own positive dropped. */
-  private void minePool(int key, ShardIndex index, List<Features> queries, QueryBatch batch,
-      List<Integer> sampledQuery, List<TargetFeatures> sampled) throws Exception {
+  /**
+   * Exhaustive and stochastic negative mining: each query's best pool members at full dimension,
+   * own positive dropped.
+   */
+  private void minePool(
+      int key,
+      ShardIndex index,
+      List<Features> queries,
+      QueryBatch batch,
+      List<Integer> sampledQuery,
+      List<TargetFeatures> sampled)
+      throws Exception {
     ShardPool pool = pools.computeIfAbsent(key, k -> ShardPool.of(config));
-    FullDimensionPool members = pool.forBatch(batch.batchId, model, index, targets, config.seed ^ key);
-    FullDimensionPool.TopK top = members.topK(model.encoder.encodeQueries(queries), config.negativesPerQuery + 1);
+    FullDimensionPool members =
+        pool.forBatch(batch.batchId, model, index, targets, config.seed ^ key);
+    FullDimensionPool.TopK top =
+        members.topK(model.encoder.encodeQueries(queries), config.negativesPerQuery + 1);
     for (int q = 0; q < queries.size(); q++) {
       int taken = 0;
       for (int r = 0; r < top.members()[q].length && taken < config.negativesPerQuery; r++) {
@@ -317,60 +377,79 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
   }
 
   @Override
-  public void processBroadcastElement(ModelUpdate update, Context ctx, Collector<ShardReply> out) throws Exception {
+  public void processBroadcastElement(ModelUpdate update, Context ctx, Collector<ShardReply> out)
+      throws Exception {
     BroadcastState<String, ModelUpdate> state = ctx.getBroadcastState(MODEL);
     ModelUpdate current = state.get(CURRENT);
     long currentVersion = current == null ? 0 : current.getVersion();
     if (update.getVersion() <= currentVersion) {
       duplicateUpdates.inc();
-      LOG.info("ignoring model update {}: this shard already holds version {}", update.getVersion(), currentVersion);
+      LOG.info(
+          "ignoring model update {}: this shard already holds version {}",
+          update.getVersion(),
+          currentVersion);
       return;
     }
     ShardModel next;
     try {
       next = ShardModel.of(update);
     } catch (RuntimeException e) {
-      // Every subtask reports it; the shards stay at their version and a later update is applied exactly.
-      ctx.output(DeadLetters.TAG, DeadLetters.ofDecoded(config.modelUpdatesTopic(), "model-" + update.getVersion(),
-          "cannot load model update " + update.getVersion() + ": " + e.getMessage(), STAGE));
+      // Every subtask reports it; the shards stay at their version and a later update is applied
+      // exactly.
+      ctx.output(
+          DeadLetters.TAG,
+          DeadLetters.ofDecoded(
+              config.modelUpdatesTopic(),
+              "model-" + update.getVersion(),
+              "cannot load model update " + update.getVersion() + ": " + e.getMessage(),
+              STAGE));
       return;
     }
     boolean exact = update.getVersion() != currentVersion + 1;
-    CacheMap map = new CacheMap(update.getCacheMap().getRows(), Matrices.values(update.getCacheMap(), "cache map"));
+    CacheMap map =
+        new CacheMap(
+            update.getCacheMap().getRows(), Matrices.values(update.getCacheMap(), "cache map"));
     float[] scratch = new float[map.dimension()];
     long seed = config.seed ^ update.getVersion();
-    ctx.applyToKeyedState(targetsDescriptor, (key, shardTargets) -> {
-      List<TargetFeatures> moved = new ArrayList<>();
-      for (Map.Entry<String, TargetFeatures> entry : shardTargets.entries()) {
-        TargetFeatures t = entry.getValue();
-        if (t.cache == null) {
-          continue; // waiting to be encoded: it will be, with the model current then
-        }
-        if (!exact) {
-          map.applyInPlace(t.cache, scratch);
-          t.version = update.getVersion();
-        }
-        moved.add(t);
-      }
-      if (exact) {
-        encode(next, moved);
-      }
-      for (TargetFeatures t : moved) {
-        shardTargets.put(t.id, t);
-      }
-      ShardIndex index = indexes.get(key);
-      if (index != null) {
-        if (exact) {
-          indexes.remove(key); // rebuilt from the re-encoded state on next use
-          indexedTargets.addAndGet(-index.size());
-        } else {
-          TreeRepair.Report report = index.move(map, seed);
-          targetsRepaired.inc(report.targetsMoved());
-          LOG.info("shard key {}: applied model update {}: {} targets, {} subtrees rebuilt, {} targets moved",
-              key, update.getVersion(), report.targets(), report.subtreesRebuilt(), report.targetsMoved());
-        }
-      }
-    });
+    ctx.applyToKeyedState(
+        targetsDescriptor,
+        (key, shardTargets) -> {
+          List<TargetFeatures> moved = new ArrayList<>();
+          for (Map.Entry<String, TargetFeatures> entry : shardTargets.entries()) {
+            TargetFeatures t = entry.getValue();
+            if (t.cache == null) {
+              continue; // waiting to be encoded: it will be, with the model current then
+            }
+            if (!exact) {
+              map.applyInPlace(t.cache, scratch);
+              t.version = update.getVersion();
+            }
+            moved.add(t);
+          }
+          if (exact) {
+            encode(next, moved);
+          }
+          for (TargetFeatures t : moved) {
+            shardTargets.put(t.id, t);
+          }
+          ShardIndex index = indexes.get(key);
+          if (index != null) {
+            if (exact) {
+              indexes.remove(key); // rebuilt from the re-encoded state on next use
+              indexedTargets.addAndGet(-index.size());
+            } else {
+              TreeRepair.Report report = index.move(map, seed);
+              targetsRepaired.inc(report.targetsMoved());
+              LOG.info(
+                  "shard key {}: applied model update {}: {} targets, {} subtrees rebuilt, {} targets moved",
+                  key,
+                  update.getVersion(),
+                  report.targets(),
+                  report.subtreesRebuilt(),
+                  report.targetsMoved());
+            }
+          }
+        });
     state.put(CURRENT, update);
     if (model != null) {
       model.close();
@@ -399,7 +478,10 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
     model = current == null ? ShardModel.initial(config) : ShardModel.of(current);
   }
 
-  /** The heap index of the current key, rebuilt from the key's state when missing (first use, restore). */
+  /**
+   * The heap index of the current key, rebuilt from the key's state when missing (first use,
+   * restore).
+   */
   private ShardIndex index(int key) throws Exception {
     ShardIndex index = indexes.get(key);
     if (index == null) {
@@ -414,8 +496,10 @@ final class ShardIndexFunction extends KeyedBroadcastProcessFunction<Integer, Sh
         ids.add(entry.getKey());
         vectors.add(entry.getValue().cache.clone()); // the tree keeps and moves its own copy
       }
-      // Stored but not encoded before the restore: encoded (and dead-lettered if unusable) like any new target.
-      java.util.LinkedHashSet<String> pending = unencoded.computeIfAbsent(key, k -> new java.util.LinkedHashSet<>());
+      // Stored but not encoded before the restore: encoded (and dead-lettered if unusable) like any
+      // new target.
+      java.util.LinkedHashSet<String> pending =
+          unencoded.computeIfAbsent(key, k -> new java.util.LinkedHashSet<>());
       waiting.forEach(t -> pending.add(t.id));
       index = ShardIndex.build(config.landmarks, config.treeBase, ids, vectors, config.seed ^ key);
       indexes.put(key, index);

@@ -1,16 +1,25 @@
 package io.dynnibal.jobs.training;
 
-/** What a shard receives on its keyed input: a target upsert or delete, or a batch of queries to sample for. */
+/**
+ * What a shard receives on its keyed input: a target upsert or delete, or a batch of queries to
+ * sample for.
+ */
 public class ShardInput {
   public static final byte UPSERT = 0;
   public static final byte DELETE = 1;
   public static final byte QUERIES = 2;
-  /** From the targets decoder to {@link PairsAfterTargets} only: the targets present at the job's start are read. */
+
+  /**
+   * From the targets decoder to {@link PairsAfterTargets} only: the targets present at the job's
+   * start are read.
+   */
   public static final byte TARGETS_LOADED = 3;
 
   public byte kind;
+
   /** The shard's key (see {@link ShardKeys}). */
   public int shardKey;
+
   public String targetId;
   public String text;
   public QueryBatch batch;

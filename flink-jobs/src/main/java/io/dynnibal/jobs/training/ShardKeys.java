@@ -3,23 +3,28 @@ package io.dynnibal.jobs.training;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 
 /**
- * Shard numbers and the keys that route them. Flink assigns a key to a subtask through its key group (a hash of the
- * key, one of {@code maxParallelism} groups), and key groups to subtasks in contiguous ranges. Shard s gets the
- * smallest integer key whose key group is the centre of the s-th of {@code shards} equal slices of the key groups: the shards sit evenly spread over
- * the key groups, so they spread evenly over the subtasks at any parallelism, and the keys never depend on the
- * parallelism - a job rescaled from a savepoint finds every shard's state under the same key.
+ * Shard numbers and the keys that route them. Flink assigns a key to a subtask through its key
+ * group (a hash of the key, one of {@code maxParallelism} groups), and key groups to subtasks in
+ * contiguous ranges. Shard s gets the smallest integer key whose key group is the centre of the
+ * s-th of {@code shards} equal slices of the key groups: the shards sit evenly spread over the key
+ * groups, so they spread evenly over the subtasks at any parallelism, and the keys never depend on
+ * the parallelism - a job rescaled from a savepoint finds every shard's state under the same key.
  */
 public final class ShardKeys {
   private ShardKeys() {}
 
   public static int[] keys(int shards, int maxParallelism) {
     if (shards > maxParallelism) {
-      throw new IllegalArgumentException(shards + " shards need at least as many key groups (max parallelism "
-          + maxParallelism + ")");
+      throw new IllegalArgumentException(
+          shards
+              + " shards need at least as many key groups (max parallelism "
+              + maxParallelism
+              + ")");
     }
     int[] keys = new int[shards];
     for (int s = 0; s < shards; s++) {
-      int group = (int) ((2L * s + 1) * maxParallelism / (2L * shards)); // the centre of the shard's slice
+      int group =
+          (int) ((2L * s + 1) * maxParallelism / (2L * shards)); // the centre of the shard's slice
       int key = 0;
       while (KeyGroupRangeAssignment.assignToKeyGroup(key, maxParallelism) != group) {
         key++;

@@ -11,10 +11,11 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * The model a shard encodes with at one version: the encoder (from the version's parameter snapshot) and the Nyström
- * projection (from the version's landmarks and whitening, exactly as the trainer fitted them). Version 0 needs no
- * update: every operator derives the same initial encoder from the configured seed, and projects through random
- * landmarks (a Nyström map over random directions is a random projection) until the trainer picks real ones.
+ * The model a shard encodes with at one version: the encoder (from the version's parameter
+ * snapshot) and the Nyström projection (from the version's landmarks and whitening, exactly as the
+ * trainer fitted them). Version 0 needs no update: every operator derives the same initial encoder
+ * from the configured seed, and projects through random landmarks (a Nyström map over random
+ * directions is a random projection) until the trainer picks real ones.
  */
 final class ShardModel implements AutoCloseable {
   final long version;
@@ -30,19 +31,29 @@ final class ShardModel implements AutoCloseable {
   }
 
   static ShardModel initial(TrainingJobConfig config) {
-    return new ShardModel(0, 0, DualEncoder.create(config.model(), config.seed, Device.cpu()),
+    return new ShardModel(
+        0,
+        0,
+        DualEncoder.create(config.model(), config.seed, Device.cpu()),
         initialProjector(config));
   }
 
   static ShardModel of(ModelUpdate update) {
-    float[][] landmarks = Matrices.rows(update.getLandmarks(), "landmarks of model update " + update.getVersion());
-    float[] whitening = Matrices.values(update.getProjection(), "projection of model update " + update.getVersion());
+    float[][] landmarks =
+        Matrices.rows(update.getLandmarks(), "landmarks of model update " + update.getVersion());
+    float[] whitening =
+        Matrices.values(
+            update.getProjection(), "projection of model update " + update.getVersion());
     NystromProjector projector = NystromProjector.fromParts(landmarks, whitening, landmarks.length);
-    DualEncoder encoder = ParameterSnapshots.readEncoder(URI.create(update.getSnapshotUri()), Device.cpu());
+    DualEncoder encoder =
+        ParameterSnapshots.readEncoder(URI.create(update.getSnapshotUri()), Device.cpu());
     return new ShardModel(update.getVersion(), update.getStep(), encoder, projector);
   }
 
-  /** Random unit landmark directions from the seed: the version-0 projection, the same in every operator. */
+  /**
+   * Random unit landmark directions from the seed: the version-0 projection, the same in every
+   * operator.
+   */
   static NystromProjector initialProjector(TrainingJobConfig config) {
     SplittableRandom random = new SplittableRandom(config.seed ^ 0x1A2B3C4DL);
     float[][] landmarks = new float[config.landmarks][config.outputDim];
@@ -61,7 +72,10 @@ final class ShardModel implements AutoCloseable {
     return NystromProjector.fit(landmarks, 1e-6);
   }
 
-  /** Cache vectors of many targets with one forward pass (one DJL call per target costs far more than the math). */
+  /**
+   * Cache vectors of many targets with one forward pass (one DJL call per target costs far more
+   * than the math).
+   */
   float[][] targetCaches(List<Features> features) {
     float[][] encoded = encoder.encodeTargets(features);
     float[][] out = new float[encoded.length][];

@@ -10,14 +10,15 @@ import java.util.SplittableRandom;
 import org.apache.flink.api.common.state.MapState;
 
 /**
- * One shard's brute-force pool for {@code exhaustive} and {@code stochastic-negative-mining}, and when to rebuild it.
- * Exhaustive pools every target of the shard and is rebuilt with each model version the shard receives (every w steps,
- * the paper's oracle refresh). Stochastic negative mining pools a random fraction, redrawn every
- * {@code snm.refresh.every} steps and with each new model version. Members are encoded at full dimension from the
- * features in the shard's state, by the shard's current encoder.
+ * One shard's brute-force pool for {@code exhaustive} and {@code stochastic-negative-mining}, and
+ * when to rebuild it. Exhaustive pools every target of the shard and is rebuilt with each model
+ * version the shard receives (every w steps, the paper's oracle refresh). Stochastic negative
+ * mining pools a random fraction, redrawn every {@code snm.refresh.every} steps and with each new
+ * model version. Members are encoded at full dimension from the features in the shard's state, by
+ * the shard's current encoder.
  *
- * <p>Between rebuilds the pool is stale, by design (that is these baselines' trade-off). Targets that joined since are
- * not in it; targets deleted since are skipped when offered.
+ * <p>Between rebuilds the pool is stale, by design (that is these baselines' trade-off). Targets
+ * that joined since are not in it; targets deleted since are skipped when offered.
  */
 final class ShardPool implements AutoCloseable {
   private final double fraction;
@@ -32,18 +33,27 @@ final class ShardPool implements AutoCloseable {
   }
 
   static ShardPool of(TrainingJobConfig config) {
-    return config.sampler() == Sampler.EXHAUSTIVE ? new ShardPool(1.0, 0)
+    return config.sampler() == Sampler.EXHAUSTIVE
+        ? new ShardPool(1.0, 0)
         : new ShardPool(config.snmPoolFraction, config.snmRefreshEvery);
   }
 
   /** The pool to mine {@code batchId} with, rebuilt first when due. */
-  FullDimensionPool forBatch(long batchId, ShardModel model, ShardIndex index, MapState<String, TargetFeatures> state,
-      long seed) throws Exception {
+  FullDimensionPool forBatch(
+      long batchId,
+      ShardModel model,
+      ShardIndex index,
+      MapState<String, TargetFeatures> state,
+      long seed)
+      throws Exception {
     long period = refreshEvery == 0 ? 0 : batchId / refreshEvery;
     if (pool != null && builtVersion == model.version && builtPeriod == period) {
       return pool;
     }
-    List<String> ids = fraction >= 1 ? index.ids() : draw(index, seed ^ (period * 0x9E3779B97F4A7C15L) ^ model.version);
+    List<String> ids =
+        fraction >= 1
+            ? index.ids()
+            : draw(index, seed ^ (period * 0x9E3779B97F4A7C15L) ^ model.version);
     List<Features> features = new ArrayList<>(ids.size());
     for (String id : ids) {
       features.add(state.get(id).features());

@@ -3,28 +3,55 @@ package io.dynnibal.jobs.training;
 /** One shard's answer to one query batch. */
 public class ShardReply {
   public long batchId;
-  /** The batch itself, in shard 0's reply only (so the merge needs no other input); null in the others. */
+
+  /**
+   * The batch itself, in shard 0's reply only (so the merge needs no other input); null in the
+   * others.
+   */
   public QueryBatch batch;
+
   public int shard;
+
   /** Targets in this shard when it answered. */
   public int shardSize;
+
   public long modelVersion;
+
   /** Trainer step of the model version the shard sampled with. */
   public long modelStep;
-  /** Hard negatives, per query: {@code sampledQuery[i]} is the query index of {@code sampled[i]}. */
+
+  /**
+   * Hard negatives, per query: {@code sampledQuery[i]} is the query index of {@code sampled[i]}.
+   */
   public int[] sampledQuery;
+
   public TargetFeatures[] sampled;
-  /** Uniform draws from this shard's targets, with their cache vectors (the trainer's regression data). */
+
+  /**
+   * Uniform draws from this shard's targets, with their cache vectors (the trainer's regression
+   * data).
+   */
   public TargetFeatures[] uniform;
-  /** Positives this shard holds: {@code positiveQuery[i]} is the query index of {@code positives[i]}. */
+
+  /**
+   * Positives this shard holds: {@code positiveQuery[i]} is the query index of {@code
+   * positives[i]}.
+   */
   public int[] positiveQuery;
+
   public TargetFeatures[] positives;
   public double samplingMillis;
+
   /** Model updates this shard's subtask ignored (duplicate or older version) since it started. */
   public long updatesIgnored;
+
   public long proposals;
   public long accepted;
-  /** Floats this shard holds at full dimension for mining (a brute-force pool); 0 for the other samplers. */
+
+  /**
+   * Floats this shard holds at full dimension for mining (a brute-force pool); 0 for the other
+   * samplers.
+   */
   public long miningFloats;
 
   public ShardReply() {}

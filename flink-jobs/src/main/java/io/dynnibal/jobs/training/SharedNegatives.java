@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * The batch's shared hard negatives from each query's own candidates (the paper shares sampled negatives across all
- * positives of a batch): round-robin over queries, each taking its best candidate not yet taken, so every query
- * contributes its hardest before any contributes a second.
+ * The batch's shared hard negatives from each query's own candidates (the paper shares sampled
+ * negatives across all positives of a batch): round-robin over queries, each taking its best
+ * candidate not yet taken, so every query contributes its hardest before any contributes a second.
  */
 final class SharedNegatives {
   private SharedNegatives() {}

@@ -3,17 +3,23 @@ package io.dynnibal.jobs.training;
 import io.dynnibal.model.features.Features;
 
 /**
- * A target as the index keeps and ships it: id, hashed features (what the trainer's target tower reads) and its
- * cached d' vector. Also the value of the shards' RocksDB map state (id -> this).
+ * A target as the index keeps and ships it: id, hashed features (what the trainer's target tower
+ * reads) and its cached d' vector. Also the value of the shards' RocksDB map state (id -> this).
  */
 public class TargetFeatures {
   public String id;
   public int[] featureIds;
   public float[] featureWeights;
-  /** The Nyström cache vector at the shard's model version; null where the receiver does not need it. */
+
+  /**
+   * The Nyström cache vector at the shard's model version; null where the receiver does not need
+   * it.
+   */
   public float[] cache;
+
   /** beta * <z_query, z_target> for a sampled negative; 0 otherwise. */
   public float logit;
+
   /** Model version of {@code cache}. */
   public long version;
 

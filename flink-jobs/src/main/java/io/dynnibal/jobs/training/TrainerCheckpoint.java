@@ -1,12 +1,16 @@
 package io.dynnibal.jobs.training;
 
 /**
- * The trainer's operator state: its parameters and Adam's moments (the files of a parameter snapshot, carried inside
- * Flink's checkpoint so that a checkpoint or savepoint is self-contained and Flink owns its lifetime), and counters.
+ * The trainer's operator state: its parameters and Adam's moments (the files of a parameter
+ * snapshot, carried inside Flink's checkpoint so that a checkpoint or savepoint is self-contained
+ * and Flink owns its lifetime), and counters.
  */
 public class TrainerCheckpoint {
-  /** Names the directory of this run's model versions under the snapshot dir; kept across restores. */
+  /**
+   * Names the directory of this run's model versions under the snapshot dir; kept across restores.
+   */
   public String runId;
+
   public String[] fileNames;
   public byte[][] fileContents;
   public long checkpointId;
@@ -18,8 +22,13 @@ public class TrainerCheckpoint {
   public long feedbackSteps = -1;
   public double feedbackMs = -1;
   public TargetFeatures[] reservoir;
-  /** The negative cache, oldest first, each entry's embedding in {@code cache} (negative-cache sampler only). */
+
+  /**
+   * The negative cache, oldest first, each entry's embedding in {@code cache} (negative-cache
+   * sampler only).
+   */
   public TargetFeatures[] negativeCache;
+
   public long[] emittedVersions;
   public long[] emittedSteps;
   public long[] emittedMs;

@@ -38,14 +38,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The trainer (parallelism 1): one DJL step per merged batch with its sampled, uniform and in-batch negatives; every w
- * steps a {@link ReencodeCycle} and a {@link ModelUpdate} for the shards; a {@link TrainingMetrics} record per step.
+ * The trainer (parallelism 1): one DJL step per merged batch with its sampled, uniform and in-batch
+ * negatives; every w steps a {@link ReencodeCycle} and a {@link ModelUpdate} for the shards; a
+ * {@link TrainingMetrics} record per step.
  *
- * <p>Exactly once: at every checkpoint the parameters and Adam's moments go into operator state (the bytes of a
- * parameter snapshot) with the counters and the reservoir. After a restore, model versions newer than the checkpoint
- * (never committed to Kafka: the sinks are transactional) are deleted and made again. Model versions live in a
- * directory of their own per run ({@code <snapshot dir>/run-<id>/model-<version>}); a version is deleted once a
- * completed checkpoint shows that every shard holds a newer one.
+ * <p>Exactly once: at every checkpoint the parameters and Adam's moments go into operator state
+ * (the bytes of a parameter snapshot) with the counters and the reservoir. After a restore, model
+ * versions newer than the checkpoint (never committed to Kafka: the sinks are transactional) are
+ * deleted and made again. Model versions live in a directory of their own per run ({@code <snapshot
+ * dir>/run-<id>/model-<version>}); a version is deleted once a completed checkpoint shows that
+ * every shard holds a newer one.
  */
 final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics>
     implements CheckpointedFunction, CheckpointListener {
@@ -86,15 +88,21 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
   }
 
   private TrainerConfig trainerConfig() {
-    return new TrainerConfig(new LearningRateSchedule(config.learningRate, config.warmupSteps, config.decaySteps,
-        0.05f, 1f), 10f, io.dynnibal.model.AdamSettings.DEFAULT);
+    return new TrainerConfig(
+        new LearningRateSchedule(
+            config.learningRate, config.warmupSteps, config.decaySteps, 0.05f, 1f),
+        10f,
+        io.dynnibal.model.AdamSettings.DEFAULT);
   }
 
   @Override
   public void initializeState(FunctionInitializationContext context) throws Exception {
     AvroTrust.install();
-    state = context.getOperatorStateStore().getListState(
-        new ListStateDescriptor<>("trainer", TypeInformation.of(TrainerCheckpoint.class)));
+    state =
+        context
+            .getOperatorStateStore()
+            .getListState(
+                new ListStateDescriptor<>("trainer", TypeInformation.of(TrainerCheckpoint.class)));
     reservoir = new RegressionReservoir(config.regressionSamples);
     if (config.sampler() == Sampler.NEGATIVE_CACHE) {
       negativeCache = new NegativeCache<>(config.negativeCacheSize, config.outputDim);
@@ -115,7 +123,8 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     }
     if (saved == null) {
       runId = java.util.UUID.randomUUID().toString().substring(0, 8);
-      trainer = new DualEncoderTrainer(DualEncoder.create(config.model(), config.seed), trainerConfig());
+      trainer =
+          new DualEncoderTrainer(DualEncoder.create(config.model(), config.seed), trainerConfig());
       return;
     }
     runId = saved.runId;
@@ -141,9 +150,13 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     for (int i = 0; saved.emittedVersions != null && i < saved.emittedVersions.length; i++) {
       emitted.put(saved.emittedVersions[i], new long[] {saved.emittedSteps[i], saved.emittedMs[i]});
     }
-    // Versions written after this checkpoint were never committed: the shards never saw them. Make them again.
+    // Versions written after this checkpoint were never committed: the shards never saw them. Make
+    // them again.
     deleteVersionsAbove(modelBase(), version);
-    LOG.info("trainer restored at step {} (model version {}) from checkpoint {}", trainer.step(), version,
+    LOG.info(
+        "trainer restored at step {} (model version {}) from checkpoint {}",
+        trainer.step(),
+        version,
         saved.checkpointId);
   }
 
@@ -159,7 +172,8 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
   }
 
   @Override
-  public void processElement(MergedBatch merged, Context ctx, Collector<TrainingMetrics> out) throws Exception {
+  public void processElement(MergedBatch merged, Context ctx, Collector<TrainingMetrics> out)
+      throws Exception {
     if (config.maxSteps > 0 && trainer.step() >= config.maxSteps) {
       batchesSkipped++;
       return;
@@ -175,9 +189,18 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
       TargetFeatures positive = merged.positives[q];
       if (positive.id == null) {
         pairsDeadLettered++;
-        ctx.output(DeadLetters.TAG, DeadLetters.ofDecoded(config.pairsTopic(), batch.pairIds[q],
-            "pair " + batch.pairIds[q] + ": target_id \"" + batch.targetIds[q] + "\" is not in the index"
-                + " (unknown, deleted, or not indexed yet)", STAGE));
+        ctx.output(
+            DeadLetters.TAG,
+            DeadLetters.ofDecoded(
+                config.pairsTopic(),
+                batch.pairIds[q],
+                "pair "
+                    + batch.pairIds[q]
+                    + ": target_id \""
+                    + batch.targetIds[q]
+                    + "\" is not in the index"
+                    + " (unknown, deleted, or not indexed yet)",
+                STAGE));
         continue;
       }
       queries.add(encoder.featurize(batch.queryTexts[q]));
@@ -216,18 +239,26 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     faults.beforeStep(trainer.step() + 1);
     StepResult result;
     try {
-      result = trainer.step(new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives));
+      result =
+          trainer.step(new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives));
     } catch (IllegalStateException e) {
-      // A non-finite loss leaves the parameters untouched; the batch is reported and skipped, training goes on.
+      // A non-finite loss leaves the parameters untouched; the batch is reported and skipped,
+      // training goes on.
       batchesSkipped++;
-      ctx.output(DeadLetters.TAG, DeadLetters.ofDecoded(config.pairsTopic(), "batch-" + batch.batchId,
-          "batch " + batch.batchId + " skipped: " + e.getMessage(), STAGE));
+      ctx.output(
+          DeadLetters.TAG,
+          DeadLetters.ofDecoded(
+              config.pairsTopic(),
+              "batch-" + batch.batchId,
+              "batch " + batch.batchId + " skipped: " + e.getMessage(),
+              STAGE));
       return;
     }
     stepsThisRun++;
     pairsTrained += queries.size();
     if (negativeCache != null) {
-      // The batch's positives enter the cache with their embeddings under the parameters just updated.
+      // The batch's positives enter the cache with their embeddings under the parameters just
+      // updated.
       float[][] embedded = trainer.encoder().encodeTargets(positives);
       for (int i = 0; i < positives.size(); i++) {
         negativeCache.add(positiveIds.get(i), positiveTargets.get(i), embedded[i]);
@@ -236,11 +267,15 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     lastLoss = result.loss();
     lossAverage = stepsThisRun == 1 ? result.loss() : 0.9 * lossAverage + 0.1 * result.loss();
     lastStaleness = result.step() - merged.minModelStep;
-    lastAcceptance = merged.proposals == 0 ? Double.NaN : merged.accepted / (double) merged.proposals;
+    lastAcceptance =
+        merged.proposals == 0 ? Double.NaN : merged.accepted / (double) merged.proposals;
     recordFeedback(merged.minModelVersion, result.step());
-    // In-batch negatives need nothing from the shards but positives: no model updates (and no uniform draws to fit).
-    if (config.sampler() != Sampler.IN_BATCH && result.step() - stepOf(version) >= config.reencodeEvery) {
-      // Due every w steps; a cycle that lacks regression data at the current version waits for the next step.
+    // In-batch negatives need nothing from the shards but positives: no model updates (and no
+    // uniform draws to fit).
+    if (config.sampler() != Sampler.IN_BATCH
+        && result.step() - stepOf(version) >= config.reencodeEvery) {
+      // Due every w steps; a cycle that lacks regression data at the current version waits for the
+      // next step.
       maybePublishUpdate(ctx, result.step());
     }
     if (config.keepModelEvery > 0 && result.step() % config.keepModelEvery == 0) {
@@ -253,18 +288,25 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
   }
 
   /**
-   * Negative cache: each query draws {@code negatives.per.query} targets from the softmax over the cache (its current
-   * query embedding against the cached, stale target embeddings), its own positive excluded; the batch shares them
-   * round-robin like the shards' hard negatives.
+   * Negative cache: each query draws {@code negatives.per.query} targets from the softmax over the
+   * cache (its current query embedding against the cached, stale target embeddings), its own
+   * positive excluded; the batch shares them round-robin like the shards' hard negatives.
    */
-  private List<TargetFeatures> fromNegativeCache(List<Features> queries, List<String> positiveIds, long batchId) {
+  private List<TargetFeatures> fromNegativeCache(
+      List<Features> queries, List<String> positiveIds, long batchId) {
     if (negativeCache.size() == 0) {
       return List.of();
     }
-    java.util.SplittableRandom random = new java.util.SplittableRandom(config.seed * 0x2545F4914F6CDD1DL + batchId);
+    java.util.SplittableRandom random =
+        new java.util.SplittableRandom(config.seed * 0x2545F4914F6CDD1DL + batchId);
     float[][] embedded = trainer.encoder().encodeQueries(queries);
-    List<List<NegativeCache.Entry<TargetFeatures>>> drawn = negativeCache.sample(trainer.encoder().manager(), embedded,
-        config.negativesPerQuery, config.scoreScale, random);
+    List<List<NegativeCache.Entry<TargetFeatures>>> drawn =
+        negativeCache.sample(
+            trainer.encoder().manager(),
+            embedded,
+            config.negativesPerQuery,
+            config.scoreScale,
+            random);
     List<List<TargetFeatures>> perQuery = new ArrayList<>();
     for (int q = 0; q < drawn.size(); q++) {
       List<TargetFeatures> candidates = new ArrayList<>();
@@ -279,18 +321,20 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
   }
 
   /**
-   * Bytes a deployment of the sampler holds on the trainer's accelerator for mining (the paper's Mem % numerator): the
-   * shards' full-dimension pools, the negative cache, or for DyNNIBAL the landmarks, the regression data and the map
-   * (its Nyström index is CPU memory in the shards).
+   * Bytes a deployment of the sampler holds on the trainer's accelerator for mining (the paper's
+   * Mem % numerator): the shards' full-dimension pools, the negative cache, or for DyNNIBAL the
+   * landmarks, the regression data and the map (its Nyström index is CPU memory in the shards).
    */
   private long negativeMiningBytes(MergedBatch merged) {
-    long floats = switch (config.sampler().mining) {
-      case SHARD_POOL -> merged.miningFloats;
-      case TRAINER_CACHE -> negativeCache.floats();
-      case SHARD_TREE -> (long) (config.landmarks + config.regressionSamples) * config.outputDim
-          + (long) config.landmarks * config.landmarks;
-      case NONE -> 0;
-    };
+    long floats =
+        switch (config.sampler().mining) {
+          case SHARD_POOL -> merged.miningFloats;
+          case TRAINER_CACHE -> negativeCache.floats();
+          case SHARD_TREE ->
+              (long) (config.landmarks + config.regressionSamples) * config.outputDim
+                  + (long) config.landmarks * config.landmarks;
+          case NONE -> 0;
+        };
     return floats * Float.BYTES;
   }
 
@@ -303,8 +347,9 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
   }
 
   /**
-   * At {@code max.steps} the trained encoder is written to {@code <snapshot dir>/run-<id>/final/model-<step>}: what a
-   * user evaluates or serves. (A replay after a restore finds it written already.)
+   * At {@code max.steps} the trained encoder is written to {@code <snapshot
+   * dir>/run-<id>/final/model-<step>}: what a user evaluates or serves. (A replay after a restore
+   * finds it written already.)
    */
   private void writeFinalModel(long step) {
     URI base = ParameterSnapshots.toPath(modelBase()).resolve("final").toUri();
@@ -322,8 +367,15 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
   private void maybePublishUpdate(Context ctx, long step) {
     ModelUpdate update;
     try {
-      update = ReencodeCycle.build(trainer.encoder(), reservoir.atVersion(version), config.landmarks,
-          version + 1, step, modelBase(), config.seed);
+      update =
+          ReencodeCycle.build(
+              trainer.encoder(),
+              reservoir.atVersion(version),
+              config.landmarks,
+              version + 1,
+              step,
+              modelBase(),
+              config.seed);
     } catch (IllegalStateException e) {
       LOG.warn("step {}: re-encode cycle skipped: {}", step, e.getMessage());
       return;
@@ -352,7 +404,8 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     }
   }
 
-  private TrainingMetrics metrics(StepResult result, MergedBatch merged, List<String> trainedPairs) {
+  private TrainingMetrics metrics(
+      StepResult result, MergedBatch merged, List<String> trainedPairs) {
     Map<String, Double> latency = new LinkedHashMap<>();
     for (int s = 0; s < merged.shardMillis.length; s++) {
       latency.put(Integer.toString(s), merged.shardMillis[s]);
@@ -403,11 +456,15 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     c.feedbackMs = feedbackMs;
     c.reservoir = reservoir.toArray();
     if (negativeCache != null) {
-      c.negativeCache = negativeCache.entries().stream().map(e -> {
-        TargetFeatures t = e.payload().withoutCache(0f);
-        t.cache = e.embedding();
-        return t;
-      }).toArray(TargetFeatures[]::new);
+      c.negativeCache =
+          negativeCache.entries().stream()
+              .map(
+                  e -> {
+                    TargetFeatures t = e.payload().withoutCache(0f);
+                    t.cache = e.embedding();
+                    return t;
+                  })
+              .toArray(TargetFeatures[]::new);
     }
     c.watchedIds = watched.keySet().toArray(new String[0]);
     c.watchedCounts = watched.values().stream().mapToLong(Long::longValue).toArray();
@@ -419,8 +476,10 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
 
   @Override
   public void notifyCheckpointComplete(long checkpointId) {
-    // In this checkpoint every shard holds at least version v (the trainer saw batches sampled with it from all of
-    // them), so no restore from it or a later one needs an older version; one more is kept as a margin.
+    // In this checkpoint every shard holds at least version v (the trainer saw batches sampled with
+    // it from all of
+    // them), so no restore from it or a later one needs an older version; one more is kept as a
+    // margin.
     Long everywhere = versionEverywhereAtCheckpoint.get(checkpointId);
     versionEverywhereAtCheckpoint.headMap(checkpointId, true).clear();
     if (everywhere != null && everywhere > 1) {
@@ -438,10 +497,10 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
 
   /** This run's model versions: {@code <snapshot dir>/run-<id>/}. */
   private URI modelBase() {
-    return ParameterSnapshots.toPath(ParameterSnapshots.parse(config.snapshotDir)).resolve("run-" + runId).toUri();
+    return ParameterSnapshots.toPath(ParameterSnapshots.parse(config.snapshotDir))
+        .resolve("run-" + runId)
+        .toUri();
   }
-
-
 
   static void deleteVersionsAbove(URI base, long version) {
     forEachVersion(base, (v, dir) -> v > version, "newer than the restored state");
@@ -451,7 +510,8 @@ final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics
     forEachVersion(base, (v, dir) -> v < version, null);
   }
 
-  private static void forEachVersion(URI base, java.util.function.BiPredicate<Long, Path> doomed, String why) {
+  private static void forEachVersion(
+      URI base, java.util.function.BiPredicate<Long, Path> doomed, String why) {
     Path dir = ParameterSnapshots.toPath(base);
     if (!Files.isDirectory(dir)) {
       return;

@@ -2,17 +2,17 @@ package io.dynnibal.jobs.training;
 
 import io.dynnibal.jobs.flink.RocksDbCheckpointing;
 import io.dynnibal.jobs.kafka.AvroValueSchema;
+import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.schemas.DeadLetter;
 import io.dynnibal.schemas.ModelUpdate;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.schemas.TrainingPair;
-import io.dynnibal.jobs.kafka.TopicReader;
 import java.net.URI;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
-import java.util.Properties;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.Configuration;
@@ -33,8 +33,9 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
- * The streaming training job, one graph (every operator has a fixed uid: a savepoint restores into a later build
- * of the job even when operators are added, and the sources keep their Kafka offsets):
+ * The streaming training job, one graph (every operator has a fixed uid: a savepoint restores into
+ * a later build of the job even when operators are added, and the sources keep their Kafka
+ * offsets):
  *
  * <pre>
  * targets (compacted) -> DecodeTargets ---------------\
@@ -46,8 +47,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * every stage's unusable records -> dead-letters topic
  * </pre>
  *
- * Kafka is the feedback edge because Flink 2 has no iterations; the sinks are transactional and the consumers
- * read_committed, so a restore neither loses nor repeats a model update.
+ * Kafka is the feedback edge because Flink 2 has no iterations; the sinks are transactional and the
+ * consumers read_committed, so a restore neither loses nor repeats a model update.
  */
 public final class TrainingJob {
   /** Key groups: the most shards' subtasks a job can be rescaled to. */
@@ -56,11 +57,10 @@ public final class TrainingJob {
   private TrainingJob() {}
 
   /**
-   * The job's topics: targets compacted (the latest text per id; a tombstone deletes), the others append-only. The
-   * model-updates topic has one partition: updates must arrive in version order.
+   * The job's topics: targets compacted (the latest text per id; a tombstone deletes), the others
+   * append-only. The model-updates topic has one partition: updates must arrive in version order.
    */
-  public static List<NewTopic> topics(
-      TrainingJobConfig config, int partitions, short replication) {
+  public static List<NewTopic> topics(TrainingJobConfig config, int partitions, short replication) {
     return List.of(
         new NewTopic(config.targetsTopic(), partitions, replication)
             .configs(java.util.Map.of("cleanup.policy", "compact")),
@@ -73,39 +73,57 @@ public final class TrainingJob {
   /**
    * Creates those of {@link #topics} that do not exist yet; returns their names.
    *
-   * @throws IllegalStateException naming the bootstrap servers when Kafka does not answer within 30 s
+   * @throws IllegalStateException naming the bootstrap servers when Kafka does not answer within 30
+   *     s
    */
   public static List<String> createMissingTopics(
-      Properties client, TrainingJobConfig config, int partitions, short replication) throws InterruptedException {
+      Properties client, TrainingJobConfig config, int partitions, short replication)
+      throws InterruptedException {
     Properties admin = new Properties();
     admin.putAll(client);
     admin.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
     try (Admin kafka = Admin.create(admin)) {
       Set<String> existing = kafka.listTopics().names().get();
-      List<NewTopic> missing = topics(config, partitions, replication).stream()
-          .filter(t -> !existing.contains(t.name())).toList();
+      List<NewTopic> missing =
+          topics(config, partitions, replication).stream()
+              .filter(t -> !existing.contains(t.name()))
+              .toList();
       kafka.createTopics(missing).all().get();
       return missing.stream().map(NewTopic::name).toList();
     } catch (ExecutionException e) {
-      throw new IllegalStateException("cannot create the job's topics on Kafka at " + client.get("bootstrap.servers")
-          + " (bootstrap.servers): " + e.getCause().getMessage(), e.getCause());
+      throw new IllegalStateException(
+          "cannot create the job's topics on Kafka at "
+              + client.get("bootstrap.servers")
+              + " (bootstrap.servers): "
+              + e.getCause().getMessage(),
+          e.getCause());
     }
   }
 
   /** The Flink configuration of the job: RocksDB, incremental checkpoints, no Kryo. */
   public static Configuration flinkConfiguration(TrainingJobConfig config) {
-    Configuration conf = RocksDbCheckpointing.apply(new Configuration(), URI.create(config.checkpointDir),
-        config.checkpointInterval);
+    Configuration conf =
+        RocksDbCheckpointing.apply(
+            new Configuration(), URI.create(config.checkpointDir), config.checkpointInterval);
     conf.set(PipelineOptions.GENERIC_TYPES, false);
-    // The job is backpressured by design (sources read far faster than shards sample and the trainer steps), and the
-    // feedback edge (model updates) is only as fast as checkpoints commit. Aligned barriers would queue behind every
-    // buffered batch; unaligned ones overtake them, so a model update reaches the shards about one interval later.
-    conf.set(org.apache.flink.configuration.CheckpointingOptions.ENABLE_UNALIGNED, config.unalignedCheckpoints);
+    // The job is backpressured by design (sources read far faster than shards sample and the
+    // trainer steps), and the
+    // feedback edge (model updates) is only as fast as checkpoints commit. Aligned barriers would
+    // queue behind every
+    // buffered batch; unaligned ones overtake them, so a model update reaches the shards about one
+    // interval later.
+    conf.set(
+        org.apache.flink.configuration.CheckpointingOptions.ENABLE_UNALIGNED,
+        config.unalignedCheckpoints);
     conf.set(PipelineOptions.MAX_PARALLELISM, MAX_PARALLELISM);
     // Flink 2.2 restores operator state from an uncompressed file one read() system call per byte
-    // (CompressibleFSDataInputStream has no bulk read): the trainer's ~200 MB of parameters and optimiser state took
-    // minutes to restore from a savepoint. The compressed stream buffers, and restores it in seconds.
-    conf.set(org.apache.flink.configuration.ExecutionOptions.SNAPSHOT_COMPRESSION, config.checkpointCompression);
+    // (CompressibleFSDataInputStream has no bulk read): the trainer's ~200 MB of parameters and
+    // optimiser state took
+    // minutes to restore from a savepoint. The compressed stream buffers, and restores it in
+    // seconds.
+    conf.set(
+        org.apache.flink.configuration.ExecutionOptions.SNAPSHOT_COMPRESSION,
+        config.checkpointCompression);
     return conf;
   }
 
@@ -115,68 +133,131 @@ public final class TrainingJob {
   }
 
   /** The graph with a fault-injection hook in the trainer (reliability tests). */
-  public static void build(StreamExecutionEnvironment env, TrainingJobConfig config, FaultInjection faults) {
+  public static void build(
+      StreamExecutionEnvironment env, TrainingJobConfig config, FaultInjection faults) {
     config.validate();
     int[] shardKeys = ShardKeys.keys(config.shards, MAX_PARALLELISM);
-    // What "the targets on the topic at start" means, fixed once for the decoder and the gate alike.
+    // What "the targets on the topic at start" means, fixed once for the decoder and the gate
+    // alike.
     HashMap<Integer, Long> targetsAtStart;
     try {
-      targetsAtStart = new HashMap<>(TopicReader.endOffsets(config.clientProperties(), config.targetsTopic()));
+      targetsAtStart =
+          new HashMap<>(TopicReader.endOffsets(config.clientProperties(), config.targetsTopic()));
     } catch (Exception e) {
-      throw new IllegalStateException("cannot read the end offsets of " + config.targetsTopic() + " from "
-          + config.bootstrapServers + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot read the end offsets of "
+              + config.targetsTopic()
+              + " from "
+              + config.bootstrapServers
+              + ": "
+              + e.getMessage(),
+          e);
     }
 
-    SingleOutputStreamOperator<ShardInput> targets = env
-        .fromSource(source(config, config.targetsTopic(), OffsetsInitializer.earliest()),
-            WatermarkStrategy.noWatermarks(), "targets").uid("targets-source").setParallelism(1)
-        .process(new DecodeTargets(shardKeys, targetsAtStart)).name("decode-targets").uid("decode-targets").setParallelism(1);
-    SingleOutputStreamOperator<TrainingPair> pairs = env
-        .fromSource(source(config, config.pairsTopic(), OffsetsInitializer.earliest()),
-            WatermarkStrategy.noWatermarks(), "pairs").uid("pairs-source").setParallelism(1)
-        .process(new DecodePairs()).name("decode-pairs").uid("decode-pairs").setParallelism(1);
-    // Updates start at the log's end: a new job begins at version 0; a restored one resumes from its offsets.
-    SingleOutputStreamOperator<ModelUpdate> updates = env
-        .fromSource(source(config, config.modelUpdatesTopic(), OffsetsInitializer.latest()),
-            WatermarkStrategy.noWatermarks(), "model-updates").uid("model-updates-source").setParallelism(1)
-        .process(new DecodeModelUpdates(config.landmarks, config.outputDim)).name("decode-model-updates").uid("decode-model-updates")
-        .setParallelism(1);
+    SingleOutputStreamOperator<ShardInput> targets =
+        env.fromSource(
+                source(config, config.targetsTopic(), OffsetsInitializer.earliest()),
+                WatermarkStrategy.noWatermarks(),
+                "targets")
+            .uid("targets-source")
+            .setParallelism(1)
+            .process(new DecodeTargets(shardKeys, targetsAtStart))
+            .name("decode-targets")
+            .uid("decode-targets")
+            .setParallelism(1);
+    SingleOutputStreamOperator<TrainingPair> pairs =
+        env.fromSource(
+                source(config, config.pairsTopic(), OffsetsInitializer.earliest()),
+                WatermarkStrategy.noWatermarks(),
+                "pairs")
+            .uid("pairs-source")
+            .setParallelism(1)
+            .process(new DecodePairs())
+            .name("decode-pairs")
+            .uid("decode-pairs")
+            .setParallelism(1);
+    // Updates start at the log's end: a new job begins at version 0; a restored one resumes from
+    // its offsets.
+    SingleOutputStreamOperator<ModelUpdate> updates =
+        env.fromSource(
+                source(config, config.modelUpdatesTopic(), OffsetsInitializer.latest()),
+                WatermarkStrategy.noWatermarks(),
+                "model-updates")
+            .uid("model-updates-source")
+            .setParallelism(1)
+            .process(new DecodeModelUpdates(config.landmarks, config.outputDim))
+            .name("decode-model-updates")
+            .uid("decode-model-updates")
+            .setParallelism(1);
     BroadcastStream<ModelUpdate> broadcastUpdates = updates.broadcast(ShardIndexFunction.MODEL);
 
-    DataStream<QueryBatch> batches = pairs
-        .process(new BatchAssembler(config.batchSize)).name("batch-assembler").uid("batch-assembler").setParallelism(1);
-    // Targets and batches reach the shards through one operator, in order: batches after the initial targets.
-    DataStream<ShardInput> shardInputs = targets
-        .keyBy(in -> 0, org.apache.flink.api.common.typeinfo.Types.INT)
-        .connect(batches.keyBy(b -> 0, org.apache.flink.api.common.typeinfo.Types.INT))
-        .process(new PairsAfterTargets(config, shardKeys, targetsAtStart)).name("pairs-after-targets").uid("pairs-after-targets")
-        .setParallelism(1);
+    DataStream<QueryBatch> batches =
+        pairs
+            .process(new BatchAssembler(config.batchSize))
+            .name("batch-assembler")
+            .uid("batch-assembler")
+            .setParallelism(1);
+    // Targets and batches reach the shards through one operator, in order: batches after the
+    // initial targets.
+    DataStream<ShardInput> shardInputs =
+        targets
+            .keyBy(in -> 0, org.apache.flink.api.common.typeinfo.Types.INT)
+            .connect(batches.keyBy(b -> 0, org.apache.flink.api.common.typeinfo.Types.INT))
+            .process(new PairsAfterTargets(config, shardKeys, targetsAtStart))
+            .name("pairs-after-targets")
+            .uid("pairs-after-targets")
+            .setParallelism(1);
 
-    SingleOutputStreamOperator<ShardReply> replies = shardInputs
-        .keyBy(in -> in.shardKey, org.apache.flink.api.common.typeinfo.Types.INT)
-        .connect(broadcastUpdates)
-        .process(new ShardIndexFunction(config, shardKeys)).name("shard-index").uid("shard-index")
-        .setParallelism(config.parallelism);
-    SingleOutputStreamOperator<MergedBatch> merged = replies
-        .keyBy(r -> r.batchId, org.apache.flink.api.common.typeinfo.Types.LONG)
-        .process(new NegativeMerge(config)).name("negative-merge").uid("negative-merge")
-        .setParallelism(config.parallelism);
-    SingleOutputStreamOperator<TrainingMetrics> metrics = merged
-        .process(new TrainerFunction(config, faults)).name("trainer").uid("trainer").setParallelism(1);
+    SingleOutputStreamOperator<ShardReply> replies =
+        shardInputs
+            .keyBy(in -> in.shardKey, org.apache.flink.api.common.typeinfo.Types.INT)
+            .connect(broadcastUpdates)
+            .process(new ShardIndexFunction(config, shardKeys))
+            .name("shard-index")
+            .uid("shard-index")
+            .setParallelism(config.parallelism);
+    SingleOutputStreamOperator<MergedBatch> merged =
+        replies
+            .keyBy(r -> r.batchId, org.apache.flink.api.common.typeinfo.Types.LONG)
+            .process(new NegativeMerge(config))
+            .name("negative-merge")
+            .uid("negative-merge")
+            .setParallelism(config.parallelism);
+    SingleOutputStreamOperator<TrainingMetrics> metrics =
+        merged
+            .process(new TrainerFunction(config, faults))
+            .name("trainer")
+            .uid("trainer")
+            .setParallelism(1);
 
-    metrics.sinkTo(sink(config, config.metricsTopic(), TrainingMetrics.class, "metrics"))
-        .name("metrics-sink").uid("metrics-sink").setParallelism(1).disableChaining();
-    metrics.getSideOutput(TrainerFunction.MODEL_UPDATES)
+    metrics
+        .sinkTo(sink(config, config.metricsTopic(), TrainingMetrics.class, "metrics"))
+        .name("metrics-sink")
+        .uid("metrics-sink")
+        .setParallelism(1)
+        .disableChaining();
+    metrics
+        .getSideOutput(TrainerFunction.MODEL_UPDATES)
         .sinkTo(sink(config, config.modelUpdatesTopic(), ModelUpdate.class, "model-updates"))
-        .name("model-updates-sink").uid("model-updates-sink").setParallelism(1).disableChaining();
-    targets.getSideOutput(DeadLetters.TAG)
-        .union(pairs.getSideOutput(DeadLetters.TAG), updates.getSideOutput(DeadLetters.TAG),
-            replies.getSideOutput(DeadLetters.TAG), metrics.getSideOutput(DeadLetters.TAG))
+        .name("model-updates-sink")
+        .uid("model-updates-sink")
+        .setParallelism(1)
+        .disableChaining();
+    targets
+        .getSideOutput(DeadLetters.TAG)
+        .union(
+            pairs.getSideOutput(DeadLetters.TAG),
+            updates.getSideOutput(DeadLetters.TAG),
+            replies.getSideOutput(DeadLetters.TAG),
+            metrics.getSideOutput(DeadLetters.TAG))
         .sinkTo(sink(config, config.deadLettersTopic(), DeadLetter.class, "dead-letters"))
-        .name("dead-letters-sink").uid("dead-letters-sink").setParallelism(1);
+        .name("dead-letters-sink")
+        .uid("dead-letters-sink")
+        .setParallelism(1);
   }
 
-  private static KafkaSource<KafkaRecord> source(TrainingJobConfig config, String topic, OffsetsInitializer start) {
+  private static KafkaSource<KafkaRecord> source(
+      TrainingJobConfig config, String topic, OffsetsInitializer start) {
     return KafkaSource.<KafkaRecord>builder()
         .setProperties(config.clientProperties())
         .setBootstrapServers(config.bootstrapServers)
@@ -194,10 +275,11 @@ public final class TrainingJob {
     producer.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "600000");
     return KafkaSink.<T>builder()
         .setBootstrapServers(config.bootstrapServers)
-        .setRecordSerializer(KafkaRecordSerializationSchema.builder()
-            .setTopic(topic)
-            .setValueSerializationSchema(AvroValueSchema.of(type))
-            .build())
+        .setRecordSerializer(
+            KafkaRecordSerializationSchema.builder()
+                .setTopic(topic)
+                .setValueSerializationSchema(AvroValueSchema.of(type))
+                .build())
         .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
         .setTransactionalIdPrefix(config.topicPrefix + config.groupId + "-" + name)
         .setKafkaProducerConfig(producer)

@@ -9,13 +9,14 @@ import java.util.Properties;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * The training job's entry point on a Flink cluster: what {@code dynnibal submit} runs through the REST API (on the
- * JobManager, which builds the graph and submits it) and what a Kubernetes {@code FlinkDeployment} names.
+ * The training job's entry point on a Flink cluster: what {@code dynnibal submit} runs through the
+ * REST API (on the JobManager, which builds the graph and submits it) and what a Kubernetes {@code
+ * FlinkDeployment} names.
  *
- * <p>Settings, each layer over the one before: the defaults; the resource {@value #SETTINGS_RESOURCE} when the jar
- * carries one ({@code dynnibal submit} bundles the user's file there); {@code --config FILE} (a path on the
- * JobManager, e.g. a mounted ConfigMap); {@code --set key=value}, repeatable. Bad settings fail the submission with
- * every problem named.
+ * <p>Settings, each layer over the one before: the defaults; the resource {@value
+ * #SETTINGS_RESOURCE} when the jar carries one ({@code dynnibal submit} bundles the user's file
+ * there); {@code --config FILE} (a path on the JobManager, e.g. a mounted ConfigMap); {@code --set
+ * key=value}, repeatable. Bad settings fail the submission with every problem named.
  */
 public final class TrainingJobMain {
   /** Where a job jar carries its settings. */
@@ -25,7 +26,8 @@ public final class TrainingJobMain {
 
   public static void main(String[] args) throws Exception {
     TrainingJobConfig config;
-    try (InputStream bundled = TrainingJobMain.class.getClassLoader().getResourceAsStream(SETTINGS_RESOURCE)) {
+    try (InputStream bundled =
+        TrainingJobMain.class.getClassLoader().getResourceAsStream(SETTINGS_RESOURCE)) {
       config = settings(bundled, args).validate();
     }
     StreamExecutionEnvironment env =
@@ -35,7 +37,9 @@ public final class TrainingJobMain {
     env.execute(jobName(config));
   }
 
-  /** The name the cluster lists the job under: its consumer group (one job per group) and sampler. */
+  /**
+   * The name the cluster lists the job under: its consumer group (one job per group) and sampler.
+   */
   public static String jobName(TrainingJobConfig config) {
     return "dynnibal training " + config.groupId + " (" + config.sampler + ")";
   }
@@ -53,8 +57,8 @@ public final class TrainingJobMain {
     for (int i = 0; i < args.length; i++) {
       String flag = args[i];
       if (i + 1 >= args.length || !(flag.equals("--config") || flag.equals("--set"))) {
-        throw new IllegalArgumentException("usage: TrainingJobMain [--config FILE] [--set key=value]...; got "
-            + List.of(args));
+        throw new IllegalArgumentException(
+            "usage: TrainingJobMain [--config FILE] [--set key=value]...; got " + List.of(args));
       }
       String value = args[++i];
       if (flag.equals("--config")) {

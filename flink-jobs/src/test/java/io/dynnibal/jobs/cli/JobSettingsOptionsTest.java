@@ -15,7 +15,8 @@ class JobSettingsOptionsTest {
   @Test
   void theFileOverridesDefaultsAndSetOverridesTheFile(@TempDir Path dir) throws Exception {
     JobSettingsOptions options = new JobSettingsOptions();
-    options.configFile = Files.writeString(dir.resolve("job.properties"), "batch.size=64\nshards=4\n");
+    options.configFile =
+        Files.writeString(dir.resolve("job.properties"), "batch.size=64\nshards=4\n");
     options.overrides = List.of("shards=5");
     var config = options.config(List.of("batch.size=32", "group.id=command-default"));
     assertEquals(64, config.batchSize);
@@ -27,7 +28,8 @@ class JobSettingsOptionsTest {
   void onlyWhatTheUserWroteCountsAsSet(@TempDir Path dir) throws Exception {
     JobSettingsOptions options = new JobSettingsOptions();
     assertFalse(options.userSets("checkpoint.dir"));
-    options.configFile = Files.writeString(dir.resolve("job.properties"), "checkpoint.dir=file:///x\n");
+    options.configFile =
+        Files.writeString(dir.resolve("job.properties"), "checkpoint.dir=file:///x\n");
     options.overrides = List.of("snapshot.dir=/y");
     assertTrue(options.userSets("checkpoint.dir"));
     assertTrue(options.userSets("snapshot.dir"));

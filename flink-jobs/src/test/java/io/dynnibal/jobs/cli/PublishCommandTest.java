@@ -19,34 +19,64 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code publish} against a real (in-process) broker: counts, end offsets, and records the job can read. */
+/**
+ * {@code publish} against a real (in-process) broker: counts, end offsets, and records the job can
+ * read.
+ */
 class PublishCommandTest {
   @TempDir Path dir;
 
   @Test
   void publishesTargetsAndPairsAsTheJobReadsThem() throws Exception {
     Path targets = dir.resolve("targets.jsonl");
-    Files.writeString(targets, """
+    Files.writeString(
+        targets,
+        """
         {"target_id": "zsh", "target_text": "zsh\\nshell with lots of features"}
         {"target_id": "bash", "target_text": "bash\\nGNU Bourne Again SHell"}
         {"target_id": "fish", "target_text": "fish\\nfriendly interactive shell"}
         """);
     Path pairs = dir.resolve("pairs.jsonl");
-    Files.writeString(pairs, """
+    Files.writeString(
+        pairs,
+        """
         {"query_id": "q:zsh", "query_text": "shell with lots of features", "target_id": "zsh"}
         {"query_id": "q:bash", "query_text": "GNU Bourne Again SHell", "target_id": "bash"}
         """);
     try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(dir.resolve("kafka"))) {
-      String json = stdout(() -> assertEquals(0, DynnibalCli.execute("publish", "--bootstrap",
-          kafka.bootstrapServers(), "--targets", targets.toString(), "--pairs", pairs.toString(), "--create-topics",
-          "--topic-prefix", "p.")));
-      assertTrue(json.contains("\"targets_published\": 3") && json.contains("\"pairs_published\": 2"), json);
-      assertTrue(json.contains("\"p.targets_end_offsets_total\": 3") && json.contains("\"p.pairs_end_offsets_total\": 2"),
+      String json =
+          stdout(
+              () ->
+                  assertEquals(
+                      0,
+                      DynnibalCli.execute(
+                          "publish",
+                          "--bootstrap",
+                          kafka.bootstrapServers(),
+                          "--targets",
+                          targets.toString(),
+                          "--pairs",
+                          pairs.toString(),
+                          "--create-topics",
+                          "--topic-prefix",
+                          "p.")));
+      assertTrue(
+          json.contains("\"targets_published\": 3") && json.contains("\"pairs_published\": 2"),
           json);
-      assertEquals(List.of("q:bash#0", "q:zsh#0"), read(kafka, "p.pairs", TrainingPair.class).stream()
-          .map(TrainingPair::getPairId).sorted().toList());
-      assertEquals(new TreeSet<>(List.of("bash", "fish", "zsh")), new TreeSet<>(read(kafka, "p.targets", Target.class)
-          .stream().map(Target::getTargetId).toList()));
+      assertTrue(
+          json.contains("\"p.targets_end_offsets_total\": 3")
+              && json.contains("\"p.pairs_end_offsets_total\": 2"),
+          json);
+      assertEquals(
+          List.of("q:bash#0", "q:zsh#0"),
+          read(kafka, "p.pairs", TrainingPair.class).stream()
+              .map(TrainingPair::getPairId)
+              .sorted()
+              .toList());
+      assertEquals(
+          new TreeSet<>(List.of("bash", "fish", "zsh")),
+          new TreeSet<>(
+              read(kafka, "p.targets", Target.class).stream().map(Target::getTargetId).toList()));
     }
   }
 

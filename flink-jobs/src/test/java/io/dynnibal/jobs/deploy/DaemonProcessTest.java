@@ -28,7 +28,8 @@ class DaemonProcessTest {
   }
 
   @Test
-  void aPidFileOfAnotherProcessIsDroppedAndThatProcessLeftAlone(@TempDir Path dir) throws Exception {
+  void aPidFileOfAnotherProcessIsDroppedAndThatProcessLeftAlone(@TempDir Path dir)
+      throws Exception {
     Process stranger = new ProcessBuilder("sleep", "60").start();
     try {
       // The PID is alive but started at another time: a recycled PID, not our server.
@@ -47,7 +48,8 @@ class DaemonProcessTest {
   @Test
   void oneCommandAtATimeStartsOrStopsTheServersOfADirectory(@TempDir Path dir) throws Exception {
     try (java.io.Closeable held = DaemonProcess.lock(dir)) {
-      IllegalStateException e = assertThrows(IllegalStateException.class, () -> DaemonProcess.lock(dir));
+      IllegalStateException e =
+          assertThrows(IllegalStateException.class, () -> DaemonProcess.lock(dir));
       assertTrue(e.getMessage().contains("another command"), e.getMessage());
     }
     DaemonProcess.lock(dir).close(); // released
@@ -56,9 +58,13 @@ class DaemonProcessTest {
   @Test
   void aTakenPortIsRefusedByName() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
-      IllegalStateException e = assertThrows(IllegalStateException.class,
-          () -> DaemonProcess.requireFree("REST API, --rest-port", taken.getLocalPort()));
-      assertTrue(e.getMessage().contains(taken.getLocalPort() + " (REST API, --rest-port) is in use"), e.getMessage());
+      IllegalStateException e =
+          assertThrows(
+              IllegalStateException.class,
+              () -> DaemonProcess.requireFree("REST API, --rest-port", taken.getLocalPort()));
+      assertTrue(
+          e.getMessage().contains(taken.getLocalPort() + " (REST API, --rest-port) is in use"),
+          e.getMessage());
     }
   }
 }

@@ -16,7 +16,10 @@ import java.util.jar.JarFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What a session cluster runs with and what a submitted job brings: DJL on one side, dynnibal on the other. */
+/**
+ * What a session cluster runs with and what a submitted job brings: DJL on one side, dynnibal on
+ * the other.
+ */
 class JobJarTest {
   private static boolean holds(Path entry, String resource) throws Exception {
     if (java.nio.file.Files.isDirectory(entry)) {
@@ -30,9 +33,11 @@ class JobJarTest {
   @Test
   void theClusterGetsDjlFlinkAndTheWebSubmissionTheJobGetsOurClasses() throws Exception {
     ClasspathSplit split = ClasspathSplit.ofThisJvm();
-    for (String clusterClass : List.of("ai/djl/engine/Engine.class",
-        "org/apache/flink/runtime/webmonitor/WebSubmissionExtension.class",
-        "org/apache/flink/state/rocksdb/EmbeddedRocksDBStateBackend.class")) {
+    for (String clusterClass :
+        List.of(
+            "ai/djl/engine/Engine.class",
+            "org/apache/flink/runtime/webmonitor/WebSubmissionExtension.class",
+            "org/apache/flink/state/rocksdb/EmbeddedRocksDBStateBackend.class")) {
       boolean found = false;
       for (Path entry : split.cluster()) {
         found |= holds(entry, clusterClass);
@@ -41,10 +46,12 @@ class JobJarTest {
     }
     for (Path entry : split.job()) {
       assertTrue(ClasspathSplit.holdsOurClasses(entry), entry.toString());
-      assertFalse(holds(entry, "ai/djl/engine/Engine.class"), "DJL never travels with a job: " + entry);
+      assertFalse(
+          holds(entry, "ai/djl/engine/Engine.class"), "DJL never travels with a job: " + entry);
     }
     for (Path entry : split.cluster()) {
-      assertFalse(ClasspathSplit.holdsOurClasses(entry), "our classes stay off the cluster: " + entry);
+      assertFalse(
+          ClasspathSplit.holdsOurClasses(entry), "our classes stay off the cluster: " + entry);
     }
   }
 
@@ -55,28 +62,39 @@ class JobJarTest {
     config.kafkaProperties.put("sasl.jaas.config", "secret");
     Path jar = JobJar.write(dir.resolve("job.jar"), config.toPropertiesWithSecrets());
     try (JarFile file = new JarFile(jar.toFile())) {
-      assertEquals(TrainingJobMain.class.getName(),
+      assertEquals(
+          TrainingJobMain.class.getName(),
           file.getManifest().getMainAttributes().get(Attributes.Name.MAIN_CLASS));
-      for (String ours : List.of("io/dynnibal/jobs/training/TrainingJobMain.class",
-          "io/dynnibal/schemas/TrainingPair.class", "io/dynnibal/training/TorchRuntime.class",
-          "io/dynnibal/index/sgtree/SgTree.class")) {
+      for (String ours :
+          List.of(
+              "io/dynnibal/jobs/training/TrainingJobMain.class",
+              "io/dynnibal/schemas/TrainingPair.class",
+              "io/dynnibal/training/TorchRuntime.class",
+              "io/dynnibal/index/sgtree/SgTree.class")) {
         assertNotNull(file.getEntry(ours), ours);
       }
-      assertTrue(file.stream().noneMatch(e -> e.getName().startsWith("ai/djl/")
-          || e.getName().startsWith("org/apache/flink/") || e.getName().startsWith("io/dynnibal/corpus/")),
+      assertTrue(
+          file.stream()
+              .noneMatch(
+                  e ->
+                      e.getName().startsWith("ai/djl/")
+                          || e.getName().startsWith("org/apache/flink/")
+                          || e.getName().startsWith("io/dynnibal/corpus/")),
           "third-party classes and the bundled corpus stay out");
       Properties settings = new Properties();
       try (InputStream in = file.getInputStream(file.getEntry(TrainingJobMain.SETTINGS_RESOURCE))) {
         settings.load(in);
       }
-      assertEquals(config.toPropertiesWithSecrets(), new TrainingJobConfig().applyAll(settings)
-          .toPropertiesWithSecrets());
+      assertEquals(
+          config.toPropertiesWithSecrets(),
+          new TrainingJobConfig().applyAll(settings).toPropertiesWithSecrets());
     }
   }
 
   @Test
   void aJarWithoutSettingsHasNoSettingsResource(@TempDir Path dir) throws Exception {
-    try (JarFile file = new JarFile(JobJar.write(dir.resolve("job.jar"), java.util.Map.of()).toFile())) {
+    try (JarFile file =
+        new JarFile(JobJar.write(dir.resolve("job.jar"), java.util.Map.of()).toFile())) {
       assertEquals(null, file.getEntry(TrainingJobMain.SETTINGS_RESOURCE));
     }
   }

@@ -25,7 +25,8 @@ class RecallPlotTest {
     Map<String, List<Point>> series = new LinkedHashMap<>();
     series.put("recall@10", List.of(new Point(200, 0.55), new Point(0, 0.2), new Point(100, 0.4)));
     series.put("recall@50", List.of(new Point(0, 0.35), new Point(100, 0.6), new Point(200, 0.75)));
-    series.put("recall@100", List.of(new Point(0, 0.5), new Point(100, 0.72), new Point(200, 0.86)));
+    series.put(
+        "recall@100", List.of(new Point(0, 0.5), new Point(100, 0.72), new Point(200, 0.86)));
     return series;
   }
 
@@ -37,7 +38,8 @@ class RecallPlotTest {
     BufferedImage image = ImageIO.read(png.toFile());
     assertEquals(640, image.getWidth());
     assertEquals(400, image.getHeight());
-    // Anti-aliasing blends each line with the white background into many RGB values of one hue, so count hues.
+    // Anti-aliasing blends each line with the white background into many RGB values of one hue, so
+    // count hues.
     // The legend swatches alone give about 50 pixels a hue; the lines give several hundred.
     int[] pixelsPerHue = new int[12];
     for (int py = 0; py < image.getHeight(); py++) {
@@ -50,7 +52,8 @@ class RecallPlotTest {
       }
     }
     long hues = Arrays.stream(pixelsPerHue).filter(n -> n >= 300).count();
-    assertTrue(hues >= 3, "expected 3 line colours, pixels per hue: " + Arrays.toString(pixelsPerHue));
+    assertTrue(
+        hues >= 3, "expected 3 line colours, pixels per hue: " + Arrays.toString(pixelsPerHue));
   }
 
   @Test
@@ -67,7 +70,8 @@ class RecallPlotTest {
 
   @Test
   void refusesAnEmptySeriesMap() {
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> RecallPlot.write(dir.resolve("r.png"), "Recall", "recall", Map.of(), 640, 400));
   }
 
@@ -75,8 +79,10 @@ class RecallPlotTest {
   void refusesANonFiniteValueAndNamesItsSeries() {
     Map<String, List<Point>> series = threeSeries();
     series.put("recall@5", List.of(new Point(0, 0.1), new Point(100, Double.NaN)));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> RecallPlot.write(dir.resolve("r.png"), "Recall", "recall", series, 640, 400));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> RecallPlot.write(dir.resolve("r.png"), "Recall", "recall", series, 640, 400));
     assertTrue(e.getMessage().contains("recall@5"), e.getMessage());
   }
 }

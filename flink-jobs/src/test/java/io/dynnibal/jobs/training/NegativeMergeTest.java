@@ -14,10 +14,19 @@ class NegativeMergeTest {
   @Test
   void eachQueryContributesItsHardestNegativesRoundRobin() {
     QueryBatch batch = batch(2);
-    ShardReply a = reply(batch, 0, 10, new int[] {0, 0, 1}, new String[] {"a1", "a2", "b1"}, new float[] {9, 5, 7});
-    ShardReply b = reply(batch, 1, 10, new int[] {0, 1}, new String[] {"c1", "d1"}, new float[] {8, 1});
+    ShardReply a =
+        reply(
+            batch,
+            0,
+            10,
+            new int[] {0, 0, 1},
+            new String[] {"a1", "a2", "b1"},
+            new float[] {9, 5, 7});
+    ShardReply b =
+        reply(batch, 1, 10, new int[] {0, 1}, new String[] {"c1", "d1"}, new float[] {8, 1});
     MergedBatch merged = NegativeMerge.merge(new ArrayList<>(List.of(b, a)), 3, 0, 1);
-    // Query 0 ranks a1 (9), c1 (8), a2 (5); query 1 ranks b1 (7), d1 (1). Rank 0 of each, then rank 1 of query 0.
+    // Query 0 ranks a1 (9), c1 (8), a2 (5); query 1 ranks b1 (7), d1 (1). Rank 0 of each, then rank
+    // 1 of query 0.
     assertArrayEquals(new String[] {"a1", "b1", "c1"}, ids(merged.sampled));
   }
 
@@ -55,7 +64,8 @@ class NegativeMergeTest {
       }
     }
     double share = fromBig / (double) total;
-    assertTrue(share > 0.87 && share < 0.93, "share from the shard holding 90% of targets: " + share);
+    assertTrue(
+        share > 0.87 && share < 0.93, "share from the shard holding 90% of targets: " + share);
   }
 
   private static QueryBatch batch(int n) {
@@ -72,7 +82,8 @@ class NegativeMergeTest {
     return b;
   }
 
-  private static ShardReply reply(QueryBatch batch, int shard, int size, int[] queries, String[] ids, float[] logits) {
+  private static ShardReply reply(
+      QueryBatch batch, int shard, int size, int[] queries, String[] ids, float[] logits) {
     ShardReply r = new ShardReply();
     r.batchId = batch.batchId;
     r.batch = batch;

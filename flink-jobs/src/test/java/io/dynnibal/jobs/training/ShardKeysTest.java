@@ -14,7 +14,8 @@ class ShardKeysTest {
   void keysAreDistinctAndDoNotDependOnParallelism() {
     int[] keys = ShardKeys.keys(6, 128);
     assertEquals(6, new HashSet<>(java.util.Arrays.stream(keys).boxed().toList()).size());
-    assertArrayEquals(keys, ShardKeys.keys(6, 128), "keys must be a function of shards and max parallelism only");
+    assertArrayEquals(
+        keys, ShardKeys.keys(6, 128), "keys must be a function of shards and max parallelism only");
   }
 
   @Test
@@ -28,8 +29,13 @@ class ShardKeysTest {
         }
         int min = java.util.Arrays.stream(perSubtask).min().orElseThrow();
         int max = java.util.Arrays.stream(perSubtask).max().orElseThrow();
-        assertTrue(max - min <= 1, shards + " shards at parallelism " + parallelism + ": "
-            + java.util.Arrays.toString(perSubtask));
+        assertTrue(
+            max - min <= 1,
+            shards
+                + " shards at parallelism "
+                + parallelism
+                + ": "
+                + java.util.Arrays.toString(perSubtask));
       }
     }
   }

@@ -12,8 +12,16 @@ import org.junit.jupiter.api.Test;
 class TrainingJobConfigTest {
   @Test
   void printedSettingsReadBackToTheSameConfiguration() throws Exception {
-    TrainingJobConfig changed = TrainingJobConfig.load(null, List.of("shards=4", "checkpoint.interval=1.5s",
-        "score.scale=12.5", "seed=9", "model.tower=set-transformer", "kafka.security.protocol=SASL_SSL"));
+    TrainingJobConfig changed =
+        TrainingJobConfig.load(
+            null,
+            List.of(
+                "shards=4",
+                "checkpoint.interval=1.5s",
+                "score.scale=12.5",
+                "seed=9",
+                "model.tower=set-transformer",
+                "kafka.security.protocol=SASL_SSL"));
     assertEquals(Duration.ofMillis(1500), changed.checkpointInterval);
     List<String> printed = new ArrayList<>();
     changed.toProperties().forEach((k, v) -> printed.add(k + "=" + v));
@@ -25,8 +33,11 @@ class TrainingJobConfigTest {
 
   @Test
   void secretsArePrintedRedacted() {
-    TrainingJobConfig c = new TrainingJobConfig().apply("kafka.sasl.jaas.config", "user=\"a\" password=\"p\"")
-        .apply("kafka.ssl.truststore.password", "p2").apply("kafka.sasl.mechanism", "PLAIN");
+    TrainingJobConfig c =
+        new TrainingJobConfig()
+            .apply("kafka.sasl.jaas.config", "user=\"a\" password=\"p\"")
+            .apply("kafka.ssl.truststore.password", "p2")
+            .apply("kafka.sasl.mechanism", "PLAIN");
     assertEquals("[redacted]", c.toProperties().get("kafka.sasl.jaas.config"));
     assertEquals("[redacted]", c.toProperties().get("kafka.ssl.truststore.password"));
     assertEquals("PLAIN", c.toProperties().get("kafka.sasl.mechanism"));
@@ -34,14 +45,22 @@ class TrainingJobConfigTest {
 
   @Test
   void badKeysValuesAndCombinationsAreNamed() {
-    IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
-        () -> new TrainingJobConfig().apply("batch.sise", "3"));
-    assertTrue(unknown.getMessage().contains("batch.sise") && unknown.getMessage().contains("batch.size"));
-    IllegalArgumentException number = assertThrows(IllegalArgumentException.class,
-        () -> new TrainingJobConfig().apply("shards", "two"));
-    assertTrue(number.getMessage().contains("shards") && number.getMessage().contains("not a number"));
-    TrainingJobConfig c = new TrainingJobConfig().apply("landmarks", "64").apply("regression.samples", "100")
-        .apply("negatives.uniform", "0").apply("sampler", "magic");
+    IllegalArgumentException unknown =
+        assertThrows(
+            IllegalArgumentException.class, () -> new TrainingJobConfig().apply("batch.sise", "3"));
+    assertTrue(
+        unknown.getMessage().contains("batch.sise") && unknown.getMessage().contains("batch.size"));
+    IllegalArgumentException number =
+        assertThrows(
+            IllegalArgumentException.class, () -> new TrainingJobConfig().apply("shards", "two"));
+    assertTrue(
+        number.getMessage().contains("shards") && number.getMessage().contains("not a number"));
+    TrainingJobConfig c =
+        new TrainingJobConfig()
+            .apply("landmarks", "64")
+            .apply("regression.samples", "100")
+            .apply("negatives.uniform", "0")
+            .apply("sampler", "magic");
     List<String> problems = c.problems();
     assertEquals(3, problems.size(), problems.toString());
     assertThrows(IllegalArgumentException.class, c::validate);
@@ -50,22 +69,30 @@ class TrainingJobConfigTest {
   @Test
   void everySamplerIsAcceptedAndOnlyInBatchNeedsNoUniformNegatives() {
     for (String sampler : Sampler.NAMES) {
-      TrainingJobConfig c = new TrainingJobConfig().apply("sampler", sampler).apply("negatives.uniform", "0");
-      assertEquals(sampler.equals("in-batch"), c.problems().isEmpty(), sampler + ": " + c.problems());
+      TrainingJobConfig c =
+          new TrainingJobConfig().apply("sampler", sampler).apply("negatives.uniform", "0");
+      assertEquals(
+          sampler.equals("in-batch"), c.problems().isEmpty(), sampler + ": " + c.problems());
       assertEquals(sampler, c.sampler().id);
     }
   }
 
   @Test
   void baselineSettingsAreChecked() {
-    List<String> problems = new TrainingJobConfig().apply("snm.pool.fraction", "1.5")
-        .apply("negative.cache.size", "0").apply("rejection.gamma", "1").apply("topic.pairs", "a b").problems();
+    List<String> problems =
+        new TrainingJobConfig()
+            .apply("snm.pool.fraction", "1.5")
+            .apply("negative.cache.size", "0")
+            .apply("rejection.gamma", "1")
+            .apply("topic.pairs", "a b")
+            .problems();
     assertEquals(4, problems.size(), problems.toString());
   }
 
   @Test
   void samplersShareOneNegativeBudget() {
-    TrainingJobConfig c = new TrainingJobConfig().apply("negatives.sampled", "64").apply("negatives.uniform", "32");
+    TrainingJobConfig c =
+        new TrainingJobConfig().apply("negatives.sampled", "64").apply("negatives.uniform", "32");
     assertEquals(96, Sampler.UNIFORM.uniformDraws(c) + Sampler.UNIFORM.hardNegatives(c));
     assertEquals(96, Sampler.DYNNIBAL_MH.uniformDraws(c) + Sampler.DYNNIBAL_MH.hardNegatives(c));
     assertEquals(96, Sampler.EXHAUSTIVE.uniformDraws(c) + Sampler.EXHAUSTIVE.hardNegatives(c));

@@ -10,7 +10,10 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The entry point's settings: defaults, then the bundled resource, then {@code --config}, then {@code --set}. */
+/**
+ * The entry point's settings: defaults, then the bundled resource, then {@code --config}, then
+ * {@code --set}.
+ */
 class TrainingJobMainTest {
   private static ByteArrayInputStream bundled(String text) {
     return new ByteArrayInputStream(text.getBytes(StandardCharsets.ISO_8859_1));
@@ -19,8 +22,10 @@ class TrainingJobMainTest {
   @Test
   void eachLayerOverridesTheOneBefore(@TempDir Path dir) throws Exception {
     Path file = Files.writeString(dir.resolve("job.properties"), "batch.size=64\nshards=4\n");
-    TrainingJobConfig c = TrainingJobMain.settings(bundled("batch.size=32\nshards=3\ngroup.id=bundled\n"),
-        new String[] {"--config", file.toString(), "--set", "shards=5"});
+    TrainingJobConfig c =
+        TrainingJobMain.settings(
+            bundled("batch.size=32\nshards=3\ngroup.id=bundled\n"),
+            new String[] {"--config", file.toString(), "--set", "shards=5"});
     assertEquals("bundled", c.groupId);
     assertEquals(64, c.batchSize);
     assertEquals(5, c.shards);
@@ -29,21 +34,30 @@ class TrainingJobMainTest {
 
   @Test
   void withoutAnySettingsTheDefaultsApply() throws Exception {
-    assertEquals(new TrainingJobConfig().toProperties(), TrainingJobMain.settings(null, new String[0]).toProperties());
+    assertEquals(
+        new TrainingJobConfig().toProperties(),
+        TrainingJobMain.settings(null, new String[0]).toProperties());
   }
 
   @Test
   void secretsSurviveTheBundledResource() throws Exception {
-    TrainingJobConfig c = TrainingJobMain.settings(bundled("kafka.sasl.jaas.config=secret-value\n"), new String[0]);
+    TrainingJobConfig c =
+        TrainingJobMain.settings(bundled("kafka.sasl.jaas.config=secret-value\n"), new String[0]);
     assertEquals("secret-value", c.kafkaProperties.get("sasl.jaas.config"));
   }
 
   @Test
   void badArgumentsAndKeysAreNamed() {
-    assertThrows(IllegalArgumentException.class, () -> TrainingJobMain.settings(null, new String[] {"--config"}));
-    assertThrows(IllegalArgumentException.class, () -> TrainingJobMain.settings(null, new String[] {"--x", "y"}));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> TrainingJobMain.settings(bundled("no.such.key=1\n"), new String[0]));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> TrainingJobMain.settings(null, new String[] {"--config"}));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> TrainingJobMain.settings(null, new String[] {"--x", "y"}));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> TrainingJobMain.settings(bundled("no.such.key=1\n"), new String[0]));
     assertEquals(true, e.getMessage().contains("no.such.key"), e.getMessage());
   }
 }

@@ -3,8 +3,9 @@ package io.dynnibal.index.bench;
 import java.util.SplittableRandom;
 
 /**
- * Synthetic targets with the structure of real embeddings: a two-level hierarchical Gaussian mixture on the unit
- * sphere (topics, then subtopics around each topic, then points around each subtopic), normalised to unit length.
+ * Synthetic targets with the structure of real embeddings: a two-level hierarchical Gaussian
+ * mixture on the unit sphere (topics, then subtopics around each topic, then points around each
+ * subtopic), normalised to unit length.
  */
 public final class ClusteredVectors {
   private ClusteredVectors() {}
@@ -24,7 +25,9 @@ public final class ClusteredVectors {
     }
     float[][] out = new float[count][];
     for (int i = 0; i < count; i++) {
-      out[i] = gaussianAround(subtopicCenters[random.nextInt(subtopicCenters.length)], 0.35, dim, random);
+      out[i] =
+          gaussianAround(
+              subtopicCenters[random.nextInt(subtopicCenters.length)], 0.35, dim, random);
     }
     return out;
   }
@@ -34,12 +37,14 @@ public final class ClusteredVectors {
     return gaussianAround(target, spread, target.length, random);
   }
 
-  private static float[] gaussianAround(float[] center, double spread, int dim, SplittableRandom random) {
+  private static float[] gaussianAround(
+      float[] center, double spread, int dim, SplittableRandom random) {
     float[] v = new float[dim];
     double perDim = spread / Math.sqrt(dim);
     double norm = 0;
     for (int i = 0; i < dim; i++) {
-      double x = (center == null ? 0 : center[i]) + gaussian(random) * (center == null ? 1 : perDim);
+      double x =
+          (center == null ? 0 : center[i]) + gaussian(random) * (center == null ? 1 : perDim);
       v[i] = (float) x;
       norm += x * x;
     }

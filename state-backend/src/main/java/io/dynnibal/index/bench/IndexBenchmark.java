@@ -14,16 +14,27 @@ import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 
 /**
- * {@code dynnibal bench index}: the practical DyNNIBAL sampler (FindClustering + top-k clusters + chains of 2, best
- * distinct targets kept) against brute force (every target scored, top K kept) on the same vectors in the same JVM,
- * one thread each. Targets are a hierarchical Gaussian mixture on the unit sphere; queries lie near random targets.
+ * {@code dynnibal bench index}: the practical DyNNIBAL sampler (FindClustering + top-k clusters +
+ * chains of 2, best distinct targets kept) against brute force (every target scored, top K kept) on
+ * the same vectors in the same JVM, one thread each. Targets are a hierarchical Gaussian mixture on
+ * the unit sphere; queries lie near random targets.
  */
 public final class IndexBenchmark {
 
   /** What to run; defaults follow the paper's practical settings (App. D). */
   public record Config(
-      int targets, int dim, int queries, int negatives, long seed, double base, double beta,
-      double gamma, double deepestRadius, int maxClusters, int candidatesPerNegative, int chainLength) {
+      int targets,
+      int dim,
+      int queries,
+      int negatives,
+      long seed,
+      double base,
+      double beta,
+      double gamma,
+      double deepestRadius,
+      int maxClusters,
+      int candidatesPerNegative,
+      int chainLength) {
 
     public static Config defaults(int targets, int dim, int queries, int negatives, long seed) {
       return new Config(targets, dim, queries, negatives, seed, 1.3, 20, 1e6, 0.3, 300, 8, 16);
@@ -51,8 +62,10 @@ public final class IndexBenchmark {
     SgTree tree = SgTree.build(config.dim(), config.base(), ids, vectors, config.seed());
     double buildSeconds = (System.nanoTime() - start) / 1e9;
 
-    MetropolisHastingsSampler practical = new MetropolisHastingsSampler(
-        MetropolisHastingsSampler.Options.practical(config.clustering(), config.candidatesPerNegative()));
+    MetropolisHastingsSampler practical =
+        new MetropolisHastingsSampler(
+            MetropolisHastingsSampler.Options.practical(
+                config.clustering(), config.candidatesPerNegative()));
     int k = config.negatives();
     // Warm both code paths before timing (JIT), on queries that are not measured.
     for (int w = 0; w < Math.min(20, queries.length); w++) {
@@ -103,8 +116,13 @@ public final class IndexBenchmark {
     out.put("seed", config.seed());
     out.put("base", config.base());
     out.put("beta", config.beta());
-    out.put("sampler", "dynnibal-mh practical: closest of <= " + config.maxClusters() + " clusters holding "
-        + config.candidatesPerNegative() + " targets per negative, 4 chains of 2 per negative");
+    out.put(
+        "sampler",
+        "dynnibal-mh practical: closest of <= "
+            + config.maxClusters()
+            + " clusters holding "
+            + config.candidatesPerNegative()
+            + " targets per negative, 4 chains of 2 per negative");
     out.put("build_seconds", buildSeconds);
     out.put("sampler_ms_per_query", samplerMs);
     out.put("bruteforce_ms_per_query", bruteMs);
@@ -117,16 +135,22 @@ public final class IndexBenchmark {
     if (config.targets() <= 100_000) {
       double[] tv = meanTotalVariation(tree, vectors, queries, config);
       out.put("tv_distance", tv[config.chainLength() - 1]);
-      out.put("tv_distance_sampler", "exact-mode MH (last state of each chain) on the same partitions; the practical"
-          + " sampler above keeps the best distinct targets instead and has no TV of its own");
+      out.put(
+          "tv_distance_sampler",
+          "exact-mode MH (last state of each chain) on the same partitions; the practical"
+              + " sampler above keeps the best distinct targets instead and has no TV of its own");
       out.put("tv_distance_chain_length", config.chainLength());
       out.put("tv_distance_proposal_only", tv[0]);
     }
     return out;
   }
 
-  /** Exact TV to the softmax of the exact-mode MH chain, by chain length, averaged over up to 20 queries. */
-  private static double[] meanTotalVariation(SgTree tree, float[][] vectors, float[][] queries, Config config) {
+  /**
+   * Exact TV to the softmax of the exact-mode MH chain, by chain length, averaged over up to 20
+   * queries.
+   */
+  private static double[] meanTotalVariation(
+      SgTree tree, float[][] vectors, float[][] queries, Config config) {
     int n = Math.min(20, queries.length);
     double[] mean = new double[config.chainLength()];
     for (int q = 0; q < n; q++) {
@@ -150,7 +174,8 @@ public final class IndexBenchmark {
       }
       normalise(p);
       normalise(proposal);
-      double[] tv = IndependentChainDistance.totalVariationByLength(p, proposal, config.chainLength());
+      double[] tv =
+          IndependentChainDistance.totalVariationByLength(p, proposal, config.chainLength());
       for (int s = 0; s < tv.length; s++) {
         mean[s] += tv[s] / n;
       }

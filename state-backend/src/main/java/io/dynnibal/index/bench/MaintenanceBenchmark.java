@@ -20,19 +20,28 @@ import org.apache.lucene.util.hnsw.HnswGraphBuilder;
 import org.apache.lucene.util.hnsw.RandomAccessVectorValues;
 
 /**
- * {@code dynnibal bench maintenance}: what it costs to keep the index usable after the cache moves (a re-encoding
- * map applied to every cached vector). DyNNIBAL repairs its SG tree (Alg. 3); the alternatives are a full rebuild of
- * the tree and, for a user of a graph index, rebuilding Lucene's HNSW graph over the same vectors. Sampler quality
- * (overlap of the practical sampler with the exact top K) is measured after the repair and after the full rebuild.
+ * {@code dynnibal bench maintenance}: what it costs to keep the index usable after the cache moves
+ * (a re-encoding map applied to every cached vector). DyNNIBAL repairs its SG tree (Alg. 3); the
+ * alternatives are a full rebuild of the tree and, for a user of a graph index, rebuilding Lucene's
+ * HNSW graph over the same vectors. Sampler quality (overlap of the practical sampler with the
+ * exact top K) is measured after the repair and after the full rebuild.
  */
 public final class MaintenanceBenchmark {
 
   /**
-   * @param drift strength of the near-identity map {@code I + drift * G / sqrt(d)}, G uniform in [-0.5, 0.5]
+   * @param drift strength of the near-identity map {@code I + drift * G / sqrt(d)}, G uniform in
+   *     [-0.5, 0.5]
    * @param hnsw whether to time the Lucene HNSW rebuild (slow at millions of vectors)
    */
-  public record Config(int targets, int dim, double drift, long seed, int queries, int negatives,
-      TreeRepair.Mode mode, boolean hnsw) {}
+  public record Config(
+      int targets,
+      int dim,
+      double drift,
+      long seed,
+      int queries,
+      int negatives,
+      TreeRepair.Mode mode,
+      boolean hnsw) {}
 
   private MaintenanceBenchmark() {}
 
@@ -48,7 +57,8 @@ public final class MaintenanceBenchmark {
     CacheMap map = nearIdentity(config.dim(), config.drift(), config.seed() + 1);
     float[] scratch = new float[config.dim()];
     start = System.nanoTime();
-    double drift = tree.moveVectors(v -> map.applyInPlace(v, scratch)); // the tree holds `vectors` themselves
+    double drift =
+        tree.moveVectors(v -> map.applyInPlace(v, scratch)); // the tree holds `vectors` themselves
     double applySeconds = seconds(start);
 
     start = System.nanoTime();
@@ -85,7 +95,10 @@ public final class MaintenanceBenchmark {
     return out;
   }
 
-  /** Compiles build, move and repair on a small tree first, so that neither timing below includes the JIT's work. */
+  /**
+   * Compiles build, move and repair on a small tree first, so that neither timing below includes
+   * the JIT's work.
+   */
   private static void warmUp(Config config) {
     int n = Math.min(config.targets(), 20_000);
     float[][] vectors = ClusteredVectors.generate(n, config.dim(), config.seed() + 7);
@@ -104,10 +117,15 @@ public final class MaintenanceBenchmark {
   static double hnswBuildSeconds(float[][] vectors, long seed) {
     try {
       long start = System.nanoTime();
-      RandomAccessVectorValues.Floats values = RandomAccessVectorValues.fromFloats(List.of(vectors), vectors[0].length);
-      HnswGraphBuilder builder = HnswGraphBuilder.create(
-          DefaultFlatVectorScorer.INSTANCE.getRandomVectorScorerSupplier(VectorSimilarityFunction.EUCLIDEAN, values),
-          16, 100, seed);
+      RandomAccessVectorValues.Floats values =
+          RandomAccessVectorValues.fromFloats(List.of(vectors), vectors[0].length);
+      HnswGraphBuilder builder =
+          HnswGraphBuilder.create(
+              DefaultFlatVectorScorer.INSTANCE.getRandomVectorScorerSupplier(
+                  VectorSimilarityFunction.EUCLIDEAN, values),
+              16,
+              100,
+              seed);
       builder.build(values.size());
       return seconds(start);
     } catch (IOException e) {
@@ -115,19 +133,32 @@ public final class MaintenanceBenchmark {
     }
   }
 
-  private static double[] samplerQuality(SgTree repaired, SgTree rebuilt, float[][] vectors, Config config) {
-    MetropolisHastingsSampler sampler = new MetropolisHastingsSampler(
-        MetropolisHastingsSampler.Options.practical(new FindClustering.Options(20, 1e6, 0.3, 300), 8));
+  private static double[] samplerQuality(
+      SgTree repaired, SgTree rebuilt, float[][] vectors, Config config) {
+    MetropolisHastingsSampler sampler =
+        new MetropolisHastingsSampler(
+            MetropolisHastingsSampler.Options.practical(
+                new FindClustering.Options(20, 1e6, 0.3, 300), 8));
     SplittableRandom random = new SplittableRandom(config.seed() + 3);
     double[] overlap = new double[2];
     int k = config.negatives();
     for (int q = 0; q < config.queries(); q++) {
-      float[] query = ClusteredVectors.queryNear(vectors[random.nextInt(vectors.length)], 0.3, random);
-      Set<Integer> top = Arrays.stream(IndexBenchmark.exactTop(vectors, query, k)).boxed().collect(Collectors.toSet());
-      overlap[0] += Arrays.stream(sampler.sample(repaired, query, k, new SplittableRandom(q)).targets())
-          .filter(top::contains).count() / (double) k;
-      overlap[1] += Arrays.stream(sampler.sample(rebuilt, query, k, new SplittableRandom(q)).targets())
-          .filter(top::contains).count() / (double) k;
+      float[] query =
+          ClusteredVectors.queryNear(vectors[random.nextInt(vectors.length)], 0.3, random);
+      Set<Integer> top =
+          Arrays.stream(IndexBenchmark.exactTop(vectors, query, k))
+              .boxed()
+              .collect(Collectors.toSet());
+      overlap[0] +=
+          Arrays.stream(sampler.sample(repaired, query, k, new SplittableRandom(q)).targets())
+                  .filter(top::contains)
+                  .count()
+              / (double) k;
+      overlap[1] +=
+          Arrays.stream(sampler.sample(rebuilt, query, k, new SplittableRandom(q)).targets())
+                  .filter(top::contains)
+                  .count()
+              / (double) k;
     }
     overlap[0] /= config.queries();
     overlap[1] /= config.queries();
@@ -139,7 +170,8 @@ public final class MaintenanceBenchmark {
     float[] m = new float[dim * dim];
     for (int i = 0; i < dim; i++) {
       for (int j = 0; j < dim; j++) {
-        m[i * dim + j] = (float) ((i == j ? 1 : 0) + strength * (random.nextDouble() - 0.5) / Math.sqrt(dim));
+        m[i * dim + j] =
+            (float) ((i == j ? 1 : 0) + strength * (random.nextDouble() - 0.5) / Math.sqrt(dim));
       }
     }
     return new CacheMap(dim, m);

@@ -11,12 +11,13 @@ import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
- * {@code dynnibal bench reencode}: approximate re-encoding (Alg. 4/5: encode s' targets and the landmarks with the
- * new tower, fit the regression, move every cached vector by one d' x d' map) against running the new tower over
- * every target, on the same targets. The towers are a synthetic two-layer MLP from raw features
- * ({@code normalise(W2 tanh(W1 x))}, 256 -> 512 -> 128) whose weights drift between the old and new version; the DJL
- * tower replaces it once the training operator lands. A real transformer tower costs far more per target than this
- * MLP, so the speedup here understates the one a user sees.
+ * {@code dynnibal bench reencode}: approximate re-encoding (Alg. 4/5: encode s' targets and the
+ * landmarks with the new tower, fit the regression, move every cached vector by one d' x d' map)
+ * against running the new tower over every target, on the same targets. The towers are a synthetic
+ * two-layer MLP from raw features ({@code normalise(W2 tanh(W1 x))}, 256 -> 512 -> 128) whose
+ * weights drift between the old and new version; the DJL tower replaces it once the training
+ * operator lands. A real transformer tower costs far more per target than this MLP, so the speedup
+ * here understates the one a user sees.
  */
 public final class ReencodeBenchmark {
   private static final int INPUT = 256;
@@ -80,14 +81,17 @@ public final class ReencodeBenchmark {
   }
 
   public static Map<String, Object> run(Config config) {
-    if (config.landmarks() < 1 || config.samples() < 1 || config.landmarks() + config.samples() >= config.targets()) {
+    if (config.landmarks() < 1
+        || config.samples() < 1
+        || config.landmarks() + config.samples() >= config.targets()) {
       throw new IllegalArgumentException("need landmarks + samples < targets, got " + config);
     }
     SplittableRandom random = new SplittableRandom(config.seed());
     float[][] features = ClusteredVectors.generate(config.targets(), INPUT, config.seed());
     Tower before = Tower.random(random);
     Tower after = before.drifted(config.drift(), random);
-    int[] landmarkIds = random.ints(0, config.targets()).distinct().limit(config.landmarks()).toArray();
+    int[] landmarkIds =
+        random.ints(0, config.targets()).distinct().limit(config.landmarks()).toArray();
     int[] sampleIds = random.ints(0, config.targets()).distinct().limit(config.samples()).toArray();
 
     // The cache as it stands before the update (not timed: it exists already).
@@ -101,7 +105,8 @@ public final class ReencodeBenchmark {
       cache[t] = old.project(before.encode(features[t]));
     }
 
-    // Quality is judged on targets the map was not fitted on; the stale cache is compared in its own (old) basis.
+    // Quality is judged on targets the map was not fitted on; the stale cache is compared in its
+    // own (old) basis.
     Set<Integer> fitted = new HashSet<>();
     Arrays.stream(landmarkIds).forEach(fitted::add);
     Arrays.stream(sampleIds).forEach(fitted::add);
@@ -113,7 +118,8 @@ public final class ReencodeBenchmark {
     }
     stale /= cache.length - fitted.size();
 
-    // Approximate: s' + d' encodings with the new tower, the regression, one map over the whole cache.
+    // Approximate: s' + d' encodings with the new tower, the regression, one map over the whole
+    // cache.
     long start = System.nanoTime();
     float[][] sampleCache = new float[sampleIds.length][];
     float[][] sampleEncodings = new float[sampleIds.length][];
@@ -157,7 +163,9 @@ public final class ReencodeBenchmark {
     out.put("samples", config.samples());
     out.put("drift", config.drift());
     out.put("seed", config.seed());
-    out.put("encoder", "synthetic 2-layer MLP 256-512-128 (the DJL target tower replaces it with issue 5)");
+    out.put(
+        "encoder",
+        "synthetic 2-layer MLP 256-512-128 (the DJL target tower replaces it with issue 5)");
     out.put("approx_seconds", approxSeconds);
     out.put("full_encoder_seconds", fullSeconds);
     out.put("speedup", fullSeconds / approxSeconds);
@@ -166,5 +174,4 @@ public final class ReencodeBenchmark {
     out.put("stale_cache_mean_cosine", stale);
     return out;
   }
-
 }

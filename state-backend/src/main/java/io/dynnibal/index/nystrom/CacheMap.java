@@ -1,9 +1,10 @@
 package io.dynnibal.index.nystrom;
 
 /**
- * A d' x d' map from every cached vector to its re-encoded successor, {@code z <- M z}: how Alg. 4/5 moves the whole
- * cache without materialising a full-dimensional vector for any target. Applied in place, one vector at a time, so it
- * streams over a cache of any size (RocksDB, or the tree's own vectors).
+ * A d' x d' map from every cached vector to its re-encoded successor, {@code z <- M z}: how Alg.
+ * 4/5 moves the whole cache without materialising a full-dimensional vector for any target. Applied
+ * in place, one vector at a time, so it streams over a cache of any size (RocksDB, or the tree's
+ * own vectors).
  */
 public final class CacheMap {
   private final int dimension;
@@ -11,8 +12,15 @@ public final class CacheMap {
 
   public CacheMap(int dimension, float[] rowMajor) {
     if (rowMajor.length != dimension * dimension) {
-      throw new IllegalArgumentException("a " + dimension + " x " + dimension + " map needs "
-          + dimension * dimension + " values, got " + rowMajor.length);
+      throw new IllegalArgumentException(
+          "a "
+              + dimension
+              + " x "
+              + dimension
+              + " map needs "
+              + dimension * dimension
+              + " values, got "
+              + rowMajor.length);
     }
     for (int i = 0; i < rowMajor.length; i++) {
       if (!Float.isFinite(rowMajor[i])) {
@@ -35,7 +43,8 @@ public final class CacheMap {
   /**
    * Replaces {@code z} by {@code M z}. {@code scratch} (length d') avoids an allocation per vector.
    *
-   * @return how far the vector moved, {@code |M z - z|}: the maximum over the cache is the drift bound U of tree repair
+   * @return how far the vector moved, {@code |M z - z|}: the maximum over the cache is the drift
+   *     bound U of tree repair
    */
   public double applyInPlace(float[] z, float[] scratch) {
     double moved = 0;

@@ -2,7 +2,10 @@ package io.dynnibal.index.nystrom;
 
 import org.ejml.data.DMatrixRMaj;
 
-/** Conversions between the cache's float rows and EJML's double matrices (the small solves run in double). */
+/**
+ * Conversions between the cache's float rows and EJML's double matrices (the small solves run in
+ * double).
+ */
 final class DenseMatrix {
   private DenseMatrix() {}
 
@@ -11,7 +14,8 @@ final class DenseMatrix {
     DMatrixRMaj m = new DMatrixRMaj(rows.length, cols);
     for (int i = 0; i < rows.length; i++) {
       if (rows[i].length != cols) {
-        throw new IllegalArgumentException("row " + i + " has " + rows[i].length + " values, row 0 has " + cols);
+        throw new IllegalArgumentException(
+            "row " + i + " has " + rows[i].length + " values, row 0 has " + cols);
       }
       for (int j = 0; j < cols; j++) {
         m.unsafe_set(i, j, rows[i][j]);
@@ -32,7 +36,8 @@ final class DenseMatrix {
     for (int i = 0; i < rows.length; i++) {
       for (int j = 0; j < rows[i].length; j++) {
         if (!Float.isFinite(rows[i][j])) {
-          throw new IllegalArgumentException(what + " row " + i + " has a non-finite value at " + j);
+          throw new IllegalArgumentException(
+              what + " row " + i + " has a non-finite value at " + j);
         }
       }
     }

@@ -6,20 +6,22 @@ import org.ejml.dense.row.factory.DecompositionFactory_DDRM;
 import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
 
 /**
- * The Nyström cache of §4.1 / App. C: d' landmark encodings {@code L} (d' x d, kept at full dimension) and
- * {@code W = S^T K S = L L^T}, the landmarks' similarities. A full encoding {@code v} becomes
- * {@code z = W^(+1/2) L v} (d'), the same map for queries and targets, so that
- * {@code <z(a), z(b)> = (L a)^T W^+ (L b)}: Nyström's approximation of {@code <a, b>}, exact when a and b lie in the
- * span of the landmarks.
+ * The Nyström cache of §4.1 / App. C: d' landmark encodings {@code L} (d' x d, kept at full
+ * dimension) and {@code W = S^T K S = L L^T}, the landmarks' similarities. A full encoding {@code
+ * v} becomes {@code z = W^(+1/2) L v} (d'), the same map for queries and targets, so that {@code
+ * <z(a), z(b)> = (L a)^T W^+ (L b)}: Nyström's approximation of {@code <a, b>}, exact when a and b
+ * lie in the span of the landmarks.
  *
- * <p>Why one symmetric map rather than the paper's pair (queries {@code K S}, targets {@code W^+ S^T K}): Euclidean
- * distances between cached targets then approximate distances between their encodings, so the SG tree can index the
- * cache with a true metric, and every bound of the samplers (Cauchy-Schwarz, triangle inequality) still holds. The
- * paper's {@code exp(-similarity)} distance (App. B.1) is not a metric; for unit-norm encoders the Euclidean distance
- * is already a function of the similarity, {@code |a - b|^2 = 2 - 2 <a, b>}.
+ * <p>Why one symmetric map rather than the paper's pair (queries {@code K S}, targets {@code W^+
+ * S^T K}): Euclidean distances between cached targets then approximate distances between their
+ * encodings, so the SG tree can index the cache with a true metric, and every bound of the samplers
+ * (Cauchy-Schwarz, triangle inequality) still holds. The paper's {@code exp(-similarity)} distance
+ * (App. B.1) is not a metric; for unit-norm encoders the Euclidean distance is already a function
+ * of the similarity, {@code |a - b|^2 = 2 - 2 <a, b>}.
  *
- * <p>{@code W^(+1/2)} comes from a symmetric eigendecomposition: eigenvalues below {@code eigenFloor} times the
- * largest are dropped (a regularised pseudo-inverse), so near-duplicate landmarks do not blow up the cache.
+ * <p>{@code W^(+1/2)} comes from a symmetric eigendecomposition: eigenvalues below {@code
+ * eigenFloor} times the largest are dropped (a regularised pseudo-inverse), so near-duplicate
+ * landmarks do not blow up the cache.
  */
 public final class NystromProjector {
   private final int landmarks;
@@ -29,7 +31,8 @@ public final class NystromProjector {
   private final float[][] landmarkEncodings;
   private final int rank;
 
-  private NystromProjector(float[][] landmarkEncodings, DMatrixRMaj whitening, DMatrixRMaj projection, int rank) {
+  private NystromProjector(
+      float[][] landmarkEncodings, DMatrixRMaj whitening, DMatrixRMaj projection, int rank) {
     this.landmarks = landmarkEncodings.length;
     this.inputDimension = landmarkEncodings[0].length;
     this.landmarkEncodings = landmarkEncodings;
@@ -40,7 +43,8 @@ public final class NystromProjector {
 
   /**
    * @param landmarkEncodings d' full-dimensional landmark encodings (copied)
-   * @param eigenFloor eigenvalues of W below this fraction of the largest are treated as zero, e.g. 1e-6
+   * @param eigenFloor eigenvalues of W below this fraction of the largest are treated as zero, e.g.
+   *     1e-6
    */
   public static NystromProjector fit(float[][] landmarkEncodings, double eigenFloor) {
     if (landmarkEncodings.length == 0) {
@@ -57,7 +61,8 @@ public final class NystromProjector {
     CommonOps_DDRM.multTransB(l, l, w);
     EigenDecomposition_F64<DMatrixRMaj> eig = DecompositionFactory_DDRM.eig(m, true, true);
     if (!eig.decompose(w.copy())) {
-      throw new IllegalStateException("eigendecomposition of the landmark similarity matrix failed");
+      throw new IllegalStateException(
+          "eigendecomposition of the landmark similarity matrix failed");
     }
     double largest = 0;
     for (int i = 0; i < eig.getNumberOfEigenvalues(); i++) {
@@ -85,15 +90,20 @@ public final class NystromProjector {
   }
 
   /**
-   * The projector a model update describes: its landmark encodings {@code L} (d' x d) and {@code W^(+1/2)} (d' x d',
-   * row-major), as {@link #landmarkEncodings()} and {@link #whitening()} give them. No refit: every reader computes
-   * exactly the projection the writer fitted.
+   * The projector a model update describes: its landmark encodings {@code L} (d' x d) and {@code
+   * W^(+1/2)} (d' x d', row-major), as {@link #landmarkEncodings()} and {@link #whitening()} give
+   * them. No refit: every reader computes exactly the projection the writer fitted.
    */
-  public static NystromProjector fromParts(float[][] landmarkEncodings, float[] whitening, int rank) {
+  public static NystromProjector fromParts(
+      float[][] landmarkEncodings, float[] whitening, int rank) {
     int m = landmarkEncodings.length;
     if (m == 0 || whitening.length != m * m) {
-      throw new IllegalArgumentException("need d' >= 1 landmarks and a d' x d' whitening, got " + m + " landmarks and "
-          + whitening.length + " values");
+      throw new IllegalArgumentException(
+          "need d' >= 1 landmarks and a d' x d' whitening, got "
+              + m
+              + " landmarks and "
+              + whitening.length
+              + " values");
     }
     DenseMatrix.requireFinite(landmarkEncodings, "landmark");
     float[][] copy = new float[m][];

@@ -4,10 +4,11 @@ import io.dynnibal.index.sgtree.SgNode;
 import java.util.random.RandomGenerator;
 
 /**
- * The proposal Q of Eq. 6 for one query and partition: every target scored through its cluster's representative,
- * {@code Q(y|x) = exp(beta <x, rep(y)>) / sum over clusters C of |C| exp(beta <x, rep(C)>)}. A draw picks a cluster
- * with probability proportional to {@code |C| exp(beta <x, rep(C)>)}, then a target uniformly inside it (by the
- * subtree's descendant counts, one random number).
+ * The proposal Q of Eq. 6 for one query and partition: every target scored through its cluster's
+ * representative, {@code Q(y|x) = exp(beta <x, rep(y)>) / sum over clusters C of |C| exp(beta <x,
+ * rep(C)>)}. A draw picks a cluster with probability proportional to {@code |C| exp(beta <x,
+ * rep(C)>)}, then a target uniformly inside it (by the subtree's descendant counts, one random
+ * number).
  */
 public final class ClusterProposal {
   private final Partition partition;
@@ -22,8 +23,8 @@ public final class ClusterProposal {
   }
 
   /**
-   * A proposal over a subset of the clusters only (the paper's practical top-k variant). It puts no mass outside
-   * them, so it is an approximation, not a valid proposal for the full softmax.
+   * A proposal over a subset of the clusters only (the paper's practical top-k variant). It puts no
+   * mass outside them, so it is an approximation, not a valid proposal for the full softmax.
    */
   public ClusterProposal(Partition partition, double beta, int[] clusters) {
     if (clusters.length == 0) {
@@ -36,7 +37,8 @@ public final class ClusterProposal {
     double max = Double.NEGATIVE_INFINITY;
     for (int i = 0; i < clusters.length; i++) {
       int c = clusters[i];
-      logWeights[i] = Math.log(partition.clusters().get(c).size()) + beta * partition.representativeScores()[c];
+      logWeights[i] =
+          Math.log(partition.clusters().get(c).size()) + beta * partition.representativeScores()[c];
       max = Math.max(max, logWeights[i]);
     }
     for (int i = 0; i < clusters.length; i++) {
@@ -53,7 +55,10 @@ public final class ClusterProposal {
     int c = clusterOf[weights.draw(random)];
     Cluster cluster = partition.clusters().get(c);
     SgNode.Located located = cluster.locate(random.nextInt(cluster.size()));
-    return new Draw(located.target(), located.node(), beta * partition.representativeScores()[c] - logNormaliser);
+    return new Draw(
+        located.target(),
+        located.node(),
+        beta * partition.representativeScores()[c] - logNormaliser);
   }
 
   private static int[] allClusters(int n) {

@@ -2,7 +2,10 @@ package io.dynnibal.index.sampling;
 
 import java.util.random.RandomGenerator;
 
-/** Draws an index with probability proportional to its weight, from running sums (binary search, O(log n)). */
+/**
+ * Draws an index with probability proportional to its weight, from running sums (binary search,
+ * O(log n)).
+ */
 final class CumulativeWeights {
   private final double[] cumulative;
 
@@ -24,8 +27,8 @@ final class CumulativeWeights {
   }
 
   /**
-   * The first index whose running sum exceeds {@code u * total}: never an index of weight 0 (equal running sums),
-   * which a plain {@code Arrays.binarySearch} may return on an exact hit.
+   * The first index whose running sum exceeds {@code u * total}: never an index of weight 0 (equal
+   * running sums), which a plain {@code Arrays.binarySearch} may return on an exact hit.
    */
   int draw(RandomGenerator random) {
     double u = random.nextDouble() * total();

@@ -8,33 +8,36 @@ import java.util.List;
 import java.util.PriorityQueue;
 
 /**
- * FindClustering (paper Alg. 2): an adaptive clustering of all targets for one query, coarse far from the query and
- * fine near it. A subtree is split (into its node's own targets and one subtree per child) when
+ * FindClustering (paper Alg. 2): an adaptive clustering of all targets for one query, coarse far
+ * from the query and fine near it. A subtree is split (into its node's own targets and one subtree
+ * per child) when
  *
  * <ol>
- *   <li>(Prop. 2) its maxd exceeds {@code log(gamma) / (2 beta |x|)}: after all such splits
- *       {@code P(y|x) / Q(y|x) <= gamma} for every target; or
- *   <li>(Alg. 2's refinement) its maxd exceeds {@code deepestRadius} and it may hold a target within
- *       {@code deepestRadius} of the query ({@code d(x, rep) - maxd <= deepestRadius}); with the tree's levels,
- *       {@code deepestRadius = b^m}.
+ *   <li>(Prop. 2) its maxd exceeds {@code log(gamma) / (2 beta |x|)}: after all such splits {@code
+ *       P(y|x) / Q(y|x) <= gamma} for every target; or
+ *   <li>(Alg. 2's refinement) its maxd exceeds {@code deepestRadius} and it may hold a target
+ *       within {@code deepestRadius} of the query ({@code d(x, rep) - maxd <= deepestRadius}); with
+ *       the tree's levels, {@code deepestRadius = b^m}.
  * </ol>
  *
- * Subtrees are considered best first by the softmax mass they can hold at most,
- * {@code size * exp(beta (<x, rep> + |x| maxd))}, so when the budget ({@code maxClusters}, the paper's frontier cap)
- * stops the splitting, it has gone to the clusters that can hold the most probability. The root is always split and
- * does not count against the budget: its children are the coarsest clustering the tree offers (Alg. 2's start), and
- * their number grows with the corpus (about 100 at 10^5 targets, 300 at 10^6 in the benchmark). Splitting
- * keeps every target in exactly one cluster. The paper splits by level; maxd gives the same bounds and is tighter.
- * {@link Partition#gammaBound()} reports the guarantee actually reached.
+ * Subtrees are considered best first by the softmax mass they can hold at most, {@code size *
+ * exp(beta (<x, rep> + |x| maxd))}, so when the budget ({@code maxClusters}, the paper's frontier
+ * cap) stops the splitting, it has gone to the clusters that can hold the most probability. The
+ * root is always split and does not count against the budget: its children are the coarsest
+ * clustering the tree offers (Alg. 2's start), and their number grows with the corpus (about 100 at
+ * 10^5 targets, 300 at 10^6 in the benchmark). Splitting keeps every target in exactly one cluster.
+ * The paper splits by level; maxd gives the same bounds and is tighter. {@link
+ * Partition#gammaBound()} reports the guarantee actually reached.
  */
 public final class FindClustering {
 
   /**
    * @param beta score scale of the softmax {@code exp(beta <x, y>)}
    * @param gamma the allowed ratio {@code max P/Q} (Prop. 2), greater than 1
-   * @param deepestRadius refine clusters near the query down to this radius ({@code b^m}); 0 refines to leaves
-   * @param maxClusters the budget: clusters that splits below the root may add (the partition has at most
-   *     {@code 1 + root's children + maxClusters})
+   * @param deepestRadius refine clusters near the query down to this radius ({@code b^m}); 0
+   *     refines to leaves
+   * @param maxClusters the budget: clusters that splits below the root may add (the partition has
+   *     at most {@code 1 + root's children + maxClusters})
    */
   public record Options(double beta, double gamma, double deepestRadius, int maxClusters) {
     public Options {
@@ -53,12 +56,16 @@ public final class FindClustering {
     }
 
     /**
-     * The paper's parametrisation by tree levels: start where clusters have radius {@code b^startLevel} (so gamma is
-     * {@code exp(2 beta b^startLevel)} for a unit-norm query, Prop. 2) and refine down to {@code b^deepestLevel}.
+     * The paper's parametrisation by tree levels: start where clusters have radius {@code
+     * b^startLevel} (so gamma is {@code exp(2 beta b^startLevel)} for a unit-norm query, Prop. 2)
+     * and refine down to {@code b^deepestLevel}.
      */
     public static Options atLevels(
         double beta, double base, int startLevel, int deepestLevel, int maxClusters) {
-      return new Options(beta, Math.exp(2 * beta * Math.pow(base, startLevel)), Math.pow(base, deepestLevel),
+      return new Options(
+          beta,
+          Math.exp(2 * beta * Math.pow(base, startLevel)),
+          Math.pow(base, deepestLevel),
           maxClusters);
     }
   }
@@ -66,11 +73,12 @@ public final class FindClustering {
   private FindClustering() {}
 
   /**
-   * A block in the making: a subtree, or ({@code ownOnly}) what is left of one after its split. Ordered by
-   * {@code priority}, highest first: the log of the subtree's envelope mass, {@code log size + beta (<x, rep> + |x|
-   * maxd)}, an upper bound on the softmax mass it can hold.
+   * A block in the making: a subtree, or ({@code ownOnly}) what is left of one after its split.
+   * Ordered by {@code priority}, highest first: the log of the subtree's envelope mass, {@code log
+   * size + beta (<x, rep> + |x| maxd)}, an upper bound on the softmax mass it can hold.
    */
-  private record Candidate(SgNode node, boolean ownOnly, double score, double distance, double priority)
+  private record Candidate(
+      SgNode node, boolean ownOnly, double score, double distance, double priority)
       implements Comparable<Candidate> {
     @Override
     public int compareTo(Candidate other) {
@@ -84,9 +92,10 @@ public final class FindClustering {
       return new Partition(List.of(), new double[0], 1);
     }
     double queryNorm = VectorMath.norm(query);
-    double startRadius = queryNorm == 0
-        ? Double.POSITIVE_INFINITY
-        : Math.log(options.gamma()) / (2 * options.beta() * queryNorm);
+    double startRadius =
+        queryNorm == 0
+            ? Double.POSITIVE_INFINITY
+            : Math.log(options.gamma()) / (2 * options.beta() * queryNorm);
 
     long cap = root.childCount() + 1L + options.maxClusters();
     int expected = (int) Math.min(cap, tree.size()) + 1;
@@ -99,8 +108,9 @@ public final class FindClustering {
       Candidate c = open.poll();
       SgNode node = c.node();
       boolean wide = node.maxDistance() > startRadius;
-      boolean near = node.maxDistance() > options.deepestRadius()
-          && c.distance() - node.maxDistance() <= options.deepestRadius();
+      boolean near =
+          node.maxDistance() > options.deepestRadius()
+              && c.distance() - node.maxDistance() <= options.deepestRadius();
       boolean affordable = node == root || (long) total + node.childCount() <= cap;
       if (node.childCount() == 0 || !(wide || near) || !affordable) {
         done.add(c);
@@ -132,5 +142,4 @@ public final class FindClustering {
     double priority = Math.log(node.size()) + beta * (score + queryNorm * node.maxDistance());
     return new Candidate(node, false, score, distance, priority);
   }
-
 }

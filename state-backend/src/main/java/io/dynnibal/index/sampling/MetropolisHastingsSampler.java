@@ -10,49 +10,59 @@ import java.util.random.RandomGenerator;
 import java.util.stream.IntStream;
 
 /**
- * Independent Metropolis-Hastings with the cluster proposal Q of Eq. 6 (paper §3.3, Alg. 5's sampling step).
+ * Independent Metropolis-Hastings with the cluster proposal Q of Eq. 6 (paper §3.3, Alg. 5's
+ * sampling step).
  *
- * <p>A chain starts from a draw of Q and makes {@code chainLength - 1} more proposals y' ~ Q, each accepted with
- * probability {@code min(1, P(y') Q(y) / (P(y) Q(y')))}, where Q is the probability of the <em>target</em>
- * ({@code exp(beta <x, rep(y)>) / Z_hat}), not of its cluster: the cluster size cancels only in that form. With
- * {@code P/Q <= gamma} everywhere (FindClustering's guarantee) the chain's distance to the softmax falls like
- * {@code (1 - 1/gamma)^(s-1)}.
+ * <p>A chain starts from a draw of Q and makes {@code chainLength - 1} more proposals y' ~ Q, each
+ * accepted with probability {@code min(1, P(y') Q(y) / (P(y) Q(y')))}, where Q is the probability
+ * of the <em>target</em> ({@code exp(beta <x, rep(y)>) / Z_hat}), not of its cluster: the cluster
+ * size cancels only in that form. With {@code P/Q <= gamma} everywhere (FindClustering's guarantee)
+ * the chain's distance to the softmax falls like {@code (1 - 1/gamma)^(s-1)}.
  *
  * <p>Two modes:
  *
  * <ul>
- *   <li>{@link Options#exact}: {@code count} independent chains, the last state of each is a sample (with repeats);
- *   <li>{@link Options#practical} (the paper's training setting, App. D): the proposal restricted to the closest
- *       clusters (highest representative score), chains of length 2, and the {@code count} highest-scoring distinct
- *       targets seen across all chains. Harder negatives, no longer an unbiased sample. The paper keeps a fixed
- *       top-k of clusters; here the closest clusters are kept until they hold {@code candidatesPerSample} targets per
- *       requested negative, because how many targets k clusters hold depends on how fine FindClustering went (a
- *       fixed k starved the proposal on fine partitions: 22 distinct negatives of 64 asked for, at 100k targets).
+ *   <li>{@link Options#exact}: {@code count} independent chains, the last state of each is a sample
+ *       (with repeats);
+ *   <li>{@link Options#practical} (the paper's training setting, App. D): the proposal restricted
+ *       to the closest clusters (highest representative score), chains of length 2, and the {@code
+ *       count} highest-scoring distinct targets seen across all chains. Harder negatives, no longer
+ *       an unbiased sample. The paper keeps a fixed top-k of clusters; here the closest clusters
+ *       are kept until they hold {@code candidatesPerSample} targets per requested negative,
+ *       because how many targets k clusters hold depends on how fine FindClustering went (a fixed k
+ *       starved the proposal on fine partitions: 22 distinct negatives of 64 asked for, at 100k
+ *       targets).
  * </ul>
  */
 public final class MetropolisHastingsSampler implements NegativeSampler {
 
   /**
    * @param clustering how to partition the targets per query
-   * @param chainLength proposals per chain, the first included (1: a plain draw from Q, the chain never moves)
-   * @param candidatesPerSample restrict the proposal to the highest-scoring clusters that together hold this many
-   *     targets per requested sample; 0 keeps all clusters
-   * @param keepTopScoring return the best distinct targets seen across chains instead of each chain's last state
+   * @param chainLength proposals per chain, the first included (1: a plain draw from Q, the chain
+   *     never moves)
+   * @param candidatesPerSample restrict the proposal to the highest-scoring clusters that together
+   *     hold this many targets per requested sample; 0 keeps all clusters
+   * @param keepTopScoring return the best distinct targets seen across chains instead of each
+   *     chain's last state
    * @param chainsPerSample chains run per requested sample (1 in exact mode)
    */
   public record Options(
-      FindClustering.Options clustering, int chainLength, int candidatesPerSample, boolean keepTopScoring,
+      FindClustering.Options clustering,
+      int chainLength,
+      int candidatesPerSample,
+      boolean keepTopScoring,
       int chainsPerSample) {
     public Options {
       if (chainsPerSample < 1 || (!keepTopScoring && chainsPerSample != 1)) {
-        throw new IllegalArgumentException("chainsPerSample must be 1 in exact mode and >= 1 otherwise, got "
-            + chainsPerSample);
+        throw new IllegalArgumentException(
+            "chainsPerSample must be 1 in exact mode and >= 1 otherwise, got " + chainsPerSample);
       }
       if (chainLength < 1) {
         throw new IllegalArgumentException("chainLength must be >= 1, got " + chainLength);
       }
       if (candidatesPerSample < 0) {
-        throw new IllegalArgumentException("candidatesPerSample must be >= 0, got " + candidatesPerSample);
+        throw new IllegalArgumentException(
+            "candidatesPerSample must be >= 0, got " + candidatesPerSample);
       }
     }
 
@@ -79,10 +89,13 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
       return new Samples(new int[0], new double[0], 0, 0);
     }
     double beta = options.clustering().beta();
-    ClusterProposal proposal = options.candidatesPerSample() == 0
-        ? new ClusterProposal(partition, beta)
-        : new ClusterProposal(partition, beta,
-            closestClusters(partition, (long) options.candidatesPerSample() * count));
+    ClusterProposal proposal =
+        options.candidatesPerSample() == 0
+            ? new ClusterProposal(partition, beta)
+            : new ClusterProposal(
+                partition,
+                beta,
+                closestClusters(partition, (long) options.candidatesPerSample() * count));
     int chains = count * options.chainsPerSample();
     int[] targets = new int[chains];
     double[] logits = new double[chains];
@@ -124,10 +137,12 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
   /** The highest-scoring clusters, best first, until they hold at least {@code targets} targets. */
   private static int[] closestClusters(Partition partition, long targets) {
     double[] scores = partition.representativeScores();
-    int[] order = IntStream.range(0, partition.size()).boxed()
-        .sorted(Comparator.comparingDouble((Integer c) -> -scores[c]))
-        .mapToInt(Integer::intValue)
-        .toArray();
+    int[] order =
+        IntStream.range(0, partition.size())
+            .boxed()
+            .sorted(Comparator.comparingDouble((Integer c) -> -scores[c]))
+            .mapToInt(Integer::intValue)
+            .toArray();
     long held = 0;
     int k = 0;
     while (k < order.length && held < targets) {

@@ -7,8 +7,8 @@ import java.util.List;
  *
  * @param clusters the blocks
  * @param representativeScores {@code <x, rep>} of each block's representative, in the same order
- * @param gammaBound the guarantee reached: for every target, {@code P(y|x) / Q(y|x) <= gammaBound} (Prop. 2), i.e.
- *     {@code exp(2 * beta * |x| * largest cluster radius)}
+ * @param gammaBound the guarantee reached: for every target, {@code P(y|x) / Q(y|x) <= gammaBound}
+ *     (Prop. 2), i.e. {@code exp(2 * beta * |x| * largest cluster radius)}
  */
 public record Partition(List<Cluster> clusters, double[] representativeScores, double gammaBound) {
 

@@ -6,20 +6,24 @@ import io.dynnibal.index.sgtree.SgTree;
 import java.util.random.RandomGenerator;
 
 /**
- * Exact sampling from the softmax {@code P(y|x) ∝ exp(beta <x, y>)} by rejection down the tree (paper Alg. 1).
+ * Exact sampling from the softmax {@code P(y|x) ∝ exp(beta <x, y>)} by rejection down the tree
+ * (paper Alg. 1).
  *
- * <p>Every subtree {@code n} gets an envelope {@code E(n) = size(n) * exp(beta (<x, n> + |x| radius(n)))}, which is at
- * least the true mass of its targets (Cauchy-Schwarz), and because a child's radius ball lies inside its parent's,
- * the envelopes nest: own targets + children's envelopes {@code <= E(n)}. An attempt picks a cluster of the
- * partition by envelope, then walks down: at node {@code n} it returns an own target with probability
- * {@code own mass / E(n)} (own targets share {@code n}'s vector, so their mass is exact), moves to child {@code c}
- * with probability {@code E(c) / E(n)}, and otherwise restarts (Alg. 1's restart option). The envelopes telescope,
- * so an attempt returns target y with probability {@code exp(beta <x, y>) / sum of envelopes}: exactly P, whatever
- * the partition. Alg. 1 bounds with the level's {@code b^l}; cover radii are tighter.
+ * <p>Every subtree {@code n} gets an envelope {@code E(n) = size(n) * exp(beta (<x, n> + |x|
+ * radius(n)))}, which is at least the true mass of its targets (Cauchy-Schwarz), and because a
+ * child's radius ball lies inside its parent's, the envelopes nest: own targets + children's
+ * envelopes {@code <= E(n)}. An attempt picks a cluster of the partition by envelope, then walks
+ * down: at node {@code n} it returns an own target with probability {@code own mass / E(n)} (own
+ * targets share {@code n}'s vector, so their mass is exact), moves to child {@code c} with
+ * probability {@code E(c) / E(n)}, and otherwise restarts (Alg. 1's restart option). The envelopes
+ * telescope, so an attempt returns target y with probability {@code exp(beta <x, y>) / sum of
+ * envelopes}: exactly P, whatever the partition. Alg. 1 bounds with the level's {@code b^l}; cover
+ * radii are tighter.
  *
- * <p>The price of exactness is restarts: an attempt succeeds with probability {@code Z / sum of envelopes}, roughly
- * {@code 1 / gamma} for a partition whose {@link Partition#gammaBound()} is gamma, and cover radii (which add up down
- * the tree) are loose near the root. Start from a fine partition: FindClustering with gamma of 2 to 100.
+ * <p>The price of exactness is restarts: an attempt succeeds with probability {@code Z / sum of
+ * envelopes}, roughly {@code 1 / gamma} for a partition whose {@link Partition#gammaBound()} is
+ * gamma, and cover radii (which add up down the tree) are loose near the root. Start from a fine
+ * partition: FindClustering with gamma of 2 to 100.
  */
 public final class RejectionSampler implements NegativeSampler {
   private final FindClustering.Options clustering;
@@ -48,7 +52,8 @@ public final class RejectionSampler implements NegativeSampler {
     for (int i = 0; i < k; i++) {
       Cluster c = partition.clusters().get(i);
       logEnvelope[i] =
-          Math.log(c.size()) + beta * (partition.representativeScores()[i] + queryNorm * c.nestedRadius());
+          Math.log(c.size())
+              + beta * (partition.representativeScores()[i] + queryNorm * c.nestedRadius());
       shift = Math.max(shift, logEnvelope[i]);
     }
     double[] envelope = new double[k];
@@ -64,14 +69,27 @@ public final class RejectionSampler implements NegativeSampler {
       int found = -1;
       while (found < 0) {
         if (++attemptsForThis > maxAttemptsPerSample) {
-          throw new IllegalStateException("no sample accepted in " + maxAttemptsPerSample
-              + " attempts; the partition is too coarse for beta=" + beta + " (gamma bound "
-              + partition.gammaBound() + "); use FindClustering with a smaller gamma");
+          throw new IllegalStateException(
+              "no sample accepted in "
+                  + maxAttemptsPerSample
+                  + " attempts; the partition is too coarse for beta="
+                  + beta
+                  + " (gamma bound "
+                  + partition.gammaBound()
+                  + "); use FindClustering with a smaller gamma");
         }
         attempts++;
         int i = clusters.draw(random);
-        found = attempt(partition.clusters().get(i), partition.representativeScores()[i], envelope[i], query,
-            queryNorm, beta, shift, random);
+        found =
+            attempt(
+                partition.clusters().get(i),
+                partition.representativeScores()[i],
+                envelope[i],
+                query,
+                queryNorm,
+                beta,
+                shift,
+                random);
       }
       targets[s] = found;
       logits[s] = beta * VectorMath.dot(query, tree.nodeOf(found).vector());
@@ -80,11 +98,19 @@ public final class RejectionSampler implements NegativeSampler {
   }
 
   /**
-   * One walk down from a cluster; the accepted target, or -1 to restart. Each step draws afresh: it needs only the
-   * conditional probabilities own / E(n) and E(c) / E(n), and a fresh number keeps full resolution for tiny ones.
+   * One walk down from a cluster; the accepted target, or -1 to restart. Each step draws afresh: it
+   * needs only the conditional probabilities own / E(n) and E(c) / E(n), and a fresh number keeps
+   * full resolution for tiny ones.
    */
-  private static int attempt(Cluster cluster, double score, double envelope, float[] query, double queryNorm,
-      double beta, double shift, RandomGenerator random) {
+  private static int attempt(
+      Cluster cluster,
+      double score,
+      double envelope,
+      float[] query,
+      double queryNorm,
+      double beta,
+      double shift,
+      RandomGenerator random) {
     SgNode node = cluster.node();
     while (true) {
       double u = random.nextDouble() * envelope;

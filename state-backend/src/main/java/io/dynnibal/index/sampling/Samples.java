@@ -8,8 +8,10 @@ import java.util.Map;
 /**
  * Negatives drawn for one query.
  *
- * @param targets the sampled targets (exact samplers: i.i.d., so repeats are possible; practical variants: distinct)
- * @param logits {@code beta * <x, y>} of each target, the unnormalised log-probability under the softmax
+ * @param targets the sampled targets (exact samplers: i.i.d., so repeats are possible; practical
+ *     variants: distinct)
+ * @param logits {@code beta * <x, y>} of each target, the unnormalised log-probability under the
+ *     softmax
  * @param proposals proposals made (MH steps, or rejection-sampling attempts)
  * @param accepted proposals accepted
  */
@@ -20,13 +22,16 @@ public record Samples(int[] targets, double[] logits, long proposals, long accep
   }
 
   /**
-   * The {@code count} distinct candidates of highest logit, best first (ties by target id, so a seed reproduces the
-   * order): how the practical sampler and the forest keep their hardest negatives.
+   * The {@code count} distinct candidates of highest logit, best first (ties by target id, so a
+   * seed reproduces the order): how the practical sampler and the forest keep their hardest
+   * negatives.
    */
-  static Samples best(Map<Integer, Double> logitByTarget, int count, long proposals, long accepted) {
+  static Samples best(
+      Map<Integer, Double> logitByTarget, int count, long proposals, long accepted) {
     List<Map.Entry<Integer, Double>> ranked = new ArrayList<>(logitByTarget.entrySet());
-    ranked.sort(Comparator.comparingDouble((Map.Entry<Integer, Double> e) -> -e.getValue())
-        .thenComparing(Map.Entry::getKey));
+    ranked.sort(
+        Comparator.comparingDouble((Map.Entry<Integer, Double> e) -> -e.getValue())
+            .thenComparing(Map.Entry::getKey));
     int n = Math.min(count, ranked.size());
     int[] targets = new int[n];
     double[] logits = new double[n];

@@ -10,9 +10,10 @@ import java.util.SplittableRandom;
 import java.util.random.RandomGenerator;
 
 /**
- * A forest of T SG trees over disjoint, equally sized parts of the targets (the paper uses about 100; in the streaming
- * job one tree is one shard). Each tree is sampled independently and the candidates are merged by their unnormalised
- * probability {@code exp(beta <x, y>)}, keeping the highest distinct ones (paper §5).
+ * A forest of T SG trees over disjoint, equally sized parts of the targets (the paper uses about
+ * 100; in the streaming job one tree is one shard). Each tree is sampled independently and the
+ * candidates are merged by their unnormalised probability {@code exp(beta <x, y>)}, keeping the
+ * highest distinct ones (paper §5).
  */
 public final class SgForest {
   private final List<SgTree> trees;
@@ -22,7 +23,10 @@ public final class SgForest {
     this.trees = trees;
   }
 
-  /** Splits the targets into {@code treeCount} parts of equal size (a seeded shuffle) and bulk-builds each. */
+  /**
+   * Splits the targets into {@code treeCount} parts of equal size (a seeded shuffle) and
+   * bulk-builds each.
+   */
   public static SgForest build(
       int dimension, double base, int[] targets, float[][] vectors, int treeCount, long seed) {
     if (treeCount < 1) {
@@ -71,7 +75,8 @@ public final class SgForest {
   /** Adds a target to the smallest tree, which keeps the trees of equal size. */
   public void insert(int target, float[] vector) {
     if (treeOfTarget.containsKey(target)) {
-      throw new IllegalArgumentException("target " + target + " is already in tree " + treeOfTarget.get(target));
+      throw new IllegalArgumentException(
+          "target " + target + " is already in tree " + treeOfTarget.get(target));
     }
     int smallest = 0;
     for (int t = 1; t < trees.size(); t++) {
@@ -89,8 +94,8 @@ public final class SgForest {
   }
 
   /**
-   * {@code count} negatives: each tree contributes up to {@code count} samples of its own softmax, and the
-   * {@code count} distinct candidates of highest logit win.
+   * {@code count} negatives: each tree contributes up to {@code count} samples of its own softmax,
+   * and the {@code count} distinct candidates of highest logit win.
    */
   public Samples sample(NegativeSampler sampler, float[] query, int count, RandomGenerator random) {
     Map<Integer, Double> best = new HashMap<>();

@@ -6,21 +6,23 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A node of an {@link SgTree}: a cached vector, the targets that share it exactly (duplicates are distinct targets,
- * never dropped), and the subtrees hanging off it.
+ * A node of an {@link SgTree}: a cached vector, the targets that share it exactly (duplicates are
+ * distinct targets, never dropped), and the subtrees hanging off it.
  *
- * <p>The tree is stored compressed: a node's point is implicitly present at every level below its own (nesting),
- * and a child sits at the level fixed by its distance {@code d} to the parent, {@code b^level < d <= b^(level+1)}
- * (self-separation and covering). Per node the tree keeps:
+ * <p>The tree is stored compressed: a node's point is implicitly present at every level below its
+ * own (nesting), and a child sits at the level fixed by its distance {@code d} to the parent,
+ * {@code b^level < d <= b^(level+1)} (self-separation and covering). Per node the tree keeps:
  *
  * <ul>
- *   <li>{@code maxDistance} ({@code maxd}): the largest distance from this vector to a target of the subtree. Exact
- *       after a build and kept exact by inserts; after deletes an upper bound. What searches and FindClustering use.
- *   <li>{@code radius}: the nested cover radius, {@code max over children (d(this, child) + child.radius)}, 0 for a
- *       leaf: at least maxd, and a child's radius ball lies inside its parent's, which the rejection sampler's nested
- *       envelopes need. Looser than maxd (it adds up down the tree).
- *   <li>{@code minChildDistance} ({@code mind}): the smallest distance between two children, +inf below two children.
- *       Exact after a build; after deletes a lower bound.
+ *   <li>{@code maxDistance} ({@code maxd}): the largest distance from this vector to a target of
+ *       the subtree. Exact after a build and kept exact by inserts; after deletes an upper bound.
+ *       What searches and FindClustering use.
+ *   <li>{@code radius}: the nested cover radius, {@code max over children (d(this, child) +
+ *       child.radius)}, 0 for a leaf: at least maxd, and a child's radius ball lies inside its
+ *       parent's, which the rejection sampler's nested envelopes need. Looser than maxd (it adds up
+ *       down the tree).
+ *   <li>{@code minChildDistance} ({@code mind}): the smallest distance between two children, +inf
+ *       below two children. Exact after a build; after deletes a lower bound.
  *   <li>{@code size}: targets in the subtree, own duplicates included.
  * </ul>
  */
@@ -60,7 +62,9 @@ public final class SgNode {
     return level;
   }
 
-  /** Targets whose vector is exactly this node's vector. At least one while the node is in a tree. */
+  /**
+   * Targets whose vector is exactly this node's vector. At least one while the node is in a tree.
+   */
   public int ownTargetCount() {
     return targetCount;
   }
@@ -86,12 +90,17 @@ public final class SgNode {
     return parentDistance;
   }
 
-  /** Nested cover radius: bounds every descendant's distance, and contains each child's radius ball. */
+  /**
+   * Nested cover radius: bounds every descendant's distance, and contains each child's radius ball.
+   */
   public double radius() {
     return radius;
   }
 
-  /** Upper bound on the distance from this vector to any target in the subtree (exact unless targets were deleted). */
+  /**
+   * Upper bound on the distance from this vector to any target in the subtree (exact unless targets
+   * were deleted).
+   */
   public double maxDistance() {
     return maxDistance;
   }
@@ -107,8 +116,9 @@ public final class SgNode {
   }
 
   /**
-   * The {@code index}-th target of the subtree in a fixed order (own targets, then each child's subtree in turn) and
-   * the node that holds it: how the samplers draw a target uniformly from a cluster with one random number.
+   * The {@code index}-th target of the subtree in a fixed order (own targets, then each child's
+   * subtree in turn) and the node that holds it: how the samplers draw a target uniformly from a
+   * cluster with one random number.
    */
   public Located locate(int index) {
     if (index < 0 || index >= size) {
@@ -150,7 +160,16 @@ public final class SgNode {
 
   @Override
   public String toString() {
-    return "SgNode{level=" + level + ", targets=" + Arrays.toString(Arrays.copyOf(targets, targetCount))
-        + ", children=" + children.size() + ", size=" + size + ", radius=" + radius + "}";
+    return "SgNode{level="
+        + level
+        + ", targets="
+        + Arrays.toString(Arrays.copyOf(targets, targetCount))
+        + ", children="
+        + children.size()
+        + ", size="
+        + size
+        + ", radius="
+        + radius
+        + "}";
   }
 }

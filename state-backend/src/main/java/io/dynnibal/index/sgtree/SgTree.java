@@ -11,21 +11,22 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A Stable Greedy (SG) tree (Zaheer et al. 2019; paper §3.2) over d'-dimensional target vectors with Euclidean
- * distance and base {@code b > 1}. In the compressed form kept here (see {@link SgNode}) the invariants are, for
- * every node {@code p} and child {@code c} at level {@code l}:
+ * A Stable Greedy (SG) tree (Zaheer et al. 2019; paper §3.2) over d'-dimensional target vectors
+ * with Euclidean distance and base {@code b > 1}. In the compressed form kept here (see {@link
+ * SgNode}) the invariants are, for every node {@code p} and child {@code c} at level {@code l}:
  *
  * <ol>
  *   <li>levels: {@code l < level(p)};
  *   <li>covering: {@code d(p, c) <= b^(l+1)};
  *   <li>separation from the parent's own point (its implicit self-child): {@code d(p, c) > b^l};
- *   <li>separation between siblings (SG: siblings only, not the whole level): two children of {@code p} at the same
- *       level {@code l} are more than {@code b^l} apart;
+ *   <li>separation between siblings (SG: siblings only, not the whole level): two children of
+ *       {@code p} at the same level {@code l} are more than {@code b^l} apart;
  *   <li>bookkeeping: radius, mind and size as documented on {@link SgNode}.
  * </ol>
  *
- * Nesting holds by construction: a node's point stands for itself at every level below its own. Targets are int ids;
- * a vector equal to a node's vector joins that node as a duplicate. Not thread-safe.
+ * Nesting holds by construction: a node's point stands for itself at every level below its own.
+ * Targets are int ids; a vector equal to a node's vector joins that node as a duplicate. Not
+ * thread-safe.
  */
 public final class SgTree {
   private final int dimension;
@@ -47,7 +48,8 @@ public final class SgTree {
   }
 
   /** Bulk build (farthest-first from an approximate medoid); see {@link SgTreeBuilder}. */
-  public static SgTree build(int dimension, double base, int[] targets, float[][] vectors, long seed) {
+  public static SgTree build(
+      int dimension, double base, int[] targets, float[][] vectors, long seed) {
     SgTree tree = new SgTree(dimension, base);
     new SgTreeBuilder(tree, seed).build(targets, vectors);
     return tree;
@@ -80,12 +82,18 @@ public final class SgTree {
     return nodeOfTarget.get(target);
   }
 
-  /** {@code b^level}: the covering distance of a child at {@code level - 1}, the separation of children at it. */
+  /**
+   * {@code b^level}: the covering distance of a child at {@code level - 1}, the separation of
+   * children at it.
+   */
   public double scale(int level) {
     return Math.pow(base, level);
   }
 
-  /** The level of a child at distance {@code d > 0} from its parent: {@code b^level < d <= b^(level+1)}. */
+  /**
+   * The level of a child at distance {@code d > 0} from its parent: {@code b^level < d <=
+   * b^(level+1)}.
+   */
   public int levelFor(double d) {
     int level = (int) Math.ceil(Math.log(d) / logBase) - 1;
     while (scale(level + 1) < d) {
@@ -98,11 +106,12 @@ public final class SgTree {
   }
 
   /**
-   * Inserts a target: descends greedily into the closest child that can cover the vector and becomes a new child
-   * where none can (the root grows its level as needed); an equal vector joins its node as a duplicate.
+   * Inserts a target: descends greedily into the closest child that can cover the vector and
+   * becomes a new child where none can (the root grows its level as needed); an equal vector joins
+   * its node as a duplicate.
    *
-   * @throws IllegalArgumentException if the target is already present or the vector is not finite or of the wrong
-   *     dimension
+   * @throws IllegalArgumentException if the target is already present or the vector is not finite
+   *     or of the wrong dimension
    */
   public void insert(int target, float[] vector) {
     validate(vector, target);
@@ -113,9 +122,10 @@ public final class SgTree {
   }
 
   /**
-   * Removes a target; it is never returned by a search or sampler afterwards. A duplicate just leaves its node; the
-   * last target of a node takes the node out, and the node's descendants are re-inserted from its parent (climbing
-   * only as far as covering requires), so the repair stays local to the removed subtree.
+   * Removes a target; it is never returned by a search or sampler afterwards. A duplicate just
+   * leaves its node; the last target of a node takes the node out, and the node's descendants are
+   * re-inserted from its parent (climbing only as far as covering requires), so the repair stays
+   * local to the removed subtree.
    *
    * @return false if the target was not in the tree
    */
@@ -147,13 +157,19 @@ public final class SgTree {
       }
     }
     for (SgNode orphan : orphans) {
-      insertPoint(parent == null ? root : parent, orphan.vector,
-          Arrays.copyOf(orphan.targets, orphan.targetCount), orphan.targetCount);
+      insertPoint(
+          parent == null ? root : parent,
+          orphan.vector,
+          Arrays.copyOf(orphan.targets, orphan.targetCount),
+          orphan.targetCount);
     }
     return true;
   }
 
-  /** Places a point (with all its targets) under {@code start}, or under the lowest ancestor of it that covers it. */
+  /**
+   * Places a point (with all its targets) under {@code start}, or under the lowest ancestor of it
+   * that covers it.
+   */
   void insertPoint(SgNode start, float[] vector, int[] targets, int count) {
     if (root == null) {
       root = new SgNode(vector, targets, count);
@@ -211,9 +227,9 @@ public final class SgTree {
   }
 
   /**
-   * Moves every cached vector in place (e.g. by the re-encoding map of a model update) and returns the largest
-   * displacement, which bounds how far any distance in the tree moved (twice it). The tree's structure is then stale:
-   * run {@link TreeRepair} before the next search or sample.
+   * Moves every cached vector in place (e.g. by the re-encoding map of a model update) and returns
+   * the largest displacement, which bounds how far any distance in the tree moved (twice it). The
+   * tree's structure is then stale: run {@link TreeRepair} before the next search or sample.
    *
    * @param mover replaces a vector's values in place and returns how far it moved
    */
@@ -240,7 +256,10 @@ public final class SgTree {
     return out;
   }
 
-  /** Links a child (whose level is set) under a parent at distance {@code d}; the root's level rises above it. */
+  /**
+   * Links a child (whose level is set) under a parent at distance {@code d}; the root's level rises
+   * above it.
+   */
   void attach(SgNode parent, SgNode child, double d) {
     child.parent = parent;
     child.parentDistance = d;
@@ -264,11 +283,17 @@ public final class SgTree {
   void validate(float[] vector, int target) {
     if (vector.length != dimension) {
       throw new IllegalArgumentException(
-          "target " + target + " has a vector of dimension " + vector.length + ", the tree's is " + dimension);
+          "target "
+              + target
+              + " has a vector of dimension "
+              + vector.length
+              + ", the tree's is "
+              + dimension);
     }
     for (int i = 0; i < vector.length; i++) {
       if (!Float.isFinite(vector[i])) {
-        throw new IllegalArgumentException("target " + target + " has a non-finite value at " + i + ": " + vector[i]);
+        throw new IllegalArgumentException(
+            "target " + target + " has a non-finite value at " + i + ": " + vector[i]);
       }
     }
   }
@@ -293,8 +318,9 @@ public final class SgTree {
   }
 
   /**
-   * Every violated invariant, one line each (empty when the tree is sound): levels, covering, both separations,
-   * radius and mind bounds against the true distances, sizes, parent links, and the target index.
+   * Every violated invariant, one line each (empty when the tree is sound): levels, covering, both
+   * separations, radius and mind bounds against the true distances, sizes, parent links, and the
+   * target index.
    */
   public List<String> checkInvariants() {
     List<String> violations = new ArrayList<>();
@@ -341,7 +367,8 @@ public final class SgTree {
           violations.add(edge + ": covering broken, d=" + d + " > b^(l+1)=" + scale(c.level + 1));
         }
         if (d <= scale(c.level)) {
-          violations.add(edge + ": separation from parent broken, d=" + d + " <= b^l=" + scale(c.level));
+          violations.add(
+              edge + ": separation from parent broken, d=" + d + " <= b^l=" + scale(c.level));
         }
         if (p.radius < d + c.radius - 1e-9 * (1 + p.radius)) {
           violations.add(edge + ": radius " + p.radius + " < d + child radius " + (d + c.radius));
@@ -355,7 +382,8 @@ public final class SgTree {
           double ds = distance(c.vector, s.vector);
           minChild = Math.min(minChild, ds);
           if (s.level == c.level && ds <= scale(c.level)) {
-            violations.add(edge + ": sibling " + s.targets[0] + " at the same level only " + ds + " away");
+            violations.add(
+                edge + ": sibling " + s.targets[0] + " at the same level only " + ds + " away");
           }
         }
         stack.push(c);
@@ -368,7 +396,8 @@ public final class SgTree {
       }
     }
     if (indexed != nodeOfTarget.size()) {
-      violations.add("the tree holds " + indexed + " targets but " + nodeOfTarget.size() + " are indexed");
+      violations.add(
+          "the tree holds " + indexed + " targets but " + nodeOfTarget.size() + " are indexed");
     }
     return violations;
   }

@@ -11,10 +11,11 @@ import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
- * Bulk construction of an {@link SgTree}, top down: the root is an approximate medoid; under each center, children
- * are chosen level by level by farthest-first traversal, so that siblings at one level are separated by more than
- * {@code b^level} and every point is covered by its nearest center. Each point then continues under the center it
- * was assigned to. Radii are exact and mind is computed over all pairs of children.
+ * Bulk construction of an {@link SgTree}, top down: the root is an approximate medoid; under each
+ * center, children are chosen level by level by farthest-first traversal, so that siblings at one
+ * level are separated by more than {@code b^level} and every point is covered by its nearest
+ * center. Each point then continues under the center it was assigned to. Radii are exact and mind
+ * is computed over all pairs of children.
  */
 final class SgTreeBuilder {
   private static final int MEDOID_SAMPLE = 128;
@@ -35,7 +36,8 @@ final class SgTreeBuilder {
       throw new IllegalStateException("bulk build needs an empty tree");
     }
     if (targets.length != vectors.length) {
-      throw new IllegalArgumentException(targets.length + " targets but " + vectors.length + " vectors");
+      throw new IllegalArgumentException(
+          targets.length + " targets but " + vectors.length + " vectors");
     }
     Set<Integer> seen = new HashSet<>();
     for (int i = 0; i < targets.length; i++) {
@@ -61,9 +63,10 @@ final class SgTreeBuilder {
   }
 
   /**
-   * Builds the subtree below {@code center} (which keeps its own targets, and its place and level in the tree) over
-   * the given points, indices into {@code targets}/{@code vectors}. The center must have no children. Sizes, maxd,
-   * radius and mind come out exact inside the subtree; ancestors are the caller's business.
+   * Builds the subtree below {@code center} (which keeps its own targets, and its place and level
+   * in the tree) over the given points, indices into {@code targets}/{@code vectors}. The center
+   * must have no children. Sizes, maxd, radius and mind come out exact inside the subtree;
+   * ancestors are the caller's business.
    */
   void buildUnder(SgNode center, int[] targets, float[][] vectors, int[] members) {
     if (!center.children.isEmpty()) {
@@ -79,7 +82,8 @@ final class SgTreeBuilder {
       order.add(task.node());
       split(task, targets, vectors, tasks);
     }
-    // maxd: every point raises the maxd of each of its ancestors within the subtree to its distance from them.
+    // maxd: every point raises the maxd of each of its ancestors within the subtree to its distance
+    // from them.
     for (SgNode node : order) {
       for (SgNode a = node.parent; node != center && a != center.parent; a = a.parent) {
         a.maxDistance = Math.max(a.maxDistance, distance(a.vector, node.vector));
@@ -103,7 +107,8 @@ final class SgTreeBuilder {
     int[] members = task.members();
     int n = members.length;
     double[] toCenter = new double[n];
-    double[] toCenters = new double[n]; // to the center or the nearest child made so far: farthest-first key
+    double[] toCenters =
+        new double[n]; // to the center or the nearest child made so far: farthest-first key
     double[] toOwner = new double[n]; // to the center or child the point is assigned to
     int[] owner = new int[n]; // -1: stays with the center; else index into children of this call
     List<SgNode> created = new ArrayList<>();
@@ -129,14 +134,18 @@ final class SgTreeBuilder {
       int firstNew = created.size();
       for (int i : remaining) {
         toCenters[i] = toCenter[i];
-        // A point beyond b^level cannot stay under the center at this level: any covering child takes it.
+        // A point beyond b^level cannot stay under the center at this level: any covering child
+        // takes it.
         toOwner[i] = toCenter[i] > cover ? Double.POSITIVE_INFINITY : toCenter[i];
       }
       while (true) {
-        // Farthest-first among points that must live in a child at this level and no new child covers yet.
+        // Farthest-first among points that must live in a child at this level and no new child
+        // covers yet.
         int pick = -1;
         for (int i : remaining) {
-          if (owner[i] == -1 && toCenter[i] > cover && (pick < 0 || toCenters[i] > toCenters[pick])) {
+          if (owner[i] == -1
+              && toCenter[i] > cover
+              && (pick < 0 || toCenters[i] > toCenters[pick])) {
             pick = i;
           }
         }
@@ -174,7 +183,10 @@ final class SgTreeBuilder {
         }
       }
       for (int c = 0; c < groups.size(); c++) {
-        tasks.push(new Task(created.get(firstNew + c), groups.get(c).stream().mapToInt(Integer::intValue).toArray()));
+        tasks.push(
+            new Task(
+                created.get(firstNew + c),
+                groups.get(c).stream().mapToInt(Integer::intValue).toArray()));
       }
       remaining = stay;
     }
@@ -186,7 +198,10 @@ final class SgTreeBuilder {
     return node;
   }
 
-  /** The sampled point with the least total distance to a sample: a cheap, robust center for the root. */
+  /**
+   * The sampled point with the least total distance to a sample: a cheap, robust center for the
+   * root.
+   */
   private int approximateMedoid(float[][] vectors) {
     int n = vectors.length;
     int samples = Math.min(n, MEDOID_SAMPLE);

@@ -6,15 +6,19 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
 
-/** k-nearest-neighbour search over an {@link SgTree}: exact (branch and bound on cover radii) and beam search. */
+/**
+ * k-nearest-neighbour search over an {@link SgTree}: exact (branch and bound on cover radii) and
+ * beam search.
+ */
 public final class SgTreeSearch {
   private SgTreeSearch() {}
 
   private record Entry(SgNode node, double score, double bound) {}
 
   /**
-   * The exact top {@code k} targets by {@code similarity}, best first. Subtrees are visited best bound first and
-   * skipped once their bound cannot beat the k-th score found, so the answer equals brute force.
+   * The exact top {@code k} targets by {@code similarity}, best first. Subtrees are visited best
+   * bound first and skipped once their bound cannot beat the k-th score found, so the answer equals
+   * brute force.
    */
   public static List<Neighbor> exact(SgTree tree, float[] query, int k, Similarity similarity) {
     PriorityQueue<Neighbor> best = new PriorityQueue<>(Comparator.comparingDouble(Neighbor::score));
@@ -23,7 +27,8 @@ public final class SgTreeSearch {
       return List.of();
     }
     double queryNorm = VectorMath.norm(query);
-    PriorityQueue<Entry> frontier = new PriorityQueue<>(Comparator.comparingDouble(Entry::bound).reversed());
+    PriorityQueue<Entry> frontier =
+        new PriorityQueue<>(Comparator.comparingDouble(Entry::bound).reversed());
     frontier.add(entry(root, query, queryNorm, similarity));
     while (!frontier.isEmpty()) {
       Entry e = frontier.poll();
@@ -42,10 +47,12 @@ public final class SgTreeSearch {
   }
 
   /**
-   * Approximate top {@code k}: expands the tree in rounds, keeping only the {@code beam} most promising subtrees
-   * (by bound) per round. Cost grows with the beam, not with the number of targets.
+   * Approximate top {@code k}: expands the tree in rounds, keeping only the {@code beam} most
+   * promising subtrees (by bound) per round. Cost grows with the beam, not with the number of
+   * targets.
    */
-  public static List<Neighbor> beam(SgTree tree, float[] query, int k, int beam, Similarity similarity) {
+  public static List<Neighbor> beam(
+      SgTree tree, float[] query, int k, int beam, Similarity similarity) {
     PriorityQueue<Neighbor> best = new PriorityQueue<>(Comparator.comparingDouble(Neighbor::score));
     SgNode root = tree.root();
     if (root == null || k <= 0) {

@@ -3,9 +3,9 @@ package io.dynnibal.index.sgtree;
 import io.dynnibal.index.VectorMath;
 
 /**
- * How a search ranks targets, as a score to maximise, and the best score any target of a subtree can reach given
- * the subtree's representative score and cover radius (Cauchy-Schwarz for the inner product, the triangle
- * inequality for the distance).
+ * How a search ranks targets, as a score to maximise, and the best score any target of a subtree
+ * can reach given the subtree's representative score and cover radius (Cauchy-Schwarz for the inner
+ * product, the triangle inequality for the distance).
  */
 public enum Similarity {
   INNER_PRODUCT {
@@ -34,6 +34,8 @@ public enum Similarity {
 
   public abstract double score(float[] query, float[] vector);
 
-  /** The largest score a target within {@code radius} of a vector scoring {@code score} can have. */
+  /**
+   * The largest score a target within {@code radius} of a vector scoring {@code score} can have.
+   */
   public abstract double bound(double score, double radius, double queryNorm);
 }

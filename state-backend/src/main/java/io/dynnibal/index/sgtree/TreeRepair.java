@@ -13,26 +13,30 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * UpdateSGTree (paper Alg. 3): after the cached vectors moved (each by at most {@code drift}), rebuild only the
- * subtrees whose structure broke, each under its own root (SG separation holds between siblings only, so a rebuilt
- * subtree re-attaches where it was).
+ * UpdateSGTree (paper Alg. 3): after the cached vectors moved (each by at most {@code drift}),
+ * rebuild only the subtrees whose structure broke, each under its own root (SG separation holds
+ * between siblings only, so a rebuilt subtree re-attaches where it was).
  *
- * <p>Top down, each child's level is re-derived from its new distance to its parent (covering and separation from
- * the parent, on exact distances: one per node). A child whose level changed is relabelled in place when that is
- * still a valid tree (below its parent's level, above its own children's): level boundaries are a factor b apart, so
- * even a small drift moves many children across one. A child that no longer fits (too far, or too close to a
- * same-level sibling: mind minus twice the drift, else the exact pairs) has its subtree's points inserted again from
- * the parent, locally; when the misfits hold most of a subtree, the subtree is rebuilt in bulk under its own root
- * instead, which is the paper's repair. {@link #repairAtLevel} also rebuilds every subtree at or below a level, the paper's equivalent of a drift
- * bound.
+ * <p>Top down, each child's level is re-derived from its new distance to its parent (covering and
+ * separation from the parent, on exact distances: one per node). A child whose level changed is
+ * relabelled in place when that is still a valid tree (below its parent's level, above its own
+ * children's): level boundaries are a factor b apart, so even a small drift moves many children
+ * across one. A child that no longer fits (too far, or too close to a same-level sibling: mind
+ * minus twice the drift, else the exact pairs) has its subtree's points inserted again from the
+ * parent, locally; when the misfits hold most of a subtree, the subtree is rebuilt in bulk under
+ * its own root instead, which is the paper's repair. {@link #repairAtLevel} also rebuilds every
+ * subtree at or below a level, the paper's equivalent of a drift bound.
  *
- * <p>Bookkeeping after the rebuilds: {@link Mode#EXACT} recomputes maxd, radius and mind exactly (O(n depth)
- * distances); {@link Mode#BOUNDED} (the paper's fast bound check) keeps maxd + 2 drift and mind - 2 drift as bounds
- * and recomputes only the nested radii (O(n)). Both leave {@link SgTree#checkInvariants()} clean; exact bounds make
- * the samplers' partitions tighter.
+ * <p>Bookkeeping after the rebuilds: {@link Mode#EXACT} recomputes maxd, radius and mind exactly
+ * (O(n depth) distances); {@link Mode#BOUNDED} (the paper's fast bound check) keeps maxd + 2 drift
+ * and mind - 2 drift as bounds and recomputes only the nested radii (O(n)). Both leave {@link
+ * SgTree#checkInvariants()} clean; exact bounds make the samplers' partitions tighter.
  */
 public final class TreeRepair {
-  public enum Mode { EXACT, BOUNDED }
+  public enum Mode {
+    EXACT,
+    BOUNDED
+  }
 
   /**
    * @param targets targets in the tree
@@ -40,7 +44,8 @@ public final class TreeRepair {
    * @param subtreesReinserted misfit subtrees whose points were inserted again locally
    * @param targetsMoved distinct targets whose node was rebuilt or re-inserted
    */
-  public record Report(long targets, long subtreesRebuilt, long subtreesReinserted, long targetsMoved) {
+  public record Report(
+      long targets, long subtreesRebuilt, long subtreesReinserted, long targetsMoved) {
     /** The share of the index that had to be rebuilt: targets moved / targets. */
     public double rebuiltFraction() {
       return targets == 0 ? 0 : targetsMoved / (double) targets;
@@ -53,7 +58,10 @@ public final class TreeRepair {
     return repairAtLevel(tree, Integer.MIN_VALUE, drift, mode, seed);
   }
 
-  /** As {@link #repair}, and every subtree whose root's level is at most {@code level} is rebuilt outright. */
+  /**
+   * As {@link #repair}, and every subtree whose root's level is at most {@code level} is rebuilt
+   * outright.
+   */
   public static Report repairAtLevel(SgTree tree, int level, double drift, Mode mode, long seed) {
     if (!(drift >= 0) || Double.isInfinite(drift)) {
       throw new IllegalArgumentException("drift must be finite and >= 0, got " + drift);
@@ -89,7 +97,8 @@ public final class TreeRepair {
         misfitPoints += m.size;
       }
       if (2 * misfitPoints > node.size - node.targetCount) {
-        rebuilt++; // most of the subtree moves anyway: one bulk rebuild under its own root is cheaper
+        rebuilt++; // most of the subtree moves anyway: one bulk rebuild under its own root is
+        // cheaper
         rebuild(tree, builder, node, moved);
         continue;
       }
@@ -104,9 +113,10 @@ public final class TreeRepair {
   }
 
   /**
-   * The children of {@code node} that no longer fit under it on the moved vectors: too far for its level, or too
-   * close to a sibling of the same level (the smaller subtree of such a pair). Children whose distance only moved them
-   * to another level are relabelled in place when that keeps the level order, and stay.
+   * The children of {@code node} that no longer fit under it on the moved vectors: too far for its
+   * level, or too close to a sibling of the same level (the smaller subtree of such a pair).
+   * Children whose distance only moved them to another level are relabelled in place when that
+   * keeps the level order, and stay.
    */
   private static List<SgNode> misfitChildren(SgTree tree, SgNode node, double drift) {
     List<SgNode> misfits = new ArrayList<>();
@@ -116,7 +126,10 @@ public final class TreeRepair {
       double d = child.parentDistance;
       if (d > tree.scale(child.level + 1) || d <= tree.scale(child.level)) {
         int level = d == 0 ? Integer.MIN_VALUE : tree.levelFor(d);
-        boolean fits = d > 0 && (node.parent == null || level < node.level) && highestChildLevel(child) < level;
+        boolean fits =
+            d > 0
+                && (node.parent == null || level < node.level)
+                && highestChildLevel(child) < level;
         if (!fits) {
           misfits.add(child);
           continue;
@@ -129,10 +142,12 @@ public final class TreeRepair {
       }
       highest = Math.max(highest, child.level);
     }
-    double slack = 1e-9 * (1 + tree.scale(highest)); // rounding must not let a boundary pair through
+    double slack =
+        1e-9 * (1 + tree.scale(highest)); // rounding must not let a boundary pair through
     if (node.children.size() < 2
         || (!relabelled && node.minChildDistance - 2 * drift - slack > tree.scale(highest))) {
-      return misfits; // even the closest pair, moved by 2 drift, is farther apart than any sibling level requires
+      return misfits; // even the closest pair, moved by 2 drift, is farther apart than any sibling
+      // level requires
     }
     Set<SgNode> out = Collections.newSetFromMap(new IdentityHashMap<>());
     out.addAll(misfits);
@@ -140,7 +155,9 @@ public final class TreeRepair {
       SgNode a = node.children.get(i);
       for (int j = i + 1; j < node.children.size(); j++) {
         SgNode b = node.children.get(j);
-        if (a.level == b.level && !out.contains(a) && !out.contains(b)
+        if (a.level == b.level
+            && !out.contains(a)
+            && !out.contains(b)
             && distance(a.vector, b.vector) <= tree.scale(a.level)) {
           SgNode smaller = a.size <= b.size ? a : b;
           out.add(smaller);
@@ -152,8 +169,8 @@ public final class TreeRepair {
   }
 
   /**
-   * Takes a child's subtree out of {@code node} and inserts its points again from there (climbing as covering
-   * requires): the local repair for one misfit child. Records the targets moved.
+   * Takes a child's subtree out of {@code node} and inserts its points again from there (climbing
+   * as covering requires): the local repair for one misfit child. Records the targets moved.
    */
   private static void reinsert(SgTree tree, SgNode node, SgNode child, Set<Integer> movedTargets) {
     node.children.remove(child);
@@ -181,11 +198,12 @@ public final class TreeRepair {
   }
 
   /**
-   * Rebuilds the subtree below {@code node} over its descendants' points, recording the targets moved. Descendants
-   * that drifted beyond what the node can cover at its level leave the subtree and are inserted again from the node's
-   * parent (the root covers everything).
+   * Rebuilds the subtree below {@code node} over its descendants' points, recording the targets
+   * moved. Descendants that drifted beyond what the node can cover at its level leave the subtree
+   * and are inserted again from the node's parent (the root covers everything).
    */
-  private static void rebuild(SgTree tree, SgTreeBuilder builder, SgNode node, Set<Integer> movedTargets) {
+  private static void rebuild(
+      SgTree tree, SgTreeBuilder builder, SgNode node, Set<Integer> movedTargets) {
     List<SgNode> descendants = new ArrayList<>();
     for (int i = 0; i < node.children.size(); i++) {
       descendants.add(node.children.get(i));
@@ -229,7 +247,8 @@ public final class TreeRepair {
     }
     builder.buildUnder(node, targets, vectors, members);
     for (SgNode e : escapees) {
-      tree.insertPoint(node.parent, e.vector, Arrays.copyOf(e.targets, e.targetCount), e.targetCount);
+      tree.insertPoint(
+          node.parent, e.vector, Arrays.copyOf(e.targets, e.targetCount), e.targetCount);
     }
   }
 

@@ -7,7 +7,10 @@ import org.junit.jupiter.api.Test;
 
 class IndependentChainDistanceTest {
 
-  /** The O(n) recursion equals the chain's distribution computed with the full n x n transition matrix. */
+  /**
+   * The O(n) recursion equals the chain's distribution computed with the full n x n transition
+   * matrix.
+   */
   @Test
   void matchesTheTransitionMatrixOnASmallChain() {
     SplittableRandom random = new SplittableRandom(3);

@@ -20,7 +20,10 @@ class NystromProjectorTest {
       float[] b = data[399 - i];
       float[] za = projector.project(a);
       float[] zb = projector.project(b);
-      assertEquals(VectorMath.dot(a, b), VectorMath.dot(za, zb), 1e-4 * (1 + Math.abs(VectorMath.dot(a, b))));
+      assertEquals(
+          VectorMath.dot(a, b),
+          VectorMath.dot(za, zb),
+          1e-4 * (1 + Math.abs(VectorMath.dot(a, b))));
       assertEquals(VectorMath.distance(a, b), VectorMath.distance(za, zb), 1e-4);
     }
   }
@@ -30,23 +33,28 @@ class NystromProjectorTest {
     float[][] data = ClusteredVectors.generate(2_000, 64, 3);
     double previous = Double.POSITIVE_INFINITY;
     for (int landmarks : new int[] {8, 32, 64}) {
-      NystromProjector projector = NystromProjector.fit(NystromTestData.sample(data, landmarks, 4), 1e-9);
+      NystromProjector projector =
+          NystromProjector.fit(NystromTestData.sample(data, landmarks, 4), 1e-9);
       double error = 0;
       for (int i = 0; i < 500; i++) {
         float[] a = data[i];
         float[] b = data[1_999 - i];
-        error += Math.abs(VectorMath.dot(a, b) - VectorMath.dot(projector.project(a), projector.project(b)));
+        error +=
+            Math.abs(
+                VectorMath.dot(a, b) - VectorMath.dot(projector.project(a), projector.project(b)));
       }
       error /= 500;
-      assertTrue(error < previous, landmarks + " landmarks: error " + error + " not below " + previous);
+      assertTrue(
+          error < previous, landmarks + " landmarks: error " + error + " not below " + previous);
       previous = error;
     }
     assertTrue(previous < 1e-3, "64 landmarks span 64 dimensions, error " + previous);
   }
 
   /**
-   * {@code |z| <= |v|}: the cache projects onto the landmarks' span and never inflates a vector, even with a
-   * near-duplicate landmark (whose tiny eigenvalue the floor drops instead of dividing by it).
+   * {@code |z| <= |v|}: the cache projects onto the landmarks' span and never inflates a vector,
+   * even with a near-duplicate landmark (whose tiny eigenvalue the floor drops instead of dividing
+   * by it).
    */
   @Test
   void nearDuplicateLandmarksAreRegularisedAway() {

@@ -3,11 +3,17 @@ package io.dynnibal.index.nystrom;
 import io.dynnibal.index.bench.ClusteredVectors;
 import java.util.SplittableRandom;
 
-/** Encodings for the Nystrom tests: full-rank clustered ones, or ones confined to a low-rank subspace. */
+/**
+ * Encodings for the Nystrom tests: full-rank clustered ones, or ones confined to a low-rank
+ * subspace.
+ */
 final class NystromTestData {
   private NystromTestData() {}
 
-  /** {@code count} vectors of dimension {@code dim} spanning a random {@code rank}-dimensional subspace. */
+  /**
+   * {@code count} vectors of dimension {@code dim} spanning a random {@code rank}-dimensional
+   * subspace.
+   */
   static float[][] lowRank(int count, int dim, int rank, long seed) {
     float[][] basis = ClusteredVectors.generate(rank, dim, seed);
     float[][] coefficients = ClusteredVectors.generate(count, rank, seed + 1);

@@ -32,8 +32,9 @@ class ReEncodingRegressionTest {
   }
 
   /**
-   * f_new = A f_old with the data in a subspace the landmarks span: the map must reproduce the true new cache, with
-   * the landmarks moved by their new encodings or (the paper's variant) by the regression itself.
+   * f_new = A f_old with the data in a subspace the landmarks span: the map must reproduce the true
+   * new cache, with the landmarks moved by their new encodings or (the paper's variant) by the
+   * regression itself.
    */
   @org.junit.jupiter.params.ParameterizedTest
   @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
@@ -55,10 +56,12 @@ class ReEncodingRegressionTest {
     for (int i = 0; i < landmarksOld.length; i++) {
       landmarkCache[i] = before.project(landmarksOld[i]);
     }
-    ReEncodingRegression.Result result = landmarksMovedByRegression
-        ? ReEncodingRegression.fitMovingLandmarksByRegression(
-            regressionCache, regressionTargets, landmarkCache, 1e-9, 1e-9)
-        : ReEncodingRegression.fit(regressionCache, regressionTargets, apply(a, landmarksOld), 1e-9, 1e-9);
+    ReEncodingRegression.Result result =
+        landmarksMovedByRegression
+            ? ReEncodingRegression.fitMovingLandmarksByRegression(
+                regressionCache, regressionTargets, landmarkCache, 1e-9, 1e-9)
+            : ReEncodingRegression.fit(
+                regressionCache, regressionTargets, apply(a, landmarksOld), 1e-9, 1e-9);
 
     float[] scratch = new float[16];
     for (int i = samples; i < cache.length; i++) {
@@ -104,22 +107,31 @@ class ReEncodingRegressionTest {
         }
       }
     }
-    ReEncodingRegression.Result result = ReEncodingRegression.fit(
-        regressionCache, java.util.Arrays.copyOf(newEncodings, samples), newLandmarks, 1e-4, 1e-6);
+    ReEncodingRegression.Result result =
+        ReEncodingRegression.fit(
+            regressionCache,
+            java.util.Arrays.copyOf(newEncodings, samples),
+            newLandmarks,
+            1e-4,
+            1e-6);
     double cosine = 0;
     double stale = 0;
     float[] scratch = new float[landmarks.length];
     for (int i = samples; i < oldEncodings.length; i++) {
       float[] z = before.project(oldEncodings[i]);
       float[] truth = result.projector().project(newEncodings[i]);
-      stale += NystromTestData.cosine(z, before.project(newEncodings[i])); // the stale cache, in its own basis
+      stale +=
+          NystromTestData.cosine(
+              z, before.project(newEncodings[i])); // the stale cache, in its own basis
       result.map().applyInPlace(z, scratch);
       cosine += NystromTestData.cosine(z, truth);
     }
     cosine /= oldEncodings.length - samples;
     stale /= oldEncodings.length - samples;
     assertTrue(cosine > 0.97, "mean cosine to the true new cache " + cosine);
-    assertTrue(cosine > stale, "re-encoding " + cosine + " no better than keeping the stale cache " + stale);
+    assertTrue(
+        cosine > stale,
+        "re-encoding " + cosine + " no better than keeping the stale cache " + stale);
   }
 
   @Test
@@ -129,6 +141,7 @@ class ReEncodingRegressionTest {
     assertEquals(5, doubling.applyInPlace(z, new float[2]), 1e-9);
     assertEquals(6, z[0]);
     assertEquals(8, z[1]);
-    assertThrows(IllegalArgumentException.class, () -> new CacheMap(2, new float[] {1, 0, 0, Float.NaN}));
+    assertThrows(
+        IllegalArgumentException.class, () -> new CacheMap(2, new float[] {1, 0, 0, Float.NaN}));
   }
 }

@@ -3,31 +3,39 @@ package io.dynnibal.index.sampling;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.index.sgtree.Neighbor;
+import io.dynnibal.index.sgtree.SgTreeSearch;
+import io.dynnibal.index.sgtree.Similarity;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
-import io.dynnibal.index.sgtree.Neighbor;
-import io.dynnibal.index.sgtree.SgTreeSearch;
-import io.dynnibal.index.sgtree.Similarity;
 import org.junit.jupiter.api.Test;
 
 class MetropolisHastingsSamplerTest {
   static final double BETA = 12;
-  /** A coarse partition (44 clusters for 400 targets) so that the proposal alone is far from the softmax. */
-  static final FindClustering.Options COARSE = new FindClustering.Options(BETA, 1e12, 0.0, 30);
+
   /**
-   * The distance to the softmax a chain of 32 must reach. The empirical TV of 40,000 exact draws over these 400
-   * targets is about 0.02 (sampling noise); measured: the bare proposal 0.32, a chain of 4 0.11, of 32 0.027.
+   * A coarse partition (44 clusters for 400 targets) so that the proposal alone is far from the
+   * softmax.
+   */
+  static final FindClustering.Options COARSE = new FindClustering.Options(BETA, 1e12, 0.0, 30);
+
+  /**
+   * The distance to the softmax a chain of 32 must reach. The empirical TV of 40,000 exact draws
+   * over these 400 targets is about 0.02 (sampling noise); measured: the bare proposal 0.32, a
+   * chain of 4 0.11, of 32 0.027.
    */
   static final double TV_BOUND = 0.06;
 
   private static double tvAfter(SamplerFixture f, int chainLength) {
     int draws = 40_000;
-    Samples samples = new MetropolisHastingsSampler(MetropolisHastingsSampler.Options.exact(COARSE, chainLength))
-        .sample(f.tree, f.query, draws, new SplittableRandom(chainLength));
+    Samples samples =
+        new MetropolisHastingsSampler(MetropolisHastingsSampler.Options.exact(COARSE, chainLength))
+            .sample(f.tree, f.query, draws, new SplittableRandom(chainLength));
     return Softmax.totalVariation(
-        Softmax.empirical(f.histogram(samples.targets()), draws), Softmax.of(f.vectors, f.query, BETA));
+        Softmax.empirical(f.histogram(samples.targets()), draws),
+        Softmax.of(f.vectors, f.query, BETA));
   }
 
   @Test
@@ -45,23 +53,30 @@ class MetropolisHastingsSamplerTest {
   void aChainThatNeverMovesFailsTheBound() {
     SamplerFixture f = new SamplerFixture(400, 8, 51);
     double tv = tvAfter(f, 1);
-    assertTrue(tv > 2 * TV_BOUND, "the proposal is already within " + tv + " of the softmax: the test is vacuous");
+    assertTrue(
+        tv > 2 * TV_BOUND,
+        "the proposal is already within " + tv + " of the softmax: the test is vacuous");
   }
 
   @Test
   void chainsMoveAndSometimesReject() {
     SamplerFixture f = new SamplerFixture(400, 8, 52);
-    Samples samples = new MetropolisHastingsSampler(MetropolisHastingsSampler.Options.exact(COARSE, 10))
-        .sample(f.tree, f.query, 1_000, new SplittableRandom(1));
+    Samples samples =
+        new MetropolisHastingsSampler(MetropolisHastingsSampler.Options.exact(COARSE, 10))
+            .sample(f.tree, f.query, 1_000, new SplittableRandom(1));
     assertEquals(10_000, samples.proposals());
-    assertTrue(samples.acceptanceRate() > 0.1 && samples.acceptanceRate() < 1, "rate " + samples.acceptanceRate());
+    assertTrue(
+        samples.acceptanceRate() > 0.1 && samples.acceptanceRate() < 1,
+        "rate " + samples.acceptanceRate());
   }
 
   @Test
   void thePracticalVariantReturnsDistinctHardNegativesBestFirst() {
     SamplerFixture f = new SamplerFixture(3_000, 8, 53);
-    MetropolisHastingsSampler practical = new MetropolisHastingsSampler(
-        MetropolisHastingsSampler.Options.practical(new FindClustering.Options(20, 1e6, 0.2, 100), 16));
+    MetropolisHastingsSampler practical =
+        new MetropolisHastingsSampler(
+            MetropolisHastingsSampler.Options.practical(
+                new FindClustering.Options(20, 1e6, 0.2, 100), 16));
     Samples samples = practical.sample(f.tree, f.query, 64, new SplittableRandom(2));
     Set<Integer> distinct = new HashSet<>();
     for (int i = 0; i < samples.size(); i++) {
@@ -79,14 +94,16 @@ class MetropolisHastingsSamplerTest {
   @Test
   void aDeletedTargetIsNeverSampledAgain() {
     SamplerFixture f = new SamplerFixture(500, 8, 54);
-    MetropolisHastingsSampler sampler = new MetropolisHastingsSampler(MetropolisHastingsSampler.Options.exact(COARSE, 8));
+    MetropolisHastingsSampler sampler =
+        new MetropolisHastingsSampler(MetropolisHastingsSampler.Options.exact(COARSE, 8));
     Set<Integer> deleted = new HashSet<>();
     for (int target : sampler.sample(f.tree, f.query, 200, new SplittableRandom(3)).targets()) {
       if (deleted.size() < 50 && deleted.add(target)) {
         f.tree.delete(target);
       }
     }
-    RejectionSampler exact = new RejectionSampler(new FindClustering.Options(BETA, 2, 0.0, 100_000), 1_000_000);
+    RejectionSampler exact =
+        new RejectionSampler(new FindClustering.Options(BETA, 2, 0.0, 100_000), 1_000_000);
     for (int target : sampler.sample(f.tree, f.query, 20_000, new SplittableRandom(4)).targets()) {
       assertTrue(!deleted.contains(target), "deleted target " + target + " sampled by MH");
     }

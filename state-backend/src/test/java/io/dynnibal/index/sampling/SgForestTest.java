@@ -15,8 +15,10 @@ import org.junit.jupiter.api.Test;
 
 class SgForestTest {
   static final int DIM = 8;
-  static final MetropolisHastingsSampler PRACTICAL = new MetropolisHastingsSampler(
-      MetropolisHastingsSampler.Options.practical(new FindClustering.Options(20, 1e6, 0.2, 100), 16));
+  static final MetropolisHastingsSampler PRACTICAL =
+      new MetropolisHastingsSampler(
+          MetropolisHastingsSampler.Options.practical(
+              new FindClustering.Options(20, 1e6, 0.2, 100), 16));
 
   private static SgForest forest(int targets, int trees) {
     float[][] vectors = ClusteredVectors.generate(targets, DIM, 61);
@@ -56,7 +58,8 @@ class SgForestTest {
         assertTrue(merged.logits()[i] <= merged.logits()[i - 1]);
       }
     }
-    // The same draws, tree by tree from the same generator: the merge must keep exactly their best 32.
+    // The same draws, tree by tree from the same generator: the merge must keep exactly their best
+    // 32.
     SplittableRandom replay = new SplittableRandom(1);
     java.util.Map<Integer, Double> union = new java.util.HashMap<>();
     for (SgTree tree : forest.trees()) {
@@ -65,10 +68,15 @@ class SgForestTest {
         union.put(own.targets()[i], own.logits()[i]);
       }
     }
-    List<Integer> expected = union.entrySet().stream()
-        .sorted(java.util.Map.Entry.<Integer, Double>comparingByValue().reversed()
-            .thenComparing(java.util.Map.Entry.comparingByKey()))
-        .limit(32).map(java.util.Map.Entry::getKey).toList();
+    List<Integer> expected =
+        union.entrySet().stream()
+            .sorted(
+                java.util.Map.Entry.<Integer, Double>comparingByValue()
+                    .reversed()
+                    .thenComparing(java.util.Map.Entry.comparingByKey()))
+            .limit(32)
+            .map(java.util.Map.Entry::getKey)
+            .toList();
     assertEquals(expected, java.util.Arrays.stream(merged.targets()).boxed().toList());
   }
 
@@ -86,9 +94,14 @@ class SgForestTest {
     float[] v = ClusteredVectors.generate(1, DIM, 97)[0];
     forest.insert(5, v);
     assertEquals(101, forest.size());
-    assertEquals(1, forest.trees().stream().filter(t -> t.size() == 26).count(), "one tree grew from 25 to 26");
+    assertEquals(
+        1,
+        forest.trees().stream().filter(t -> t.size() == 26).count(),
+        "one tree grew from 25 to 26");
     assertTrue(forest.trees().stream().filter(t -> t.size() == 26).allMatch(t -> t.contains(5)));
-    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> forest.insert(1000, v),
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalArgumentException.class,
+        () -> forest.insert(1000, v),
         "a target already in another tree");
     assertTrue(forest.delete(5));
     assertFalse(forest.delete(5));

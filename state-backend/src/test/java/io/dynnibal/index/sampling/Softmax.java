@@ -41,8 +41,8 @@ final class Softmax {
   }
 
   /**
-   * Pearson's chi-square statistic of observed counts against probabilities, with targets whose expected count is
-   * under 5 pooled into one bin; returns {statistic, degrees of freedom}.
+   * Pearson's chi-square statistic of observed counts against probabilities, with targets whose
+   * expected count is under 5 pooled into one bin; returns {statistic, degrees of freedom}.
    */
   static double[] chiSquare(int[] observed, double[] p, long total) {
     double statistic = 0;
@@ -60,13 +60,17 @@ final class Softmax {
       }
     }
     if (pooledExpected > 0) {
-      statistic += (pooledObserved - pooledExpected) * (pooledObserved - pooledExpected) / pooledExpected;
+      statistic +=
+          (pooledObserved - pooledExpected) * (pooledObserved - pooledExpected) / pooledExpected;
       bins++;
     }
     return new double[] {statistic, bins - 1};
   }
 
-  /** Upper quantile of the chi-square distribution (Wilson-Hilferty), for z = 3.09 the 0.999 quantile. */
+  /**
+   * Upper quantile of the chi-square distribution (Wilson-Hilferty), for z = 3.09 the 0.999
+   * quantile.
+   */
   static double chiSquareQuantile(double degreesOfFreedom, double z) {
     double k = degreesOfFreedom;
     double t = 1 - 2 / (9 * k) + z * Math.sqrt(2 / (9 * k));

@@ -22,7 +22,8 @@ class SgTreeSearchTest {
     SgTree tree = SgTree.build(DIM, 1.3, SgTreeTest.ids(vectors.length), vectors, 2);
     SplittableRandom random = new SplittableRandom(5);
     for (int q = 0; q < 50; q++) {
-      float[] query = ClusteredVectors.queryNear(vectors[random.nextInt(vectors.length)], 0.5, random);
+      float[] query =
+          ClusteredVectors.queryNear(vectors[random.nextInt(vectors.length)], 0.5, random);
       if (q % 2 == 1) {
         for (int i = 0; i < DIM; i++) {
           query[i] *= 3; // not unit norm: the inner-product bound must scale with |x|
@@ -41,7 +42,9 @@ class SgTreeSearchTest {
     float[] query = vectors[17];
     assertEquals(17, SgTreeSearch.exact(tree, query, 1, Similarity.EUCLIDEAN).get(0).target());
     tree.delete(17);
-    assertTrue(SgTreeSearch.exact(tree, query, 50, Similarity.EUCLIDEAN).stream().noneMatch(n -> n.target() == 17));
+    assertTrue(
+        SgTreeSearch.exact(tree, query, 50, Similarity.EUCLIDEAN).stream()
+            .noneMatch(n -> n.target() == 17));
   }
 
   @Test
@@ -52,11 +55,13 @@ class SgTreeSearchTest {
     double narrow = 0;
     double wide = 0;
     for (int q = 0; q < 30; q++) {
-      float[] query = ClusteredVectors.queryNear(vectors[random.nextInt(vectors.length)], 0.5, random);
+      float[] query =
+          ClusteredVectors.queryNear(vectors[random.nextInt(vectors.length)], 0.5, random);
       List<Neighbor> exact = SgTreeSearch.exact(tree, query, 10, Similarity.INNER_PRODUCT);
       narrow += overlap(exact, SgTreeSearch.beam(tree, query, 10, 16, Similarity.INNER_PRODUCT));
       wide += overlap(exact, SgTreeSearch.beam(tree, query, 10, 256, Similarity.INNER_PRODUCT));
-      assertEquals(scores(exact),
+      assertEquals(
+          scores(exact),
           scores(SgTreeSearch.beam(tree, query, 10, Integer.MAX_VALUE, Similarity.INNER_PRODUCT)));
     }
     assertTrue(wide >= narrow, "a wider beam found fewer: " + wide + " < " + narrow);
@@ -64,7 +69,9 @@ class SgTreeSearchTest {
   }
 
   private static double overlap(List<Neighbor> exact, List<Neighbor> found) {
-    return exact.stream().filter(n -> found.stream().anyMatch(b -> b.target() == n.target())).count()
+    return exact.stream()
+            .filter(n -> found.stream().anyMatch(b -> b.target() == n.target()))
+            .count()
         / (double) exact.size();
   }
 

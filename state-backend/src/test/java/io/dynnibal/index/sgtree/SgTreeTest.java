@@ -12,9 +12,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class SgTreeTest {
   static final int DIM = 8;
@@ -85,11 +85,14 @@ class SgTreeTest {
       withCopies[i] = vectors[i % 7].clone();
     }
     SgTree tree = SgTree.build(DIM, 1.3, ids(600), withCopies, 5);
-    tree.insert(600, vectors[3].clone()); // greedy insertion may place it in another node: still kept
+    tree.insert(
+        600, vectors[3].clone()); // greedy insertion may place it in another node: still kept
     assertEquals(601, tree.size());
     assertEquals(List.of(), tree.checkInvariants());
-    List<Neighbor> atZero = SgTreeSearch.exact(tree, vectors[3], 40, Similarity.EUCLIDEAN).stream()
-        .filter(n -> n.score() == 0).toList();
+    List<Neighbor> atZero =
+        SgTreeSearch.exact(tree, vectors[3], 40, Similarity.EUCLIDEAN).stream()
+            .filter(n -> n.score() == 0)
+            .toList();
     Set<Integer> expected = new HashSet<>(List.of(3, 600));
     for (int i = 500; i < 600; i++) {
       if (i % 7 == 3) {
@@ -97,7 +100,8 @@ class SgTreeTest {
       }
     }
     assertEquals(expected, new HashSet<>(atZero.stream().map(Neighbor::target).toList()));
-    assertEquals(tree.nodeOf(3), tree.nodeOf(507), "a bulk build groups equal vectors into one node");
+    assertEquals(
+        tree.nodeOf(3), tree.nodeOf(507), "a bulk build groups equal vectors into one node");
   }
 
   @Test
@@ -141,7 +145,8 @@ class SgTreeTest {
     SgTree tree = new SgTree(DIM, 1.3);
     float[] nan = new float[DIM];
     nan[2] = Float.NaN;
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> tree.insert(1, nan));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> tree.insert(1, nan));
     assertTrue(e.getMessage().contains("non-finite"), e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> tree.insert(1, new float[DIM + 1]));
     tree.insert(1, new float[DIM]);

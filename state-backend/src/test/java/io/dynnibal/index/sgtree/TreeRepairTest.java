@@ -12,10 +12,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 class TreeRepairTest {
   static final int DIM = 16;
@@ -26,7 +26,8 @@ class TreeRepairTest {
     float[] m = new float[DIM * DIM];
     for (int i = 0; i < DIM; i++) {
       for (int j = 0; j < DIM; j++) {
-        m[i * DIM + j] = (float) ((i == j ? 1 : 0) + strength * (random.nextDouble() - 0.5) / Math.sqrt(DIM));
+        m[i * DIM + j] =
+            (float) ((i == j ? 1 : 0) + strength * (random.nextDouble() - 0.5) / Math.sqrt(DIM));
       }
     }
     return new CacheMap(DIM, m);
@@ -59,9 +60,11 @@ class TreeRepairTest {
   @Test
   void aLargerDriftRebuildsMore() {
     SgTree small = tree(3_000, 4);
-    TreeRepair.Report a = TreeRepair.repair(small, move(small, drift(0.02, 5)), TreeRepair.Mode.EXACT, 6);
+    TreeRepair.Report a =
+        TreeRepair.repair(small, move(small, drift(0.02, 5)), TreeRepair.Mode.EXACT, 6);
     SgTree large = tree(3_000, 4);
-    TreeRepair.Report b = TreeRepair.repair(large, move(large, drift(0.8, 5)), TreeRepair.Mode.EXACT, 6);
+    TreeRepair.Report b =
+        TreeRepair.repair(large, move(large, drift(0.8, 5)), TreeRepair.Mode.EXACT, 6);
     assertTrue(a.targetsMoved() < b.targetsMoved(), a + " vs " + b);
     assertTrue(a.rebuiltFraction() < 0.1, "a small drift rebuilt " + a);
   }
@@ -70,7 +73,8 @@ class TreeRepairTest {
   void aRebuildLevelAboveTheRootsChildrenRebuildsEverything() {
     SgTree tree = tree(2_000, 7);
     int level = tree.root().level();
-    int subtreeRoots = tree.root().ownTargetCount(); // the root and its children stay; all below them moves
+    int subtreeRoots =
+        tree.root().ownTargetCount(); // the root and its children stay; all below them moves
     for (int i = 0; i < tree.root().childCount(); i++) {
       subtreeRoots += tree.root().child(i).ownTargetCount();
     }
@@ -81,7 +85,10 @@ class TreeRepairTest {
     assertEquals(List.of(), tree.checkInvariants());
   }
 
-  /** The streaming job's life: many updates, with targets coming and going between them, in the fast mode. */
+  /**
+   * The streaming job's life: many updates, with targets coming and going between them, in the fast
+   * mode.
+   */
   @Test
   void repeatedMoveAndRepairCyclesWithInsertsAndDeletesStaySound() {
     SgTree tree = tree(2_000, 20);
@@ -108,26 +115,37 @@ class TreeRepairTest {
     }
     SgTree tree = SgTree.build(DIM, 1.3, SgTreeTest.ids(vectors.length), moved, 11);
     CacheMap map = drift(0.3, 12);
-    TreeRepair.repair(tree, move(tree, map), mode, 13); // moves the arrays the tree holds, i.e. `moved`
+    TreeRepair.repair(
+        tree, move(tree, map), mode, 13); // moves the arrays the tree holds, i.e. `moved`
     SplittableRandom random = new SplittableRandom(14);
     for (int q = 0; q < 20; q++) {
       float[] query = ClusteredVectors.queryNear(moved[random.nextInt(moved.length)], 0.4, random);
       assertEquals(
-          SgTreeSearchTest.bruteForce(moved, query, 10, Similarity.INNER_PRODUCT).stream().map(Neighbor::score).toList(),
-          SgTreeSearch.exact(tree, query, 10, Similarity.INNER_PRODUCT).stream().map(Neighbor::score).toList());
+          SgTreeSearchTest.bruteForce(moved, query, 10, Similarity.INNER_PRODUCT).stream()
+              .map(Neighbor::score)
+              .toList(),
+          SgTreeSearch.exact(tree, query, 10, Similarity.INNER_PRODUCT).stream()
+              .map(Neighbor::score)
+              .toList());
     }
   }
 
-  /** The repaired tree samples as well as a tree built from scratch on the moved vectors (overlap with exact top-k). */
+  /**
+   * The repaired tree samples as well as a tree built from scratch on the moved vectors (overlap
+   * with exact top-k).
+   */
   @Test
   void samplerQualityAfterRepairMatchesAFullRebuild() {
     int n = 4_000;
     float[][] vectors = ClusteredVectors.generate(n, DIM, 15);
     SgTree repaired = SgTree.build(DIM, 1.3, SgTreeTest.ids(n), vectors, 16);
     TreeRepair.repair(repaired, move(repaired, drift(0.3, 17)), TreeRepair.Mode.BOUNDED, 18);
-    SgTree rebuilt = SgTree.build(DIM, 1.3, SgTreeTest.ids(n), vectors, 16); // `vectors` were moved in place
-    MetropolisHastingsSampler sampler = new MetropolisHastingsSampler(
-        MetropolisHastingsSampler.Options.practical(new FindClustering.Options(20, 1e6, 0.3, 100), 8));
+    SgTree rebuilt =
+        SgTree.build(DIM, 1.3, SgTreeTest.ids(n), vectors, 16); // `vectors` were moved in place
+    MetropolisHastingsSampler sampler =
+        new MetropolisHastingsSampler(
+            MetropolisHastingsSampler.Options.practical(
+                new FindClustering.Options(20, 1e6, 0.3, 100), 8));
     SplittableRandom random = new SplittableRandom(19);
     double overlapRepaired = 0;
     double overlapRebuilt = 0;
@@ -135,15 +153,20 @@ class TreeRepairTest {
     for (int q = 0; q < queries; q++) {
       float[] query = ClusteredVectors.queryNear(vectors[random.nextInt(n)], 0.3, random);
       Set<Integer> top = new HashSet<>();
-      SgTreeSearchTest.bruteForce(vectors, query, 32, Similarity.INNER_PRODUCT).forEach(x -> top.add(x.target()));
-      overlapRepaired += overlap(top, sampler.sample(repaired, query, 32, new SplittableRandom(q)).targets());
-      overlapRebuilt += overlap(top, sampler.sample(rebuilt, query, 32, new SplittableRandom(q)).targets());
+      SgTreeSearchTest.bruteForce(vectors, query, 32, Similarity.INNER_PRODUCT)
+          .forEach(x -> top.add(x.target()));
+      overlapRepaired +=
+          overlap(top, sampler.sample(repaired, query, 32, new SplittableRandom(q)).targets());
+      overlapRebuilt +=
+          overlap(top, sampler.sample(rebuilt, query, 32, new SplittableRandom(q)).targets());
     }
     overlapRepaired /= queries;
     overlapRebuilt /= queries;
-    assertTrue(Math.abs(overlapRepaired - overlapRebuilt) < 0.05,
+    assertTrue(
+        Math.abs(overlapRepaired - overlapRebuilt) < 0.05,
         "overlap after repair " + overlapRepaired + " vs after rebuild " + overlapRebuilt);
-    assertTrue(overlapRebuilt > 0.5, "the comparison is vacuous: rebuilt overlap " + overlapRebuilt);
+    assertTrue(
+        overlapRebuilt > 0.5, "the comparison is vacuous: rebuilt overlap " + overlapRebuilt);
   }
 
   private static double overlap(Set<Integer> top, int[] sampled) {

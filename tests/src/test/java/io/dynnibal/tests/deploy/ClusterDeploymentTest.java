@@ -29,34 +29,45 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 8's deployment path on loopback, every server a process of its own: a Kafka broker ({@code dynnibal kafka
- * start}), a Flink session cluster of a JobManager and two TaskManagers ({@code dynnibal cluster start}), the job
- * submitted over REST ({@code dynnibal submit}), followed on its metrics topic ({@code dynnibal watch}), stopped with
- * a savepoint ({@code dynnibal cancel --savepoint}) and resumed from it, then every process stopped by its PID.
+ * Issue 8's deployment path on loopback, every server a process of its own: a Kafka broker ({@code
+ * dynnibal kafka start}), a Flink session cluster of a JobManager and two TaskManagers ({@code
+ * dynnibal cluster start}), the job submitted over REST ({@code dynnibal submit}), followed on its
+ * metrics topic ({@code dynnibal watch}), stopped with a savepoint ({@code dynnibal cancel
+ * --savepoint}) and resumed from it, then every process stopped by its PID.
  */
 class ClusterDeploymentTest {
   @Test
   @Timeout(300)
   void submitWatchStopWithSavepointResumeAndStopEveryProcess() throws Exception {
-    Path work = Files.createDirectories(Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
-        .resolve("cluster-deployment-" + System.nanoTime())).toAbsolutePath();
+    Path work =
+        Files.createDirectories(
+                Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
+                    .resolve("cluster-deployment-" + System.nanoTime()))
+            .toAbsolutePath();
     Path kafkaDir = work.resolve("kafka");
     Path clusterDir = work.resolve("cluster");
     List<Long> pids = new ArrayList<>();
     try {
-      KafkaBroker.Status broker = KafkaBroker.start(kafkaDir, freePort(), freePort(), Duration.ofSeconds(90));
+      KafkaBroker.Status broker =
+          KafkaBroker.start(kafkaDir, freePort(), freePort(), Duration.ofSeconds(90));
       pids.add(broker.pid());
-      FlinkCluster.Status cluster = FlinkCluster.start(clusterDir,
-          new FlinkCluster.Options(freePort(), freePort(), 2, 1, "2g", "768m"), Duration.ofSeconds(120));
+      FlinkCluster.Status cluster =
+          FlinkCluster.start(
+              clusterDir,
+              new FlinkCluster.Options(freePort(), freePort(), 2, 1, "2g", "768m"),
+              Duration.ofSeconds(120));
       pids.add(cluster.jobManagerPid());
       pids.addAll(cluster.taskManagerPids());
       assertTrue(cluster.ready(), "both TaskManagers registered: " + cluster);
       assertEquals(2, cluster.overview().orElseThrow().slotsTotal());
-      assertEquals(4, pids.stream().distinct().filter(p -> p != ProcessHandle.current().pid()).count(),
+      assertEquals(
+          4,
+          pids.stream().distinct().filter(p -> p != ProcessHandle.current().pid()).count(),
           "broker, JobManager and TaskManagers are processes of their own: " + pids);
 
       TrainingJobConfig config = TrainingJobs.smallConfig(broker.bootstrap(), work, "deploy");
-      config.parallelism = 2; // one shard subtask per TaskManager: batches and replies cross processes
+      config.parallelism =
+          2; // one shard subtask per TaskManager: batches and replies cross processes
       Properties kafka = config.clientProperties();
       TrainingJob.createMissingTopics(kafka, config, 2, (short) 1);
       SyntheticCorpus corpus = new SyntheticCorpus(200, 400, 6, 4, 7);
@@ -68,12 +79,14 @@ class ClusterDeploymentTest {
       FlinkRestClient rest = new FlinkRestClient(cluster.restUrl());
       // State goes where the cluster keeps it, as `submit` does for settings the user left unset.
       assertEquals(2, JobSubmission.useClusterDirectories(rest, config, false, false).size());
-      assertEquals(clusterDir.resolve("checkpoints").toUri(), java.net.URI.create(config.checkpointDir));
+      assertEquals(
+          clusterDir.resolve("checkpoints").toUri(), java.net.URI.create(config.checkpointDir));
       assertEquals(clusterDir.resolve("snapshots").toString(), config.snapshotDir);
       TrainingJobConfig tooWide = config.copy();
       tooWide.parallelism = 3;
-      IllegalStateException noSlots = assertThrows(IllegalStateException.class,
-          () -> JobSubmission.submit(rest, tooWide, null, false));
+      IllegalStateException noSlots =
+          assertThrows(
+              IllegalStateException.class, () -> JobSubmission.submit(rest, tooWide, null, false));
       assertTrue(noSlots.getMessage().contains("needs 3 free task slots"), noSlots.getMessage());
       String first = JobSubmission.submit(rest, config, null, false);
       MetricsWatch.Seen before = follow(rest, first, kafka, config, 20);
@@ -81,7 +94,8 @@ class ClusterDeploymentTest {
 
       String savepoint = rest.stopWithSavepoint(first, null, Duration.ofMinutes(2));
       assertTrue(savepoint.contains(clusterDir.resolve("savepoints").toString()), savepoint);
-      assertTrue(Files.exists(Path.of(java.net.URI.create(savepoint)).resolve("_metadata")), savepoint);
+      assertTrue(
+          Files.exists(Path.of(java.net.URI.create(savepoint)).resolve("_metadata")), savepoint);
       assertEquals("FINISHED", rest.jobState(first));
       long stoppedAt = lastCommittedStep(kafka, config);
       try (Stream<Path> checkpoints = Files.list(clusterDir.resolve("checkpoints"))) {
@@ -94,9 +108,11 @@ class ClusterDeploymentTest {
       }
       String resumed = JobSubmission.submit(rest, config, savepoint, false);
       follow(rest, resumed, kafka, config, stoppedAt + 20);
-      assertEquals(List.of(resumed, first), rest.jobs().stream().map(FlinkRestClient.Job::id).toList());
+      assertEquals(
+          List.of(resumed, first), rest.jobs().stream().map(FlinkRestClient.Job::id).toList());
 
-      // Exactly once across the stop: the steps on the topic run 1, 2, ... without a gap or a repeat, and the
+      // Exactly once across the stop: the steps on the topic run 1, 2, ... without a gap or a
+      // repeat, and the
       // resumed job went on from the savepoint's step instead of starting again at 1.
       List<Long> steps = steps(kafka, config);
       for (int i = 0; i < steps.size(); i++) {
@@ -115,23 +131,39 @@ class ClusterDeploymentTest {
       }
     }
     for (long pid : pids) {
-      assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "process " + pid + " is gone");
+      assertFalse(
+          ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false),
+          "process " + pid + " is gone");
     }
     FlinkCluster.Status after = FlinkCluster.status(clusterDir);
     assertFalse(after.running());
     try (Stream<Path> files = Files.list(clusterDir)) {
-      assertEquals(List.of(), files.filter(f -> f.toString().endsWith(".pid")).toList(), "no PID file is left");
+      assertEquals(
+          List.of(),
+          files.filter(f -> f.toString().endsWith(".pid")).toList(),
+          "no PID file is left");
     }
   }
 
-  /** Follows the metrics topic until {@code step}; a job that fails or stalls fails the test with its exception. */
-  private static MetricsWatch.Seen follow(FlinkRestClient rest, String job, Properties kafka,
-      TrainingJobConfig config, long step) throws Exception {
-    MetricsWatch.Seen seen = MetricsWatch.follow(kafka, config.metricsTopic(), 0, step, Duration.ofSeconds(90), null);
+  /**
+   * Follows the metrics topic until {@code step}; a job that fails or stalls fails the test with
+   * its exception.
+   */
+  private static MetricsWatch.Seen follow(
+      FlinkRestClient rest, String job, Properties kafka, TrainingJobConfig config, long step)
+      throws Exception {
+    MetricsWatch.Seen seen =
+        MetricsWatch.follow(kafka, config.metricsTopic(), 0, step, Duration.ofSeconds(90), null);
     if (seen.last() == null || seen.last().getStep() < step) {
-      throw new AssertionError("no report of step " + step + " (last: " + (seen.last() == null ? "none"
-          : seen.last().getStep()) + "); job " + rest.jobState(job) + ", latest failure: "
-          + rest.latestFailure(job).orElse("none"));
+      throw new AssertionError(
+          "no report of step "
+              + step
+              + " (last: "
+              + (seen.last() == null ? "none" : seen.last().getStep())
+              + "); job "
+              + rest.jobState(job)
+              + ", latest failure: "
+              + rest.latestFailure(job).orElse("none"));
     }
     return seen;
   }
@@ -142,10 +174,13 @@ class ClusterDeploymentTest {
     return steps.get(steps.size() - 1);
   }
 
-  /** Every committed report's step, in topic order (reads until the topic has been quiet for 3 s). */
+  /**
+   * Every committed report's step, in topic order (reads until the topic has been quiet for 3 s).
+   */
   private static List<Long> steps(Properties kafka, TrainingJobConfig config) {
     List<Long> steps = new ArrayList<>();
-    try (TopicReader<TrainingMetrics> reader = new TopicReader<>(kafka, config.metricsTopic(), TrainingMetrics.class)) {
+    try (TopicReader<TrainingMetrics> reader =
+        new TopicReader<>(kafka, config.metricsTopic(), TrainingMetrics.class)) {
       long quietSince = System.nanoTime();
       while (System.nanoTime() - quietSince < Duration.ofSeconds(3).toNanos()) {
         List<TrainingMetrics> polled = reader.poll(Duration.ofMillis(300));

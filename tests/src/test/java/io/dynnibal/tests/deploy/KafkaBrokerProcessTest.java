@@ -20,19 +20,27 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** {@code dynnibal kafka start|status|stop}: a broker in a JVM of its own, found and stopped by its PID file. */
+/**
+ * {@code dynnibal kafka start|status|stop}: a broker in a JVM of its own, found and stopped by its
+ * PID file.
+ */
 class KafkaBrokerProcessTest {
   @Test
   @Timeout(180)
   void startsServesAndStopsByPid() throws Exception {
-    Path dir = Files.createDirectories(Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
-        .resolve("kafka-process-" + System.nanoTime()));
+    Path dir =
+        Files.createDirectories(
+            Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
+                .resolve("kafka-process-" + System.nanoTime()));
     int port = freePort();
     KafkaBroker.Status started = KafkaBroker.start(dir, port, freePort(), Duration.ofSeconds(90));
     try {
       assertTrue(started.serving());
-      assertTrue(started.pid() != ProcessHandle.current().pid(), "the broker runs in its own process");
-      assertThrows(IllegalStateException.class, () -> KafkaBroker.start(dir, port, freePort(), Duration.ofSeconds(5)));
+      assertTrue(
+          started.pid() != ProcessHandle.current().pid(), "the broker runs in its own process");
+      assertThrows(
+          IllegalStateException.class,
+          () -> KafkaBroker.start(dir, port, freePort(), Duration.ofSeconds(5)));
       Properties client = new Properties();
       client.put("bootstrap.servers", started.bootstrap());
       try (Admin admin = Admin.create(client)) {
@@ -48,11 +56,14 @@ class KafkaBrokerProcessTest {
     } finally {
       assertTrue(KafkaBroker.stop(dir, Duration.ofSeconds(60)));
     }
-    assertFalse(ProcessHandle.of(started.pid()).map(ProcessHandle::isAlive).orElse(false), "the process is gone");
+    assertFalse(
+        ProcessHandle.of(started.pid()).map(ProcessHandle::isAlive).orElse(false),
+        "the process is gone");
     KafkaBroker.Status after = KafkaBroker.status(dir);
     assertFalse(after.running());
     assertFalse(Files.exists(dir.resolve("broker.pid")));
-    assertFalse(KafkaBroker.stop(dir, Duration.ofSeconds(5)), "stopping twice finds nothing to stop");
+    assertFalse(
+        KafkaBroker.stop(dir, Duration.ofSeconds(5)), "stopping twice finds nothing to stop");
   }
 
   private static int freePort() throws Exception {

@@ -36,19 +36,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * deploy/k8s cannot be applied here (no cluster, no operators), so this checks the fields the manifests rely on
- * against the job's own code: the topics {@link TrainingJob#topics} declares, the Flink settings
- * {@link TrainingJob#flinkConfiguration} runs with, and where the job's files go. The job's settings are the
- * ConfigMap's job.properties, loaded the way the job loads them.
+ * deploy/k8s cannot be applied here (no cluster, no operators), so this checks the fields the
+ * manifests rely on against the job's own code: the topics {@link TrainingJob#topics} declares, the
+ * Flink settings {@link TrainingJob#flinkConfiguration} runs with, and where the job's files go.
+ * The job's settings are the ConfigMap's job.properties, loaded the way the job loads them.
  */
 class KubernetesManifestsTest {
   /** The operator's name for the Flink container in a pod template. */
   private static final String MAIN_CONTAINER = "flink-main-container";
+
   private static final String JOB_CONFIG_MAP = "dynnibal-job-config";
   private static final String JOB_PROPERTIES = "job.properties";
 
-  @TempDir
-  static Path tmp;
+  @TempDir static Path tmp;
 
   private static List<JsonNode> flink;
   private static List<JsonNode> kafka;
@@ -67,7 +67,8 @@ class KubernetesManifestsTest {
     config = TrainingJobConfig.load(file, List.of());
   }
 
-  // --- the job's settings -------------------------------------------------------------------------------------
+  // --- the job's settings
+  // -------------------------------------------------------------------------------------
 
   @Test
   void jobPropertiesValidate() {
@@ -76,27 +77,34 @@ class KubernetesManifestsTest {
 
   @Test
   void bootstrapServersNameTheStrimziPlainListener() {
-    JsonNode plain = elements(only(kafka, "Kafka").path("spec").path("kafka").path("listeners")).stream()
-        .filter(l -> l.path("type").asText().equals("internal") && !l.path("tls").asBoolean())
-        .findFirst().orElseThrow(() -> new AssertionError("the Kafka has no internal listener without TLS"));
+    JsonNode plain =
+        elements(only(kafka, "Kafka").path("spec").path("kafka").path("listeners")).stream()
+            .filter(l -> l.path("type").asText().equals("internal") && !l.path("tls").asBoolean())
+            .findFirst()
+            .orElseThrow(
+                () -> new AssertionError("the Kafka has no internal listener without TLS"));
     // Strimzi's bootstrap service is <Kafka name>-kafka-bootstrap, in the Kafka's namespace.
-    assertEquals(kafkaName() + "-kafka-bootstrap:" + plain.path("port").asInt(), config.bootstrapServers);
+    assertEquals(
+        kafkaName() + "-kafka-bootstrap:" + plain.path("port").asInt(), config.bootstrapServers);
   }
 
-  // --- Kafka topics --------------------------------------------------------------------------------------------
+  // --- Kafka topics
+  // --------------------------------------------------------------------------------------------
 
   @Test
   void everyTopicOfTheJobHasAKafkaTopic() {
     Map<String, JsonNode> declared = kafkaTopics();
     for (NewTopic topic : TrainingJob.topics(config, 1, (short) 1)) {
-      assertTrue(declared.containsKey(topic.name()),
+      assertTrue(
+          declared.containsKey(topic.name()),
           "kafka.yaml has no KafkaTopic " + topic.name() + "; it has " + declared.keySet());
     }
   }
 
   @Test
   void partitionCountsTheJobFixesAreTheKafkaTopicsCounts() {
-    // A count the job fixes does not follow the requested one (model-updates: 1, so updates stay in version order).
+    // A count the job fixes does not follow the requested one (model-updates: 1, so updates stay in
+    // version order).
     Map<String, Integer> asked3 = partitions(TrainingJob.topics(config, 3, (short) 1));
     Map<String, Integer> asked5 = partitions(TrainingJob.topics(config, 5, (short) 1));
     Map<String, JsonNode> declared = kafkaTopics();
@@ -106,7 +114,9 @@ class KubernetesManifestsTest {
         fixed++;
         JsonNode kafkaTopic = declared.get(topic.getKey());
         assertNotNull(kafkaTopic, "no KafkaTopic " + topic.getKey());
-        assertEquals(topic.getValue(), kafkaTopic.path("spec").path("partitions").asInt(-1),
+        assertEquals(
+            topic.getValue(),
+            kafkaTopic.path("spec").path("partitions").asInt(-1),
             "partitions of " + topic.getKey());
       }
     }
@@ -122,58 +132,89 @@ class KubernetesManifestsTest {
       for (Map.Entry<String, String> entry : configs.entrySet()) {
         JsonNode kafkaTopic = declared.get(topic.name());
         assertNotNull(kafkaTopic, "no KafkaTopic " + topic.name());
-        assertEquals(entry.getValue(), kafkaTopic.path("spec").path("config").path(entry.getKey()).asText(),
+        assertEquals(
+            entry.getValue(),
+            kafkaTopic.path("spec").path("config").path(entry.getKey()).asText(),
             topic.name() + " " + entry.getKey());
         checked++;
       }
     }
-    assertTrue(checked > 0, "the job sets no topic config (targets: cleanup.policy=compact): this test checks nothing");
+    assertTrue(
+        checked > 0,
+        "the job sets no topic config (targets: cleanup.policy=compact): this test checks nothing");
   }
 
   @Test
   void strimziResourcesBelongToTheKafkaCluster() {
-    // The topic operator ignores KafkaTopics, and the cluster operator node pools, labelled for another cluster.
+    // The topic operator ignores KafkaTopics, and the cluster operator node pools, labelled for
+    // another cluster.
     List<JsonNode> labelled = new ArrayList<>(all(kafka, "KafkaTopic"));
     labelled.addAll(all(kafka, "KafkaNodePool"));
     for (JsonNode resource : labelled) {
-      assertEquals(kafkaName(), resource.path("metadata").path("labels").path("strimzi.io/cluster").asText(),
+      assertEquals(
+          kafkaName(),
+          resource.path("metadata").path("labels").path("strimzi.io/cluster").asText(),
           resource.path("kind").asText() + " " + name(resource));
     }
   }
 
   @Test
   void kafkaTopicNamesAreValidResourceNames() {
-    // Without spec.topicName the resource name is the topic name, and Kubernetes allows only DNS subdomain names.
+    // Without spec.topicName the resource name is the topic name, and Kubernetes allows only DNS
+    // subdomain names.
     for (JsonNode topic : all(kafka, "KafkaTopic")) {
       if (!topic.path("spec").has("topicName")) {
-        assertTrue(name(topic).matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-            && name(topic).length() <= 253, name(topic) + " needs spec.topicName");
+        assertTrue(
+            name(topic).matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+                && name(topic).length() <= 253,
+            name(topic) + " needs spec.topicName");
       }
     }
   }
 
   @Test
   void replicationFitsTheBrokers() {
-    int brokers = all(kafka, "KafkaNodePool").stream()
-        .filter(pool -> elements(pool.path("spec").path("roles")).stream().anyMatch(r -> r.asText().equals("broker")))
-        .mapToInt(pool -> pool.path("spec").path("replicas").asInt())
-        .sum();
+    int brokers =
+        all(kafka, "KafkaNodePool").stream()
+            .filter(
+                pool ->
+                    elements(pool.path("spec").path("roles")).stream()
+                        .anyMatch(r -> r.asText().equals("broker")))
+            .mapToInt(pool -> pool.path("spec").path("replicas").asInt())
+            .sum();
     JsonNode broker = only(kafka, "Kafka").path("spec").path("kafka").path("config");
     int minIsr = broker.path("min.insync.replicas").asInt(1);
     for (JsonNode topic : all(kafka, "KafkaTopic")) {
-      int replicas = topic.path("spec").path("replicas").asInt(broker.path("default.replication.factor").asInt(1));
+      int replicas =
+          topic
+              .path("spec")
+              .path("replicas")
+              .asInt(broker.path("default.replication.factor").asInt(1));
       // Writes with acks=all (transactional sinks) need min.insync.replicas live copies.
-      assertTrue(minIsr <= replicas && replicas <= brokers,
-          name(topic) + ": " + replicas + " replicas, min.insync.replicas " + minIsr + ", " + brokers + " brokers");
+      assertTrue(
+          minIsr <= replicas && replicas <= brokers,
+          name(topic)
+              + ": "
+              + replicas
+              + " replicas, min.insync.replicas "
+              + minIsr
+              + ", "
+              + brokers
+              + " brokers");
     }
     int transactionLog = broker.path("transaction.state.log.replication.factor").asInt(3);
-    assertTrue(transactionLog <= brokers, "transaction.state.log.replication.factor " + transactionLog);
-    assertTrue(broker.path("transaction.state.log.min.isr").asInt(2) <= transactionLog,
+    assertTrue(
+        transactionLog <= brokers, "transaction.state.log.replication.factor " + transactionLog);
+    assertTrue(
+        broker.path("transaction.state.log.min.isr").asInt(2) <= transactionLog,
         "transaction.state.log.min.isr");
-    assertTrue(broker.path("offsets.topic.replication.factor").asInt(3) <= brokers, "offsets.topic.replication.factor");
+    assertTrue(
+        broker.path("offsets.topic.replication.factor").asInt(3) <= brokers,
+        "offsets.topic.replication.factor");
   }
 
-  // --- Flink ---------------------------------------------------------------------------------------------------
+  // --- Flink
+  // ---------------------------------------------------------------------------------------------------
 
   @Test
   void flinkConfigurationHoldsEverySettingOfTheJob() {
@@ -181,9 +222,15 @@ class KubernetesManifestsTest {
     assertFalse(job.isEmpty());
     for (Map.Entry<String, String> setting : job.entrySet()) {
       String deployed = flinkConfiguration().get(setting.getKey());
-      assertNotNull(deployed,
-          "flinkConfiguration lacks " + setting.getKey() + " (the job sets " + setting.getValue() + ")");
-      assertTrue(sameValue(setting.getValue(), deployed),
+      assertNotNull(
+          deployed,
+          "flinkConfiguration lacks "
+              + setting.getKey()
+              + " (the job sets "
+              + setting.getValue()
+              + ")");
+      assertTrue(
+          sameValue(setting.getValue(), deployed),
           setting.getKey() + ": the job sets " + setting.getValue() + ", the manifest " + deployed);
     }
   }
@@ -193,17 +240,27 @@ class KubernetesManifestsTest {
     String version = EnvironmentInformation.getVersion();
     String[] parts = version.split("\\.");
     assertTrue(parts.length >= 2, "Flink version " + version);
-    assertEquals("v" + parts[0] + "_" + parts[1], deployment.path("spec").path("flinkVersion").asText());
-    assertTrue(deployment.path("spec").path("image").asText().contains(version),
-        "the image should name Flink " + version + ": " + deployment.path("spec").path("image").asText());
+    assertEquals(
+        "v" + parts[0] + "_" + parts[1], deployment.path("spec").path("flinkVersion").asText());
+    assertTrue(
+        deployment.path("spec").path("image").asText().contains(version),
+        "the image should name Flink "
+            + version
+            + ": "
+            + deployment.path("spec").path("image").asText());
   }
 
   @Test
   void flinkStateDirectoriesAreOnTheSharedVolume() {
     Path shared = sharedMountPath("jobManager");
-    assertEquals(shared, sharedMountPath("taskManager"), "JobManager and TaskManagers mount the volume differently");
-    for (String key : List.of(CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(),
-        CheckpointingOptions.SAVEPOINT_DIRECTORY.key())) {
+    assertEquals(
+        shared,
+        sharedMountPath("taskManager"),
+        "JobManager and TaskManagers mount the volume differently");
+    for (String key :
+        List.of(
+            CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(),
+            CheckpointingOptions.SAVEPOINT_DIRECTORY.key())) {
       String location = flinkConfiguration().get(key);
       assertNotNull(location, "flinkConfiguration lacks " + key);
       assertUnder(shared, location, key);
@@ -224,44 +281,57 @@ class KubernetesManifestsTest {
   @Test
   void sharedVolumeIsReadWriteMany() {
     // JobManager and every TaskManager write checkpoints and savepoints into the same directories.
-    assertTrue(elements(sharedClaim().path("spec").path("accessModes")).stream()
-        .anyMatch(mode -> mode.asText().equals("ReadWriteMany")), "the claim must be ReadWriteMany");
+    assertTrue(
+        elements(sharedClaim().path("spec").path("accessModes")).stream()
+            .anyMatch(mode -> mode.asText().equals("ReadWriteMany")),
+        "the claim must be ReadWriteMany");
   }
 
   @Test
   void entryClassIsTheJobsMain() throws Exception {
     String entryClass = deployment.path("spec").path("job").path("entryClass").asText();
     assertEquals(io.dynnibal.jobs.training.TrainingJobMain.class.getName(), entryClass);
-    assertTrue(java.lang.reflect.Modifier.isStatic(Class.forName(entryClass).getMethod("main", String[].class)
-        .getModifiers()));
+    assertTrue(
+        java.lang.reflect.Modifier.isStatic(
+            Class.forName(entryClass).getMethod("main", String[].class).getModifiers()));
   }
 
   @Test
   void jobManagerFindsTheJobPropertiesWhereTheArgsPointTo() {
     // Application mode: main() reads --config on the JobManager.
-    List<String> args = elements(deployment.path("spec").path("job").path("args")).stream()
-        .map(JsonNode::asText).toList();
+    List<String> args =
+        elements(deployment.path("spec").path("job").path("args")).stream()
+            .map(JsonNode::asText)
+            .toList();
     int flag = args.indexOf("--config");
     assertTrue(flag >= 0 && flag + 1 < args.size(), "job args lack --config FILE: " + args);
     Path file = Path.of(args.get(flag + 1));
     JsonNode pod = effectivePod("jobManager");
-    JsonNode volume = elements(pod.path("volumes")).stream()
-        .filter(v -> v.path("configMap").path("name").asText().equals(JOB_CONFIG_MAP))
-        .findFirst().orElseThrow(() -> new AssertionError("no volume of ConfigMap " + JOB_CONFIG_MAP));
-    assertTrue(volume.path("configMap").path("items").isMissingNode(), "items would rename the ConfigMap's files");
+    JsonNode volume =
+        elements(pod.path("volumes")).stream()
+            .filter(v -> v.path("configMap").path("name").asText().equals(JOB_CONFIG_MAP))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no volume of ConfigMap " + JOB_CONFIG_MAP));
+    assertTrue(
+        volume.path("configMap").path("items").isMissingNode(),
+        "items would rename the ConfigMap's files");
     assertEquals(mountPath(pod, volume.path("name").asText()), file.getParent());
-    assertTrue(jobConfigMap().path("data").has(file.getFileName().toString()),
+    assertTrue(
+        jobConfigMap().path("data").has(file.getFileName().toString()),
         "the ConfigMap has no " + file.getFileName());
   }
 
   @Test
   void deploymentParallelismIsTheJobsAndFitsTheSlots() {
     int parallelism = deployment.path("spec").path("job").path("parallelism").asInt(-1);
-    assertEquals(config.parallelism, parallelism, "spec.job.parallelism vs job.properties parallelism");
+    assertEquals(
+        config.parallelism, parallelism, "spec.job.parallelism vs job.properties parallelism");
     JsonNode replicas = deployment.path("spec").path("taskManager").path("replicas");
     if (!replicas.isMissingNode()) {
-      int slots = Integer.parseInt(flinkConfiguration().get(TaskManagerOptions.NUM_TASK_SLOTS.key()));
-      assertTrue(replicas.asInt() * slots >= parallelism, "too few slots for parallelism " + parallelism);
+      int slots =
+          Integer.parseInt(flinkConfiguration().get(TaskManagerOptions.NUM_TASK_SLOTS.key()));
+      assertTrue(
+          replicas.asInt() * slots >= parallelism, "too few slots for parallelism " + parallelism);
     }
   }
 
@@ -276,11 +346,15 @@ class KubernetesManifestsTest {
 
   @Test
   void djlLoadsFromTheParentClassLoader() {
-    // libtorch loads once per JVM: DJL in a job class loader fails on the second job ("already loaded").
+    // libtorch loads once per JVM: DJL in a job class loader fails on the second job ("already
+    // loaded").
     String patterns =
-        flinkConfiguration().getOrDefault(CoreOptions.ALWAYS_PARENT_FIRST_LOADER_PATTERNS_ADDITIONAL.key(), "");
+        flinkConfiguration()
+            .getOrDefault(CoreOptions.ALWAYS_PARENT_FIRST_LOADER_PATTERNS_ADDITIONAL.key(), "");
     for (Class<?> type : List.of(ai.djl.engine.Engine.class, ai.djl.pytorch.jni.JniUtils.class)) {
-      assertTrue(Arrays.stream(patterns.split(";")).map(String::trim)
+      assertTrue(
+          Arrays.stream(patterns.split(";"))
+              .map(String::trim)
               .anyMatch(p -> !p.isEmpty() && type.getName().startsWith(p)),
           type.getName() + " is not parent-first: " + patterns);
     }
@@ -288,7 +362,8 @@ class KubernetesManifestsTest {
 
   @Test
   void taskManagerJvmRunsDjlOfflineWithOneThread() {
-    Map<String, String> properties = systemProperties(flinkConfiguration().get(CoreOptions.FLINK_TM_JVM_OPTIONS.key()));
+    Map<String, String> properties =
+        systemProperties(flinkConfiguration().get(CoreOptions.FLINK_TM_JVM_OPTIONS.key()));
     assertEquals("true", properties.get("ai.djl.offline"));
     assertEquals("1", properties.get("ai.djl.pytorch.num_threads"));
     assertEquals("1", properties.get("ai.djl.pytorch.num_interop_threads"));
@@ -296,25 +371,35 @@ class KubernetesManifestsTest {
 
   @Test
   void djlCacheIsOnAWritableVolume() {
-    // libtorch unpacks into DJL_CACHE_DIR on first use; an image's read-only or tiny root filesystem would fail it.
+    // libtorch unpacks into DJL_CACHE_DIR on first use; an image's read-only or tiny root
+    // filesystem would fail it.
     String cache =
-        systemProperties(flinkConfiguration().get(CoreOptions.FLINK_TM_JVM_OPTIONS.key())).get("DJL_CACHE_DIR");
+        systemProperties(flinkConfiguration().get(CoreOptions.FLINK_TM_JVM_OPTIONS.key()))
+            .get("DJL_CACHE_DIR");
     assertNotNull(cache, "env.java.opts.taskmanager sets no -DDJL_CACHE_DIR");
-    JsonNode mount = elements(mainContainer(effectivePod("taskManager")).path("volumeMounts")).stream()
-        .filter(m -> Path.of(cache).startsWith(Path.of(m.path("mountPath").asText())))
-        .findFirst().orElseThrow(() -> new AssertionError("DJL_CACHE_DIR " + cache + " is on no mounted volume"));
+    JsonNode mount =
+        elements(mainContainer(effectivePod("taskManager")).path("volumeMounts")).stream()
+            .filter(m -> Path.of(cache).startsWith(Path.of(m.path("mountPath").asText())))
+            .findFirst()
+            .orElseThrow(
+                () -> new AssertionError("DJL_CACHE_DIR " + cache + " is on no mounted volume"));
     assertFalse(mount.path("readOnly").asBoolean(), "the volume of DJL_CACHE_DIR is read-only");
   }
 
   @Test
   void upgradesGoThroughASavepoint() {
-    // Suspending stops with a savepoint and resuming restores it; a stateless upgrade would drop the index.
+    // Suspending stops with a savepoint and resuming restores it; a stateless upgrade would drop
+    // the index.
     assertEquals("savepoint", deployment.path("spec").path("job").path("upgradeMode").asText());
   }
 
-  // --- helpers -------------------------------------------------------------------------------------------------
+  // --- helpers
+  // -------------------------------------------------------------------------------------------------
 
-  /** deploy/k8s of the repository, found from the working directory (the tests module when Maven runs it). */
+  /**
+   * deploy/k8s of the repository, found from the working directory (the tests module when Maven
+   * runs it).
+   */
   private static Path manifests() {
     for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
       Path candidate = dir.resolve("deploy").resolve("k8s");
@@ -326,7 +411,8 @@ class KubernetesManifestsTest {
   }
 
   private static List<JsonNode> documents(Path file) throws IOException {
-    try (MappingIterator<JsonNode> documents = new YAMLMapper().readerFor(JsonNode.class).readValues(file.toFile())) {
+    try (MappingIterator<JsonNode> documents =
+        new YAMLMapper().readerFor(JsonNode.class).readValues(file.toFile())) {
       return documents.readAll().stream().filter(JsonNode::isObject).toList();
     }
   }
@@ -350,8 +436,11 @@ class KubernetesManifestsTest {
   }
 
   private static JsonNode jobConfigMap() {
-    return all(flink, "ConfigMap").stream().filter(c -> name(c).equals(JOB_CONFIG_MAP)).findFirst()
-        .orElseThrow(() -> new AssertionError("flink-deployment.yaml has no ConfigMap " + JOB_CONFIG_MAP));
+    return all(flink, "ConfigMap").stream()
+        .filter(c -> name(c).equals(JOB_CONFIG_MAP))
+        .findFirst()
+        .orElseThrow(
+            () -> new AssertionError("flink-deployment.yaml has no ConfigMap " + JOB_CONFIG_MAP));
   }
 
   private static String kafkaName() {
@@ -376,7 +465,10 @@ class KubernetesManifestsTest {
 
   private static Map<String, String> flinkConfiguration() {
     Map<String, String> conf = new HashMap<>();
-    deployment.path("spec").path("flinkConfiguration").properties()
+    deployment
+        .path("spec")
+        .path("flinkConfiguration")
+        .properties()
         .forEach(e -> conf.put(e.getKey(), e.getValue().asText()));
     return conf;
   }
@@ -407,8 +499,9 @@ class KubernetesManifestsTest {
   }
 
   /**
-   * The pod spec the operator builds for {@code jobManager} or {@code taskManager}: spec.podTemplate with the role's
-   * template merged in the operator's default way, objects key by key and arrays element by element by position
+   * The pod spec the operator builds for {@code jobManager} or {@code taskManager}:
+   * spec.podTemplate with the role's template merged in the operator's default way, objects key by
+   * key and arrays element by element by position
    * (kubernetes.operator.pod-template.merge-arrays-by-name is false unless set).
    */
   private static JsonNode effectivePod(String role) {
@@ -425,7 +518,9 @@ class KubernetesManifestsTest {
     }
     if (base.isObject() && override.isObject()) {
       ObjectNode merged = ((ObjectNode) base).deepCopy();
-      override.properties().forEach(e -> merged.set(e.getKey(), merge(base.get(e.getKey()), e.getValue())));
+      override
+          .properties()
+          .forEach(e -> merged.set(e.getKey(), merge(base.get(e.getKey()), e.getValue())));
       return merged;
     }
     if (base.isArray() && override.isArray()) {
@@ -439,13 +534,16 @@ class KubernetesManifestsTest {
   }
 
   private static JsonNode mainContainer(JsonNode pod) {
-    return elements(pod.path("containers")).stream().filter(c -> c.path("name").asText().equals(MAIN_CONTAINER))
-        .findFirst().orElseThrow(() -> new AssertionError("the pod template has no " + MAIN_CONTAINER));
+    return elements(pod.path("containers")).stream()
+        .filter(c -> c.path("name").asText().equals(MAIN_CONTAINER))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("the pod template has no " + MAIN_CONTAINER));
   }
 
   private static Path mountPath(JsonNode pod, String volume) {
     return elements(mainContainer(pod).path("volumeMounts")).stream()
-        .filter(m -> m.path("name").asText().equals(volume)).findFirst()
+        .filter(m -> m.path("name").asText().equals(volume))
+        .findFirst()
         .map(m -> Path.of(m.path("mountPath").asText()))
         .orElseThrow(() -> new AssertionError(MAIN_CONTAINER + " does not mount volume " + volume));
   }
@@ -459,9 +557,11 @@ class KubernetesManifestsTest {
   private static Path sharedMountPath(String role) {
     JsonNode pod = effectivePod(role);
     String claim = name(sharedClaim());
-    JsonNode volume = elements(pod.path("volumes")).stream()
-        .filter(v -> v.path("persistentVolumeClaim").path("claimName").asText().equals(claim))
-        .findFirst().orElseThrow(() -> new AssertionError(role + " pods have no volume of claim " + claim));
+    JsonNode volume =
+        elements(pod.path("volumes")).stream()
+            .filter(v -> v.path("persistentVolumeClaim").path("claimName").asText().equals(claim))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError(role + " pods have no volume of claim " + claim));
     return mountPath(pod, volume.path("name").asText());
   }
 
@@ -469,10 +569,12 @@ class KubernetesManifestsTest {
   private static void assertUnder(Path mount, String location, String what) {
     URI uri = URI.create(location);
     if (uri.getScheme() != null) {
-      assertEquals("file", uri.getScheme(), what + " " + location + " is not on the mounted volume");
+      assertEquals(
+          "file", uri.getScheme(), what + " " + location + " is not on the mounted volume");
     }
     Path path = Path.of(uri.getScheme() == null ? location : uri.getPath()).normalize();
-    assertTrue(path.startsWith(mount) && !path.equals(mount),
+    assertTrue(
+        path.startsWith(mount) && !path.equals(mount),
         what + " " + location + " is not below the shared volume's mount " + mount);
   }
 }

@@ -14,23 +14,30 @@ import org.apache.flink.streaming.api.graph.StreamNode;
 import org.junit.jupiter.api.Test;
 
 /**
- * A savepoint restores into a later build of the job only if every stateful operator keeps its id: without an
- * explicit uid Flink derives one from the graph's shape, so adding an operator would orphan the Kafka sources'
- * offsets (a resumed job would train on every pair again) unless restored with allowNonRestoredState.
+ * A savepoint restores into a later build of the job only if every stateful operator keeps its id:
+ * without an explicit uid Flink derives one from the graph's shape, so adding an operator would
+ * orphan the Kafka sources' offsets (a resumed job would train on every pair again) unless restored
+ * with allowNonRestoredState.
  */
 class SavepointCompatibilityTest {
   @Test
   void everyOperatorOfTheJobHasAnExplicitUid() throws Exception {
-    Path work = Files.createDirectories(Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
-        .resolve("uids-" + System.nanoTime()));
+    Path work =
+        Files.createDirectories(
+            Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
+                .resolve("uids-" + System.nanoTime()));
     try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"))) {
       TrainingJobConfig config = TrainingJobs.smallConfig(kafka, work, "uids");
       TrainingJob.createMissingTopics(kafka.clientProperties(), config, 1, (short) 1);
       StreamExecutionEnvironment env =
-          StreamExecutionEnvironment.getExecutionEnvironment(TrainingJob.flinkConfiguration(config));
+          StreamExecutionEnvironment.getExecutionEnvironment(
+              TrainingJob.flinkConfiguration(config));
       TrainingJob.build(env, config);
-      List<String> withoutUid = env.getStreamGraph().getStreamNodes().stream()
-          .filter(node -> node.getTransformationUID() == null).map(StreamNode::getOperatorName).toList();
+      List<String> withoutUid =
+          env.getStreamGraph().getStreamNodes().stream()
+              .filter(node -> node.getTransformationUID() == null)
+              .map(StreamNode::getOperatorName)
+              .toList();
       assertEquals(List.of(), withoutUid, "operators whose id depends on the graph's shape");
     }
   }

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dynnibal.jobs.demo.Corpus;
-import io.dynnibal.jobs.experiment.Experiment;
 import io.dynnibal.jobs.embedded.EmbeddedKafkaBroker;
+import io.dynnibal.jobs.experiment.Experiment;
 import io.dynnibal.jobs.experiment.ExperimentReport;
 import io.dynnibal.jobs.training.Sampler;
 import io.dynnibal.jobs.training.TrainingJobConfig;
@@ -28,9 +28,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * {@code ./dynnibal experiment}'s code path with a smoke config: every sampler replays the same topics (published once,
- * before any job starts) through its own job on a MiniCluster, against a broker given as {@code --bootstrap} would be;
- * then the table, JSON and chart, and a second experiment that finds the dataset already published.
+ * {@code ./dynnibal experiment}'s code path with a smoke config: every sampler replays the same
+ * topics (published once, before any job starts) through its own job on a MiniCluster, against a
+ * broker given as {@code --bootstrap} would be; then the table, JSON and chart, and a second
+ * experiment that finds the dataset already published.
  */
 class ExperimentSmokeTest {
   private static EmbeddedKafkaBroker kafka;
@@ -48,18 +49,37 @@ class ExperimentSmokeTest {
   static void runEverySampler() throws Exception {
     SyntheticCorpus synthetic = new SyntheticCorpus(TARGETS, 240, 8, 4, 5);
     corpus = new Corpus("synthetic", synthetic.targets, synthetic.train, synthetic.eval);
-    config = TrainingJobConfig.load(null, List.of(
-        "topic.prefix=exp-smoke.", "batch.size=16", "negatives.sampled=8", "negatives.uniform=8",
-        "reencode.every=5", "landmarks=16", "regression.samples=64", "model.buckets=4096",
-        "model.embedding.dim=32", "model.hidden.dim=64", "model.output.dim=" + OUTPUT_DIM, "warmup.steps=5",
-        "checkpoint.interval=300ms", "snm.pool.fraction=0.25", "negative.cache.size=30"));
-    work = Files.createDirectories(Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
-        .resolve("experiment-smoke-" + System.nanoTime()));
+    config =
+        TrainingJobConfig.load(
+            null,
+            List.of(
+                "topic.prefix=exp-smoke.",
+                "batch.size=16",
+                "negatives.sampled=8",
+                "negatives.uniform=8",
+                "reencode.every=5",
+                "landmarks=16",
+                "regression.samples=64",
+                "model.buckets=4096",
+                "model.embedding.dim=32",
+                "model.hidden.dim=64",
+                "model.output.dim=" + OUTPUT_DIM,
+                "warmup.steps=5",
+                "checkpoint.interval=300ms",
+                "snm.pool.fraction=0.25",
+                "negative.cache.size=30"));
+    work =
+        Files.createDirectories(
+            Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
+                .resolve("experiment-smoke-" + System.nanoTime()));
     kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"));
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     try (PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8)) {
-      result = Experiment.run(new Experiment.Options(corpus, config, Sampler.NAMES, 1, STEPS, 2, 0, work,
-          kafka.bootstrapServers()), out);
+      result =
+          Experiment.run(
+              new Experiment.Options(
+                  corpus, config, Sampler.NAMES, 1, STEPS, 2, 0, work, kafka.bootstrapServers()),
+              out);
     }
     printed = console.toString(StandardCharsets.UTF_8);
   }
@@ -77,8 +97,19 @@ class ExperimentSmokeTest {
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     Experiment.Result again;
     try (PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8)) {
-      again = Experiment.run(new Experiment.Options(corpus, config, List.of("uniform"), 1, STEPS, 1, 0,
-          work.resolve("again"), kafka.bootstrapServers()), out);
+      again =
+          Experiment.run(
+              new Experiment.Options(
+                  corpus,
+                  config,
+                  List.of("uniform"),
+                  1,
+                  STEPS,
+                  1,
+                  0,
+                  work.resolve("again"),
+                  kafka.bootstrapServers()),
+              out);
     }
     String second = console.toString(StandardCharsets.UTF_8);
     assertTrue(second.contains("published before") && !second.contains("publishing "), second);
@@ -88,19 +119,24 @@ class ExperimentSmokeTest {
 
   @Test
   void everySamplerTrainsTheWholeBudgetOnTheSameReplayWithNoPairLost() {
-    assertEquals(Sampler.NAMES, result.runs().stream().map(Experiment.Run::sampler).toList(), printed);
+    assertEquals(
+        Sampler.NAMES, result.runs().stream().map(Experiment.Run::sampler).toList(), printed);
     for (Experiment.Run run : result.runs()) {
       assertEquals(STEPS, run.steps(), run.sampler());
       // The pairs were on their topic before each job started: none may meet a half-loaded index.
       assertEquals(0, run.pairsDeadLettered(), run.sampler() + " dead-lettered pairs\n" + printed);
     }
-    assertEquals(1, printed.split("publishing ", -1).length - 1, "the dataset is published once\n" + printed);
+    assertEquals(
+        1,
+        printed.split("publishing ", -1).length - 1,
+        "the dataset is published once\n" + printed);
   }
 
   @Test
   void memPercentIsWhatEachSamplerHoldsAtFullDimension() {
-    Map<String, Double> mem = result.runs().stream()
-        .collect(Collectors.toMap(Experiment.Run::sampler, Experiment.Run::memPercent));
+    Map<String, Double> mem =
+        result.runs().stream()
+            .collect(Collectors.toMap(Experiment.Run::sampler, Experiment.Run::memPercent));
     assertEquals(0.0, mem.get("in-batch"));
     assertEquals(0.0, mem.get("uniform"));
     assertEquals(100.0, mem.get("exhaustive"), 1e-9);
@@ -117,7 +153,8 @@ class ExperimentSmokeTest {
     for (Experiment.Run run : result.runs()) {
       double untrained = run.curve().get(0).value();
       assertTrue(run.metrics().recallAt(10) > 0.5, run.sampler() + " " + run.metrics().figures());
-      assertTrue(run.curve().get(run.curve().size() - 1).value() > untrained,
+      assertTrue(
+          run.curve().get(run.curve().size() - 1).value() > untrained,
           run.sampler() + " curve " + run.curve());
     }
   }
@@ -130,7 +167,8 @@ class ExperimentSmokeTest {
     assertEquals(TARGETS, root.get("dataset").get("targets").asInt());
     assertEquals(String.valueOf(STEPS), root.get("config").get("max.steps").asText());
     JsonNode first = root.get("samplers").get(0);
-    for (String field : List.of("name", "seed", "mem_percent", "recall", "mrr", "steps", "steps_per_s", "wall_s")) {
+    for (String field :
+        List.of("name", "seed", "mem_percent", "recall", "mrr", "steps", "steps_per_s", "wall_s")) {
       assertTrue(first.has(field), field + " missing in " + first);
     }
     for (String k : List.of("1", "5", "10", "20", "100")) {

@@ -14,20 +14,26 @@ import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
- * Real components for end-to-end tests, once per test class: an in-process Kafka KRaft broker on a free loopback
- * port (log under {@code target/test-work/}) and a Flink MiniCluster. While a test runs,
- * {@code StreamExecutionEnvironment.getExecutionEnvironment(conf)} submits to that MiniCluster. Both are stopped
- * after the class, the broker last so jobs can still commit on the way down.
+ * Real components for end-to-end tests, once per test class: an in-process Kafka KRaft broker on a
+ * free loopback port (log under {@code target/test-work/}) and a Flink MiniCluster. While a test
+ * runs, {@code StreamExecutionEnvironment.getExecutionEnvironment(conf)} submits to that
+ * MiniCluster. Both are stopped after the class, the broker last so jobs can still commit on the
+ * way down.
  *
  * <pre>{@code
  * @RegisterExtension
  * static final StreamingClusterExtension CLUSTER = StreamingClusterExtension.withTaskManagers(1, 2);
  * }</pre>
  *
- * Test methods may take an {@link EmbeddedKafkaBroker} parameter, or any parameter MiniClusterExtension resolves.
+ * Test methods may take an {@link EmbeddedKafkaBroker} parameter, or any parameter
+ * MiniClusterExtension resolves.
  */
 public final class StreamingClusterExtension
-    implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback, ParameterResolver {
+    implements BeforeAllCallback,
+        AfterAllCallback,
+        BeforeEachCallback,
+        AfterEachCallback,
+        ParameterResolver {
 
   private final MiniClusterExtension flink;
   private EmbeddedKafkaBroker kafka;
@@ -42,7 +48,8 @@ public final class StreamingClusterExtension
                 .build());
   }
 
-  public static StreamingClusterExtension withTaskManagers(int taskManagers, int slotsPerTaskManager) {
+  public static StreamingClusterExtension withTaskManagers(
+      int taskManagers, int slotsPerTaskManager) {
     return new StreamingClusterExtension(taskManagers, slotsPerTaskManager);
   }
 
@@ -54,7 +61,9 @@ public final class StreamingClusterExtension
     return kafka;
   }
 
-  /** A fresh directory of this test class under target/test-work, for checkpoints and other files. */
+  /**
+   * A fresh directory of this test class under target/test-work, for checkpoints and other files.
+   */
   public Path workDir() {
     return workDir;
   }
@@ -67,7 +76,9 @@ public final class StreamingClusterExtension
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
     Path root = Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"));
-    workDir = Files.createDirectories(root).resolve(context.getRequiredTestClass().getSimpleName() + "-" + System.nanoTime());
+    workDir =
+        Files.createDirectories(root)
+            .resolve(context.getRequiredTestClass().getSimpleName() + "-" + System.nanoTime());
     Files.createDirectories(workDir);
     kafka = EmbeddedKafkaBroker.start(workDir.resolve("kafka"));
     try {
@@ -102,7 +113,8 @@ public final class StreamingClusterExtension
 
   @Override
   public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
-    return parameter.getParameter().getType() == EmbeddedKafkaBroker.class || flink.supportsParameter(parameter, context);
+    return parameter.getParameter().getType() == EmbeddedKafkaBroker.class
+        || flink.supportsParameter(parameter, context);
   }
 
   @Override

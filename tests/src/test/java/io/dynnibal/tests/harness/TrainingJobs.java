@@ -21,16 +21,20 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
-/** What the streaming-job tests share: a small job configuration, starting the job, and waiting on its metrics. */
+/**
+ * What the streaming-job tests share: a small job configuration, starting the job, and waiting on
+ * its metrics.
+ */
 public final class TrainingJobs {
   private TrainingJobs() {}
 
   /**
-   * A job small enough for a test on 2 cores (tiny model, batches of 10, a re-encode cycle every 6 steps, 500 ms
-   * checkpoints) on {@code kafka}, with its state under {@code workDir}. Tests change what they need before
-   * validating.
+   * A job small enough for a test on 2 cores (tiny model, batches of 10, a re-encode cycle every 6
+   * steps, 500 ms checkpoints) on {@code kafka}, with its state under {@code workDir}. Tests change
+   * what they need before validating.
    */
-  public static TrainingJobConfig smallConfig(EmbeddedKafkaBroker kafka, Path workDir, String name) {
+  public static TrainingJobConfig smallConfig(
+      EmbeddedKafkaBroker kafka, Path workDir, String name) {
     return smallConfig(kafka.bootstrapServers(), workDir, name);
   }
 
@@ -57,8 +61,11 @@ public final class TrainingJobs {
     return c;
   }
 
-  /** Submits the job to the test's MiniCluster; no restarts unless {@code tweak} configures them. */
-  public static JobClient start(TrainingJobConfig config, FaultInjection faults, Consumer<Configuration> tweak)
+  /**
+   * Submits the job to the test's MiniCluster; no restarts unless {@code tweak} configures them.
+   */
+  public static JobClient start(
+      TrainingJobConfig config, FaultInjection faults, Consumer<Configuration> tweak)
       throws Exception {
     Configuration conf = TrainingJob.flinkConfiguration(config);
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
@@ -84,7 +91,10 @@ public final class TrainingJobs {
     }
   }
 
-  /** Waits until every target published so far went through a completed checkpoint of the job (so it is indexed). */
+  /**
+   * Waits until every target published so far went through a completed checkpoint of the job (so it
+   * is indexed).
+   */
   public static void awaitTargetsIndexed(Properties client, TrainingJobConfig config, JobClient job)
       throws Exception {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -95,10 +105,16 @@ public final class TrainingJobs {
   }
 
   /**
-   * Reads metrics into {@code seen} (all of every poll) until one satisfies {@code done}; returns the newest record.
+   * Reads metrics into {@code seen} (all of every poll) until one satisfies {@code done}; returns
+   * the newest record.
    */
-  public static TrainingMetrics await(TopicReader<TrainingMetrics> reader, List<TrainingMetrics> seen, JobClient job,
-      Duration timeout, Predicate<TrainingMetrics> done) throws Exception {
+  public static TrainingMetrics await(
+      TopicReader<TrainingMetrics> reader,
+      List<TrainingMetrics> seen,
+      JobClient job,
+      Duration timeout,
+      Predicate<TrainingMetrics> done)
+      throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       List<TrainingMetrics> polled = reader.poll(Duration.ofMillis(200));
@@ -110,8 +126,9 @@ public final class TrainingJobs {
     }
   }
 
-  public static TrainingMetrics awaitStep(TopicReader<TrainingMetrics> reader, List<TrainingMetrics> seen,
-      JobClient job, long step) throws Exception {
+  public static TrainingMetrics awaitStep(
+      TopicReader<TrainingMetrics> reader, List<TrainingMetrics> seen, JobClient job, long step)
+      throws Exception {
     return await(reader, seen, job, Duration.ofSeconds(150), m -> m.getStep() >= step);
   }
 
@@ -120,8 +137,14 @@ public final class TrainingJobs {
     return metrics.stream().flatMap(m -> m.getPairIds().stream()).sorted().toList();
   }
 
-  /** The pair ids {@code CorpusPublisher.publishPairs} gives {@code queries} over these passes, sorted. */
+  /**
+   * The pair ids {@code CorpusPublisher.publishPairs} gives {@code queries} over these passes,
+   * sorted.
+   */
   public static List<String> publishedPairIds(List<LabelledQuery> queries, String... passes) {
-    return Stream.of(passes).flatMap(pass -> queries.stream().map(q -> q.queryId() + "#" + pass)).sorted().toList();
+    return Stream.of(passes)
+        .flatMap(pass -> queries.stream().map(q -> q.queryId() + "#" + pass))
+        .sorted()
+        .toList();
   }
 }

@@ -30,9 +30,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Every kind of bad input on every topic, into a running job (real broker, MiniCluster, RocksDB): each one becomes a
- * dead letter with its reason and stage, the job keeps training, and the pair counts reconcile: published = trained +
- * dead-lettered.
+ * Every kind of bad input on every topic, into a running job (real broker, MiniCluster, RocksDB):
+ * each one becomes a dead letter with its reason and stage, the job keeps training, and the pair
+ * counts reconcile: published = trained + dead-lettered.
  */
 class BadInputMatrixTest {
   @RegisterExtension
@@ -40,7 +40,8 @@ class BadInputMatrixTest {
 
   @Test
   @Timeout(240)
-  void badRecordsAreDeadLetteredWithTheirReasonAndNothingIsLost(EmbeddedKafkaBroker kafka) throws Exception {
+  void badRecordsAreDeadLetteredWithTheirReasonAndNothingIsLost(EmbeddedKafkaBroker kafka)
+      throws Exception {
     SyntheticCorpus corpus = new SyntheticCorpus(80, 200, 8, 2, 13);
     TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "bad-input");
     config.topicPrefix = "bad.";
@@ -48,7 +49,10 @@ class BadInputMatrixTest {
     config.reencodeEvery = 4;
     config.validate();
     kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
-    String huge = "enormous " + "description words ".repeat(50_000); // 0.9 MB (under Kafka's 1 MB default): only 64 words are read
+    String huge =
+        "enormous "
+            + "description words "
+                .repeat(50_000); // 0.9 MB (under Kafka's 1 MB default): only 64 words are read
     List<TargetText> targets = new ArrayList<>(corpus.targets);
     targets.add(new TargetText("huge", huge));
 
@@ -58,31 +62,45 @@ class BadInputMatrixTest {
     JobClient job = TrainingJobs.start(config);
     try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties());
         TopicReader<TrainingMetrics> metrics =
-            new TopicReader<>(kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class);
+            new TopicReader<>(
+                kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class);
         TopicReader<DeadLetter> deadLetters =
-            new TopicReader<>(kafka.clientProperties(), config.deadLettersTopic(), DeadLetter.class)) {
+            new TopicReader<>(
+                kafka.clientProperties(), config.deadLettersTopic(), DeadLetter.class)) {
       publisher.publishTargets(config.targetsTopic(), targets, null);
-      // Bad targets: garbage bytes, a record of another type, a key that is not the id, no text. (A keyless delete
+      // Bad targets: garbage bytes, a record of another type, a key that is not the id, no text. (A
+      // keyless delete
       // cannot happen: a compacted topic refuses records without a key.)
       publisher.publishRaw(config.targetsTopic(), "garbage", new byte[] {(byte) 0xC3, 0x01, 9, 9});
-      publisher.publishRaw(config.targetsTopic(), "foreign", pairCodec.encode(pair("p", "some query", "item1")));
-      publisher.publishRaw(config.targetsTopic(), "other-key",
+      publisher.publishRaw(
+          config.targetsTopic(), "foreign", pairCodec.encode(pair("p", "some query", "item1")));
+      publisher.publishRaw(
+          config.targetsTopic(),
+          "other-key",
           targetCodec.encode(Target.newBuilder().setTargetId("real-id").setText("text").build()));
-      publisher.publishRaw(config.targetsTopic(), "empty",
+      publisher.publishRaw(
+          config.targetsTopic(),
+          "empty",
           targetCodec.encode(Target.newBuilder().setTargetId("empty").setText("  -- ").build()));
       TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
-      // Bad model updates (once the job runs: a new job reads that topic from its end): garbage, NaN, wrong shape.
+      // Bad model updates (once the job runs: a new job reads that topic from its end): garbage,
+      // NaN, wrong shape.
       publisher.publishRaw(config.modelUpdatesTopic(), "garbage", new byte[] {42});
-      publisher.publishRaw(config.modelUpdatesTopic(), "nan", updateCodec.encode(update(99, 8, 32, Float.NaN)));
-      publisher.publishRaw(config.modelUpdatesTopic(), "shape", updateCodec.encode(update(98, 5, 32, 0.1f)));
+      publisher.publishRaw(
+          config.modelUpdatesTopic(), "nan", updateCodec.encode(update(99, 8, 32, Float.NaN)));
+      publisher.publishRaw(
+          config.modelUpdatesTopic(), "shape", updateCodec.encode(update(98, 5, 32, 0.1f)));
 
-      // Pairs: valid ones (one with a 1 MB query), garbage, a foreign record, an empty query, an unknown target.
+      // Pairs: valid ones (one with a 1 MB query), garbage, a foreign record, an empty query, an
+      // unknown target.
       List<LabelledQuery> valid = new ArrayList<>(corpus.train);
       valid.add(new LabelledQuery("q:huge", huge, "item3"));
-      List<LabelledQuery> unknown = List.of(new LabelledQuery("q:ghost", "where is it", "no-such-target"));
+      List<LabelledQuery> unknown =
+          List.of(new LabelledQuery("q:ghost", "where is it", "no-such-target"));
       int published = valid.size() + unknown.size();
       int batch = config.batchSize;
-      while (published % batch != 0) { // whole batches only: a partial batch waits for more pairs, by design
+      while (published % batch
+          != 0) { // whole batches only: a partial batch waits for more pairs, by design
         valid.add(corpus.query(published % corpus.targets.size(), "q:fill" + published));
         published++;
       }
@@ -91,11 +109,15 @@ class BadInputMatrixTest {
       Collections.shuffle(all, new java.util.Random(3));
       publisher.publishPairs(config.pairsTopic(), all, "0", 0, null);
       publisher.publishRaw(config.pairsTopic(), "garbage", new byte[] {1, 2, 3, 4, 5});
-      publisher.publishRaw(config.pairsTopic(), "foreign",
+      publisher.publishRaw(
+          config.pairsTopic(),
+          "foreign",
           targetCodec.encode(Target.newBuilder().setTargetId("x").setText("y").build()));
-      publisher.publishRaw(config.pairsTopic(), "empty-query", pairCodec.encode(pair("empty-query", " ", "item2")));
+      publisher.publishRaw(
+          config.pairsTopic(), "empty-query", pairCodec.encode(pair("empty-query", " ", "item2")));
 
-      TrainingMetrics last = TrainingJobs.awaitStep(metrics, new ArrayList<>(), job, published / batch);
+      TrainingMetrics last =
+          TrainingJobs.awaitStep(metrics, new ArrayList<>(), job, published / batch);
       List<DeadLetter> letters = new ArrayList<>();
       long dlDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       while (letters.size() < 11 && System.nanoTime() < dlDeadline) {
@@ -113,13 +135,19 @@ class BadInputMatrixTest {
       expect(letters, "decode-pairs", "empty-query", "no query text");
       expect(letters, "trainer", "q:ghost#0", "not in the index");
       letters.addAll(deadLetters.poll(Duration.ofSeconds(1)));
-      assertEquals(11, letters.size(), "one dead letter per bad record: "
-          + letters.stream().map(d -> d.getStage() + "/" + d.getMessage()).toList());
+      assertEquals(
+          11,
+          letters.size(),
+          "one dead letter per bad record: "
+              + letters.stream().map(d -> d.getStage() + "/" + d.getMessage()).toList());
 
-      // Counts reconcile: every decodable pair was trained or dead-lettered; the huge target is indexed.
+      // Counts reconcile: every decodable pair was trained or dead-lettered; the huge target is
+      // indexed.
       assertEquals(published - unknown.size(), last.getPairsTrained(), "pairs trained");
-      assertEquals(unknown.size(), last.getPairsDeadLettered(), "pairs dead-lettered by the trainer");
-      assertEquals(corpus.targets.size() + 1, last.getIndexTargets(), "targets indexed (bad ones excluded)");
+      assertEquals(
+          unknown.size(), last.getPairsDeadLettered(), "pairs dead-lettered by the trainer");
+      assertEquals(
+          corpus.targets.size() + 1, last.getIndexTargets(), "targets indexed (bad ones excluded)");
       assertTrue(!job.getJobStatus().get().isGloballyTerminalState(), "the job stopped");
     } finally {
       job.cancel().get();
@@ -127,16 +155,37 @@ class BadInputMatrixTest {
   }
 
   private static void expect(List<DeadLetter> letters, String stage, String key, String reason) {
-    boolean found = letters.stream().anyMatch(d -> d.getStage().equals(stage)
-        && d.getKey() != null && key.equals(java.nio.charset.StandardCharsets.UTF_8.decode(d.getKey().duplicate()).toString())
-        && d.getMessage().contains(reason));
-    assertTrue(found, "no dead letter at " + stage + " for key " + key + " saying \"" + reason + "\" in "
-        + letters.stream().map(d -> d.getStage() + "/" + d.getMessage()).toList());
+    boolean found =
+        letters.stream()
+            .anyMatch(
+                d ->
+                    d.getStage().equals(stage)
+                        && d.getKey() != null
+                        && key.equals(
+                            java.nio.charset.StandardCharsets.UTF_8
+                                .decode(d.getKey().duplicate())
+                                .toString())
+                        && d.getMessage().contains(reason));
+    assertTrue(
+        found,
+        "no dead letter at "
+            + stage
+            + " for key "
+            + key
+            + " saying \""
+            + reason
+            + "\" in "
+            + letters.stream().map(d -> d.getStage() + "/" + d.getMessage()).toList());
   }
 
   private static TrainingPair pair(String id, String query, String target) {
-    return TrainingPair.newBuilder().setPairId(id).setQueryId("q:" + id).setQueryText(query).setTargetId(target)
-        .setEventTimeMs(0).build();
+    return TrainingPair.newBuilder()
+        .setPairId(id)
+        .setQueryId("q:" + id)
+        .setQueryText(query)
+        .setTargetId(target)
+        .setEventTimeMs(0)
+        .build();
   }
 
   private static ModelUpdate update(long version, int landmarks, int dim, float value) {
@@ -146,13 +195,19 @@ class BadInputMatrixTest {
     for (int i = 0; i < landmarks; i++) {
       ids.add("item" + i);
     }
-    return ModelUpdate.newBuilder().setVersion(version).setStep(1).setSnapshotUri("file:///nowhere")
+    return ModelUpdate.newBuilder()
+        .setVersion(version)
+        .setStep(1)
+        .setSnapshotUri("file:///nowhere")
         .setLandmarkIds(ids)
         .setLandmarks(Matrix.newBuilder().setRows(landmarks).setCols(dim).setValues(l).build())
-        .setProjection(Matrix.newBuilder().setRows(landmarks).setCols(landmarks).setValues(sq).build())
-        .setCacheMap(Matrix.newBuilder().setRows(landmarks).setCols(landmarks).setValues(sq).build())
-        .setRebuildLevel(null).setDriftBound(null).setCreatedMs(0).build();
+        .setProjection(
+            Matrix.newBuilder().setRows(landmarks).setCols(landmarks).setValues(sq).build())
+        .setCacheMap(
+            Matrix.newBuilder().setRows(landmarks).setCols(landmarks).setValues(sq).build())
+        .setRebuildLevel(null)
+        .setDriftBound(null)
+        .setCreatedMs(0)
+        .build();
   }
-
-
 }

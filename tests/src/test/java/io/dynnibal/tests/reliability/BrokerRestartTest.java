@@ -1,7 +1,6 @@
 package io.dynnibal.tests.reliability;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.dynnibal.jobs.embedded.EmbeddedKafkaBroker;
 import io.dynnibal.jobs.kafka.CorpusPublisher;
@@ -24,9 +23,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The Kafka broker goes down for a few seconds mid-run and comes back on the same ports and data. The job's clients
- * reconnect (or its tasks fail and restore from the last checkpoint); training continues and every step is committed
- * exactly once, every pair trained.
+ * The Kafka broker goes down for a few seconds mid-run and comes back on the same ports and data.
+ * The job's clients reconnect (or its tasks fail and restore from the last checkpoint); training
+ * continues and every step is committed exactly once, every pair trained.
  */
 class BrokerRestartTest {
   @RegisterExtension
@@ -36,9 +35,11 @@ class BrokerRestartTest {
   @Timeout(240)
   void theJobRecoversFromABrokerRestartWithoutLoss() throws Exception {
     SyntheticCorpus corpus = new SyntheticCorpus(100, 200, 8, 3, 23);
-    EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(CLUSTER.workDir().resolve("restarting-kafka"));
+    EmbeddedKafkaBroker kafka =
+        EmbeddedKafkaBroker.start(CLUSTER.workDir().resolve("restarting-kafka"));
     try {
-      TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "restart").validate();
+      TrainingJobConfig config =
+          TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "restart").validate();
       kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
 
       long published;
@@ -46,35 +47,49 @@ class BrokerRestartTest {
       List<TrainingMetrics> seen = new ArrayList<>();
       try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties())) {
         publisher.publishTargets(config.targetsTopic(), corpus.targets, null);
-        job = TrainingJobs.start(config, FaultInjection.NONE, conf -> {
-          conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-          conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 20);
-          conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
-        });
+        job =
+            TrainingJobs.start(
+                config,
+                FaultInjection.NONE,
+                conf -> {
+                  conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+                  conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 20);
+                  conf.set(
+                      RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY,
+                      Duration.ofSeconds(1));
+                });
         TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
         publisher.publishPairs(config.pairsTopic(), corpus.train, "e0", 0, null);
         published = corpus.train.size();
       }
       try {
         try (TopicReader<TrainingMetrics> metrics =
-            new TopicReader<>(kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class)) {
+            new TopicReader<>(
+                kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class)) {
           TrainingJobs.awaitStep(metrics, seen, job, published / config.batchSize / 2);
         }
         kafka = kafka.restart(Duration.ofSeconds(3));
         try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties());
             TopicReader<TrainingMetrics> metrics =
-                new TopicReader<>(kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class)) {
+                new TopicReader<>(
+                    kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class)) {
           publisher.publishPairs(config.pairsTopic(), corpus.train, "e1", 0, null);
           published += corpus.train.size();
           long steps = published / config.batchSize;
           List<TrainingMetrics> all = new ArrayList<>();
-          TrainingMetrics last = TrainingJobs.awaitStep(metrics, all, job, steps); // a new reader: reads the topic from the start
+          TrainingMetrics last =
+              TrainingJobs.awaitStep(
+                  metrics, all, job, steps); // a new reader: reads the topic from the start
           all.addAll(metrics.poll(Duration.ofSeconds(1)));
-          assertEquals(LongStream.rangeClosed(1, steps).boxed().toList(),
-              all.stream().map(TrainingMetrics::getStep).toList(), "committed steps across the broker restart");
+          assertEquals(
+              LongStream.rangeClosed(1, steps).boxed().toList(),
+              all.stream().map(TrainingMetrics::getStep).toList(),
+              "committed steps across the broker restart");
           assertEquals(steps * config.batchSize, last.getPairsTrained());
           assertEquals(corpus.targets.size(), last.getIndexTargets());
-          assertEquals(TrainingJobs.publishedPairIds(corpus.train, "e0", "e1"), TrainingJobs.trainedPairIds(all),
+          assertEquals(
+              TrainingJobs.publishedPairIds(corpus.train, "e0", "e1"),
+              TrainingJobs.trainedPairIds(all),
               "pairs lost or trained twice (audit by pair id)");
         }
       } finally {
@@ -84,6 +99,4 @@ class BrokerRestartTest {
       kafka.close();
     }
   }
-
-
 }

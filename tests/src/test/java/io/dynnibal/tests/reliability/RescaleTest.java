@@ -26,9 +26,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Stop with a savepoint at parallelism 2, resume at 3: the four shards' key groups are redistributed over three
- * subtasks, each rebuilds its trees from RocksDB state, and the index is complete; training continues with every
- * step committed exactly once across the rescale.
+ * Stop with a savepoint at parallelism 2, resume at 3: the four shards' key groups are
+ * redistributed over three subtasks, each rebuilds its trees from RocksDB state, and the index is
+ * complete; training continues with every step committed exactly once across the rescale.
  */
 class RescaleTest {
   @RegisterExtension
@@ -36,7 +36,8 @@ class RescaleTest {
 
   @Test
   @Timeout(240)
-  void aSavepointAtParallelismTwoResumesAtThreeWithTheWholeIndex(EmbeddedKafkaBroker kafka) throws Exception {
+  void aSavepointAtParallelismTwoResumesAtThreeWithTheWholeIndex(EmbeddedKafkaBroker kafka)
+      throws Exception {
     SyntheticCorpus corpus = new SyntheticCorpus(120, 240, 8, 2, 19);
     TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "rescale");
     config.parallelism = 2;
@@ -48,7 +49,8 @@ class RescaleTest {
     List<TrainingMetrics> seen = new ArrayList<>();
     try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties());
         TopicReader<TrainingMetrics> metrics =
-            new TopicReader<>(kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class)) {
+            new TopicReader<>(
+                kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class)) {
       publisher.publishTargets(config.targetsTopic(), corpus.targets, null);
       JobClient job = start(config, 2, null);
       TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
@@ -56,8 +58,9 @@ class RescaleTest {
       long published = corpus.train.size();
       TrainingJobs.awaitStep(metrics, seen, job, published / config.batchSize);
       Path savepoints = Files.createDirectories(CLUSTER.workDir().resolve("savepoints"));
-      String savepoint = job.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
-          .get();
+      String savepoint =
+          job.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+              .get();
 
       JobClient rescaled = start(config, 3, savepoint);
       try {
@@ -67,8 +70,10 @@ class RescaleTest {
         TrainingMetrics last = TrainingJobs.awaitStep(metrics, seen, rescaled, steps);
         seen.addAll(metrics.poll(Duration.ofSeconds(1)));
         assertEquals(corpus.targets.size(), last.getIndexTargets(), "index after the rescale");
-        assertEquals(LongStream.rangeClosed(1, steps).boxed().toList(),
-            seen.stream().map(TrainingMetrics::getStep).toList(), "committed steps across the rescale");
+        assertEquals(
+            LongStream.rangeClosed(1, steps).boxed().toList(),
+            seen.stream().map(TrainingMetrics::getStep).toList(),
+            "committed steps across the rescale");
         assertEquals(steps * config.batchSize, last.getPairsTrained());
       } finally {
         rescaled.cancel().get();
@@ -76,14 +81,16 @@ class RescaleTest {
     }
   }
 
-  private static JobClient start(TrainingJobConfig config, int parallelism, String savepoint) throws Exception {
+  private static JobClient start(TrainingJobConfig config, int parallelism, String savepoint)
+      throws Exception {
     config.parallelism = parallelism;
-    return TrainingJobs.start(config, FaultInjection.NONE, conf -> {
-      if (savepoint != null) {
-        conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-      }
-    });
+    return TrainingJobs.start(
+        config,
+        FaultInjection.NONE,
+        conf -> {
+          if (savepoint != null) {
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+          }
+        });
   }
-
-
 }

@@ -27,9 +27,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Security passthrough: a broker whose only client listener requires SASL/PLAIN. The job's sources and sinks, and the
- * publisher, get the credentials from {@code kafka.*} settings and train; a client without them is refused; the
- * password appears neither in the printed configuration nor in the logs.
+ * Security passthrough: a broker whose only client listener requires SASL/PLAIN. The job's sources
+ * and sinks, and the publisher, get the credentials from {@code kafka.*} settings and train; a
+ * client without them is refused; the password appears neither in the printed configuration nor in
+ * the logs.
  */
 class SaslPassthroughTest {
   @RegisterExtension
@@ -41,8 +42,9 @@ class SaslPassthroughTest {
   @Timeout(180)
   void theJobTrainsAgainstASaslBrokerAndNeverLogsThePassword() throws Exception {
     SyntheticCorpus corpus = new SyntheticCorpus(60, 120, 8, 2, 29);
-    try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.startWithSaslPlain(
-        CLUSTER.workDir().resolve("sasl-kafka"), Map.of("alice", PASSWORD))) {
+    try (EmbeddedKafkaBroker kafka =
+        EmbeddedKafkaBroker.startWithSaslPlain(
+            CLUSTER.workDir().resolve("sasl-kafka"), Map.of("alice", PASSWORD))) {
       TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "sasl");
       config.apply("kafka.security.protocol", "SASL_PLAINTEXT");
       config.apply("kafka.sasl.mechanism", "PLAIN");
@@ -55,13 +57,16 @@ class SaslPassthroughTest {
       Properties anonymous = new Properties();
       anonymous.put("bootstrap.servers", kafka.bootstrapServers());
       try (Admin admin = Admin.create(anonymous)) {
-        assertThrows(Exception.class, () -> admin.describeCluster(
-            new DescribeClusterOptions().timeoutMs(3000)).nodes().get(), "a client without credentials got in");
+        assertThrows(
+            Exception.class,
+            () -> admin.describeCluster(new DescribeClusterOptions().timeoutMs(3000)).nodes().get(),
+            "a client without credentials got in");
       }
 
       Properties alice = config.clientProperties();
       try (CorpusPublisher publisher = new CorpusPublisher(alice);
-          TopicReader<TrainingMetrics> metrics = new TopicReader<>(alice, config.metricsTopic(), TrainingMetrics.class)) {
+          TopicReader<TrainingMetrics> metrics =
+              new TopicReader<>(alice, config.metricsTopic(), TrainingMetrics.class)) {
         publisher.publishTargets(config.targetsTopic(), corpus.targets, null);
         JobClient job = TrainingJobs.start(config);
         try {
@@ -77,11 +82,11 @@ class SaslPassthroughTest {
     }
     Path log = Path.of("target", "e2e.log");
     if (Files.exists(log)) {
-      assertFalse(Files.readString(log).contains(PASSWORD), "the password appears in " + log.toAbsolutePath());
+      assertFalse(
+          Files.readString(log).contains(PASSWORD),
+          "the password appears in " + log.toAbsolutePath());
     } else {
       fail("no e2e log at " + log.toAbsolutePath() + " to check");
     }
   }
-
-
 }

@@ -2,7 +2,6 @@ package io.dynnibal.tests.reliability;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.dynnibal.jobs.embedded.EmbeddedKafkaBroker;
 import io.dynnibal.jobs.kafka.CorpusPublisher;
@@ -27,10 +26,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The trainer's task fails three times in one run (an exception before steps 12, 30 and 47); each time Flink restores
- * every operator from the last checkpoint - RocksDB index, trainer parameters and Adam state, source offsets - and
- * replays. Compared with what a run without failures must produce: the committed metrics carry each step 1..n exactly
- * once, every published pair is trained (n = pairs / B), and the index holds every target.
+ * The trainer's task fails three times in one run (an exception before steps 12, 30 and 47); each
+ * time Flink restores every operator from the last checkpoint - RocksDB index, trainer parameters
+ * and Adam state, source offsets - and replays. Compared with what a run without failures must
+ * produce: the committed metrics carry each step 1..n exactly once, every published pair is trained
+ * (n = pairs / B), and the index holds every target.
  */
 class TaskFailureRecoveryTest {
   @RegisterExtension
@@ -47,21 +47,29 @@ class TaskFailureRecoveryTest {
     config.checkpointInterval = Duration.ofMillis(300);
     config.validate();
     kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
-    FaultInjection faults = step -> {
-      if ((step == 12 || step == 30 || step == 47) && FAILED.add(step)) {
-        throw new IllegalStateException("injected failure before step " + step);
-      }
-    };
+    FaultInjection faults =
+        step -> {
+          if ((step == 12 || step == 30 || step == 47) && FAILED.add(step)) {
+            throw new IllegalStateException("injected failure before step " + step);
+          }
+        };
 
     try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties());
         TopicReader<TrainingMetrics> metrics =
-            new TopicReader<>(kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class)) {
+            new TopicReader<>(
+                kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class)) {
       publisher.publishTargets(config.targetsTopic(), corpus.targets, null);
-      JobClient job = TrainingJobs.start(config, faults, conf -> {
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
-      });
+      JobClient job =
+          TrainingJobs.start(
+              config,
+              faults,
+              conf -> {
+                conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+                conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
+                conf.set(
+                    RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY,
+                    Duration.ofMillis(200));
+              });
       try {
         TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
         // Two passes, published in steps so that checkpoints complete between the failures.
@@ -75,14 +83,19 @@ class TaskFailureRecoveryTest {
         seen.addAll(metrics.poll(Duration.ofSeconds(1)));
         assertEquals(Set.of(12L, 30L, 47L), FAILED, "the injected failures did not all happen");
         long steps = published / config.batchSize;
-        assertEquals(LongStream.rangeClosed(1, steps).boxed().toList(),
-            seen.stream().map(TrainingMetrics::getStep).toList(), "committed steps must be 1..n, each once");
+        assertEquals(
+            LongStream.rangeClosed(1, steps).boxed().toList(),
+            seen.stream().map(TrainingMetrics::getStep).toList(),
+            "committed steps must be 1..n, each once");
         TrainingMetrics last = seen.get(seen.size() - 1);
         assertEquals(steps * config.batchSize, last.getPairsTrained(), "pairs trained");
         assertEquals(0, last.getPairsDeadLettered());
-        assertEquals(corpus.targets.size(), last.getIndexTargets(), "index size after three restores");
+        assertEquals(
+            corpus.targets.size(), last.getIndexTargets(), "index size after three restores");
         // Audit by pair id: every published pair appears in exactly one committed step.
-        assertEquals(TrainingJobs.publishedPairIds(corpus.train, "e0", "e1"), TrainingJobs.trainedPairIds(seen),
+        assertEquals(
+            TrainingJobs.publishedPairIds(corpus.train, "e0", "e1"),
+            TrainingJobs.trainedPairIds(seen),
             "pairs lost or trained twice");
         assertTrue(last.getModelVersion() >= 2, "re-encoding stopped after the failures: " + last);
       } finally {
@@ -90,6 +103,4 @@ class TaskFailureRecoveryTest {
       }
     }
   }
-
-
 }

@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * {@code ./dynnibal demo}'s code path with a smoke config: its own in-process broker and MiniCluster (not the shared
- * test harness), a small synthetic corpus, and the before/after evaluation it prints.
+ * {@code ./dynnibal demo}'s code path with a smoke config: its own in-process broker and
+ * MiniCluster (not the shared test harness), a small synthetic corpus, and the before/after
+ * evaluation it prints.
  */
 class DemoSmokeTest {
   @Test
@@ -25,13 +26,28 @@ class DemoSmokeTest {
   void theDemoTrainsAndReportsBeforeAndAfter() throws Exception {
     SyntheticCorpus synthetic = new SyntheticCorpus(120, 240, 8, 4, 5);
     Corpus corpus = new Corpus("synthetic", synthetic.targets, synthetic.train, synthetic.eval);
-    TrainingJobConfig config = TrainingJobConfig.load(null, List.of(
-        "topic.prefix=smoke.", "group.id=smoke", "batch.size=16", "negatives.sampled=8", "negatives.uniform=8",
-        "reencode.every=5", "landmarks=16", "regression.samples=64", "model.buckets=4096",
-        "model.embedding.dim=32", "model.hidden.dim=64", "model.output.dim=32", "warmup.steps=5",
-        "checkpoint.interval=500ms"));
-    Path work = Files.createDirectories(Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
-        .resolve("demo-smoke-" + System.nanoTime()));
+    TrainingJobConfig config =
+        TrainingJobConfig.load(
+            null,
+            List.of(
+                "topic.prefix=smoke.",
+                "group.id=smoke",
+                "batch.size=16",
+                "negatives.sampled=8",
+                "negatives.uniform=8",
+                "reencode.every=5",
+                "landmarks=16",
+                "regression.samples=64",
+                "model.buckets=4096",
+                "model.embedding.dim=32",
+                "model.hidden.dim=64",
+                "model.output.dim=32",
+                "warmup.steps=5",
+                "checkpoint.interval=500ms"));
+    Path work =
+        Files.createDirectories(
+            Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
+                .resolve("demo-smoke-" + System.nanoTime()));
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     Demo.Result result;
     try (PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8)) {
@@ -40,12 +56,17 @@ class DemoSmokeTest {
     String printed = console.toString(StandardCharsets.UTF_8);
     int steps = 3 * (synthetic.train.size() / 16);
     assertEquals(steps, result.steps(), printed);
-    assertTrue(printed.contains("training  [##############################] " + steps + "/" + steps), printed);
-    assertTrue(result.after().recallAt(10) > result.before().recallAt(10) + 0.2,
+    assertTrue(
+        printed.contains("training  [##############################] " + steps + "/" + steps),
+        printed);
+    assertTrue(
+        result.after().recallAt(10) > result.before().recallAt(10) + 0.2,
         result.before().figures() + " -> " + result.after().figures());
-    // 90 tiny steps take a second or two, less than a round trip of a model update: only emission is checked here
+    // 90 tiny steps take a second or two, less than a round trip of a model update: only emission
+    // is checked here
     // (StreamingTrainingJobTest paces its input to see cycles complete).
-    assertTrue(result.last().getModelVersion() >= 1, "no model update emitted in " + steps + " steps");
+    assertTrue(
+        result.last().getModelVersion() >= 1, "no model update emitted in " + steps + " steps");
     assertTrue(result.checkpointBytes() > 0, "no retained checkpoint");
     assertEquals(0, result.deadLetters());
   }

@@ -2,7 +2,6 @@ package io.dynnibal.tests.training;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.dynnibal.data.LabelledQuery;
 import io.dynnibal.data.TargetText;
@@ -11,6 +10,7 @@ import io.dynnibal.eval.RetrievalMetrics;
 import io.dynnibal.jobs.embedded.EmbeddedKafkaBroker;
 import io.dynnibal.jobs.kafka.CorpusPublisher;
 import io.dynnibal.jobs.kafka.TopicReader;
+import io.dynnibal.jobs.training.FaultInjection;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.jobs.training.TrainingJobConfig;
 import io.dynnibal.model.DualEncoder;
@@ -19,7 +19,6 @@ import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.snapshot.ParameterSnapshots;
 import io.dynnibal.tests.harness.StreamingClusterExtension;
 import io.dynnibal.tests.harness.TrainingJobs;
-import io.dynnibal.jobs.training.FaultInjection;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,9 +33,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The whole streaming job on a real broker and MiniCluster (parallelism 2, RocksDB, checkpoints): targets join and
- * leave, batches are trained with index negatives, model updates go round the Kafka feedback edge and the shards
- * re-encode and repair; then stop, restore from the retained checkpoint and continue.
+ * The whole streaming job on a real broker and MiniCluster (parallelism 2, RocksDB, checkpoints):
+ * targets join and leave, batches are trained with index negatives, model updates go round the
+ * Kafka feedback edge and the shards re-encode and repair; then stop, restore from the retained
+ * checkpoint and continue.
  */
 class StreamingTrainingJobTest {
   @RegisterExtension
@@ -51,7 +51,8 @@ class StreamingTrainingJobTest {
     TrainingJobConfig config = config(kafka);
     kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
     List<TargetText> targets = new ArrayList<>(corpus.targets);
-    // A near-copy of item0: a hard negative for item0's queries, so the sampler finds it while it exists.
+    // A near-copy of item0: a hard negative for item0's queries, so the sampler finds it while it
+    // exists.
     targets.add(new TargetText(DOOMED, corpus.targets.get(0).text().replace("item0", DOOMED)));
 
     RetrievalMetrics before;
@@ -62,9 +63,11 @@ class StreamingTrainingJobTest {
     List<TrainingMetrics> seen = new ArrayList<>();
     try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties());
         TopicReader<TrainingMetrics> metrics =
-            new TopicReader<>(kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class);
+            new TopicReader<>(
+                kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class);
         TopicReader<DeadLetter> deadLetters =
-            new TopicReader<>(kafka.clientProperties(), config.deadLettersTopic(), DeadLetter.class)) {
+            new TopicReader<>(
+                kafka.clientProperties(), config.deadLettersTopic(), DeadLetter.class)) {
       publisher.publishTargets(config.targetsTopic(), targets, null);
       JobClient job = start(config, null);
       TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
@@ -76,45 +79,75 @@ class StreamingTrainingJobTest {
         first.add(corpus.query(0, "q:item0.extra" + i));
       }
       publisher.publishPairs(config.pairsTopic(), first, "e" + epoch++, 0, null);
-      long published = first.size(); // batches of 16 carry over between epochs: step n needs 16n pairs published
-      TrainingMetrics last = await(metrics, seen, job, m -> m.getStep() >= first.size() / config.batchSize);
-      assertTrue(last.getWatchedNegatives().get(DOOMED) > 0,
-          "the near-copy was never drawn while it existed: the deletion audit could not fail " + last);
+      long published =
+          first.size(); // batches of 16 carry over between epochs: step n needs 16n pairs published
+      TrainingMetrics last =
+          await(metrics, seen, job, m -> m.getStep() >= first.size() / config.batchSize);
+      assertTrue(
+          last.getWatchedNegatives().get(DOOMED) > 0,
+          "the near-copy was never drawn while it existed: the deletion audit could not fail "
+              + last);
 
       publisher.deleteTarget(config.targetsTopic(), DOOMED);
       publisher.publishRaw(config.pairsTopic(), "garbage", new byte[] {1, 2, 3});
-      // Train epochs until 3 re-encode cycles happened and the index has long dropped the target (batches merged on
-      // two subtasks may reach the trainer slightly out of order: the audit starts 10 steps after the index shrank).
+      // Train epochs until 3 re-encode cycles happened and the index has long dropped the target
+      // (batches merged on
+      // two subtasks may reach the trainer slightly out of order: the audit starts 10 steps after
+      // the index shrank).
       long shrankAt = -1;
-      while (epoch < 8 && (shrankAt < 0 || last.getReencodeCycles() < 3 || last.getStep() < shrankAt + 12)) {
+      while (epoch < 8
+          && (shrankAt < 0 || last.getReencodeCycles() < 3 || last.getStep() < shrankAt + 12)) {
         publisher.publishPairs(config.pairsTopic(), corpus.train, "e" + epoch++, 0, null);
         published += corpus.train.size();
         long target = published / config.batchSize;
         last = await(metrics, seen, job, m -> m.getStep() >= target);
         if (shrankAt < 0) {
-          shrankAt = seen.stream().filter(m -> m.getIndexTargets() == corpus.targets.size())
-              .mapToLong(TrainingMetrics::getStep).min().orElse(-1);
+          shrankAt =
+              seen.stream()
+                  .filter(m -> m.getIndexTargets() == corpus.targets.size())
+                  .mapToLong(TrainingMetrics::getStep)
+                  .min()
+                  .orElse(-1);
         }
       }
-      assertTrue(shrankAt >= 0, "the index never reported " + corpus.targets.size() + " targets after the delete");
+      assertTrue(
+          shrankAt >= 0,
+          "the index never reported " + corpus.targets.size() + " targets after the delete");
       long auditFrom = shrankAt + 10;
-      long afterDelete = seen.stream().filter(m -> m.getStep() == auditFrom).findFirst().orElseThrow()
-          .getWatchedNegatives().get(DOOMED);
-      assertTrue(last.getReencodeCycles() >= 3, "only " + last.getReencodeCycles() + " re-encode cycles");
-      assertEquals(corpus.targets.size(), last.getIndexTargets(), "index size vs live targets on the topic");
+      long afterDelete =
+          seen.stream()
+              .filter(m -> m.getStep() == auditFrom)
+              .findFirst()
+              .orElseThrow()
+              .getWatchedNegatives()
+              .get(DOOMED);
+      assertTrue(
+          last.getReencodeCycles() >= 3, "only " + last.getReencodeCycles() + " re-encode cycles");
+      assertEquals(
+          corpus.targets.size(), last.getIndexTargets(), "index size vs live targets on the topic");
 
-      // A duplicate of the first model update, long after every shard moved past it: ignored by the version rule.
-      publisher.publishRaw(config.modelUpdatesTopic(), "replayed", firstValue(kafka, config.modelUpdatesTopic()));
+      // A duplicate of the first model update, long after every shard moved past it: ignored by the
+      // version rule.
+      publisher.publishRaw(
+          config.modelUpdatesTopic(), "replayed", firstValue(kafka, config.modelUpdatesTopic()));
       // A pair for the deleted target, once the index had dropped it: dead-lettered, not trained.
-      publisher.publishPairs(config.pairsTopic(), List.of(new LabelledQuery("q:doomed", "anything", DOOMED)),
-          "late", 0, null);
+      publisher.publishPairs(
+          config.pairsTopic(),
+          List.of(new LabelledQuery("q:doomed", "anything", DOOMED)),
+          "late",
+          0,
+          null);
       publisher.publishPairs(config.pairsTopic(), corpus.train, "e" + epoch++, 0, null);
       published += 1 + corpus.train.size();
       long target = published / config.batchSize;
       last = await(metrics, seen, job, m -> m.getStep() >= target);
-      assertEquals(afterDelete, last.getWatchedNegatives().get(DOOMED),
+      assertEquals(
+          afterDelete,
+          last.getWatchedNegatives().get(DOOMED),
           "the deleted target was drawn as a negative after its deletion");
-      assertTrue(last.getModelUpdatesIgnored() >= 1, "the replayed old model update was not ignored: " + last);
+      assertTrue(
+          last.getModelUpdatesIgnored() >= 1,
+          "the replayed old model update was not ignored: " + last);
 
       float firstLoss = meanLoss(seen.subList(0, 5));
       float lastLoss = meanLoss(seen.subList(seen.size() - 5, seen.size()));
@@ -123,30 +156,41 @@ class StreamingTrainingJobTest {
 
       List<DeadLetter> letters = new ArrayList<>();
       long dlDeadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-      while (!(has(letters, "decode-pairs") && has(letters, "not in the index")) && System.nanoTime() < dlDeadline) {
+      while (!(has(letters, "decode-pairs") && has(letters, "not in the index"))
+          && System.nanoTime() < dlDeadline) {
         letters.addAll(deadLetters.poll(Duration.ofMillis(200)));
       }
       assertTrue(has(letters, "decode-pairs"), "malformed pair not dead-lettered: " + letters);
-      assertTrue(has(letters, "not in the index"), "pair of the deleted target not dead-lettered: " + letters);
+      assertTrue(
+          has(letters, "not in the index"),
+          "pair of the deleted target not dead-lettered: " + letters);
 
-      // Stop: cancel the job; its last completed checkpoint is retained. Its Kafka transactions may not be committed
-      // yet (commits follow checkpoint completion): the restore commits them. Whatever the job did after that
+      // Stop: cancel the job; its last completed checkpoint is retained. Its Kafka transactions may
+      // not be committed
+      // yet (commits follow checkpoint completion): the restore commits them. Whatever the job did
+      // after that
       // checkpoint was in open transactions, which are aborted and redone.
       job.cancel().get();
-      Path checkpoint = latestCheckpoint(CLUSTER.workDir().resolve("checkpoints").resolve(job.getJobID().toString()));
-      for (List<TrainingMetrics> more = metrics.poll(Duration.ofSeconds(1)); !more.isEmpty();
+      Path checkpoint =
+          latestCheckpoint(
+              CLUSTER.workDir().resolve("checkpoints").resolve(job.getJobID().toString()));
+      for (List<TrainingMetrics> more = metrics.poll(Duration.ofSeconds(1));
+          !more.isEmpty();
           more = metrics.poll(Duration.ofSeconds(1))) {
         seen.addAll(more);
       }
       last = seen.get(seen.size() - 1);
       long stoppedAt = last.getStep();
-      try (DualEncoder trained = ParameterSnapshots.readEncoder(newestModel(Path.of(config.snapshotDir)))) {
+      try (DualEncoder trained =
+          ParameterSnapshots.readEncoder(newestModel(Path.of(config.snapshotDir)))) {
         RetrievalMetrics after = RetrievalEvaluator.evaluate(trained, corpus.targets, corpus.eval);
-        assertTrue(after.recallAt(10) > before.recallAt(10) + 0.2,
+        assertTrue(
+            after.recallAt(10) > before.recallAt(10) + 0.2,
             "recall@10 " + before.figures() + " -> " + after.figures());
       }
 
-      // Restore from the checkpoint and continue: the pairs after it are trained again, under the same step numbers.
+      // Restore from the checkpoint and continue: the pairs after it are trained again, under the
+      // same step numbers.
       JobClient resumed = start(config, checkpoint.toUri().toString());
       try {
         publisher.publishPairs(config.pairsTopic(), corpus.train, "e" + epoch, 0, null);
@@ -154,11 +198,20 @@ class StreamingTrainingJobTest {
         long goal = published / config.batchSize;
         TrainingMetrics end = await(metrics, seen, resumed, m -> m.getStep() >= goal);
         List<Long> steps = seen.stream().map(TrainingMetrics::getStep).toList();
-        List<Long> expected = java.util.stream.LongStream.rangeClosed(1, end.getStep()).boxed().toList();
-        assertEquals(expected, steps, "committed steps must be 1..n, each once, across the stop and restore");
-        assertTrue(end.getPairsTrained() > last.getPairsTrained(), "pairs trained did not continue");
-        assertTrue(end.getReencodeCycles() >= last.getReencodeCycles(), "re-encode cycles went backwards");
-        assertEquals(corpus.targets.size(), end.getIndexTargets(), "the index rebuilt from RocksDB state lost targets");
+        List<Long> expected =
+            java.util.stream.LongStream.rangeClosed(1, end.getStep()).boxed().toList();
+        assertEquals(
+            expected,
+            steps,
+            "committed steps must be 1..n, each once, across the stop and restore");
+        assertTrue(
+            end.getPairsTrained() > last.getPairsTrained(), "pairs trained did not continue");
+        assertTrue(
+            end.getReencodeCycles() >= last.getReencodeCycles(), "re-encode cycles went backwards");
+        assertEquals(
+            corpus.targets.size(),
+            end.getIndexTargets(),
+            "the index rebuilt from RocksDB state lost targets");
       } finally {
         resumed.cancel().get();
       }
@@ -171,9 +224,11 @@ class StreamingTrainingJobTest {
     props.put("group.id", "first-value-" + System.nanoTime());
     props.put("auto.offset.reset", "earliest");
     props.put("isolation.level", "read_committed");
-    try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(props,
-        new org.apache.kafka.common.serialization.StringDeserializer(),
-        new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+    try (var consumer =
+        new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+            props,
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
       consumer.subscribe(List.of(topic));
       long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
       while (System.nanoTime() < deadline) {
@@ -188,18 +243,23 @@ class StreamingTrainingJobTest {
   /** The newest model version any run wrote: {@code <snapshot dir>/run-<id>/model-<version>}. */
   private static java.net.URI newestModel(Path snapshotDir) throws Exception {
     try (Stream<Path> files = Files.walk(snapshotDir, 2)) {
-      return files.filter(p -> p.getFileName().toString().startsWith("model-"))
+      return files
+          .filter(p -> p.getFileName().toString().startsWith("model-"))
           .filter(p -> p.getParent().getFileName().toString().startsWith("run-"))
           .max(java.util.Comparator.comparing(p -> p.getFileName().toString()))
-          .orElseThrow(() -> new AssertionError("no model version under " + snapshotDir)).toUri();
+          .orElseThrow(() -> new AssertionError("no model version under " + snapshotDir))
+          .toUri();
     }
   }
 
   private static Path latestCheckpoint(Path jobCheckpoints) throws Exception {
     try (Stream<Path> entries = Files.list(jobCheckpoints)) {
-      return entries.filter(p -> p.getFileName().toString().startsWith("chk-"))
+      return entries
+          .filter(p -> p.getFileName().toString().startsWith("chk-"))
           .filter(p -> Files.exists(p.resolve("_metadata")))
-          .max(java.util.Comparator.comparingLong(p -> Long.parseLong(p.getFileName().toString().substring(4))))
+          .max(
+              java.util.Comparator.comparingLong(
+                  p -> Long.parseLong(p.getFileName().toString().substring(4))))
           .orElseThrow(() -> new AssertionError("no completed checkpoint under " + jobCheckpoints));
     }
   }
@@ -217,15 +277,22 @@ class StreamingTrainingJobTest {
   }
 
   private static JobClient start(TrainingJobConfig config, String savepoint) throws Exception {
-    return TrainingJobs.start(config, FaultInjection.NONE, conf -> {
-      if (savepoint != null) {
-        conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-      }
-    });
+    return TrainingJobs.start(
+        config,
+        FaultInjection.NONE,
+        conf -> {
+          if (savepoint != null) {
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+          }
+        });
   }
 
-  private static TrainingMetrics await(TopicReader<TrainingMetrics> reader, List<TrainingMetrics> seen, JobClient job,
-      Predicate<TrainingMetrics> done) throws Exception {
+  private static TrainingMetrics await(
+      TopicReader<TrainingMetrics> reader,
+      List<TrainingMetrics> seen,
+      JobClient job,
+      Predicate<TrainingMetrics> done)
+      throws Exception {
     return TrainingJobs.await(reader, seen, job, Duration.ofSeconds(90), done);
   }
 
@@ -234,7 +301,7 @@ class StreamingTrainingJobTest {
   }
 
   private static boolean has(List<DeadLetter> letters, String text) {
-    return letters.stream().anyMatch(d -> d.getStage().equals(text) || d.getMessage().contains(text));
+    return letters.stream()
+        .anyMatch(d -> d.getStage().equals(text) || d.getMessage().contains(text));
   }
-
 }

@@ -7,9 +7,10 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * A retrieval corpus only training can solve: targets are random words of one vocabulary; queries are a few of their
- * target's words translated through a fixed random dictionary into a disjoint vocabulary, so an untrained encoder ranks
- * at chance and the trained one must have learnt the dictionary. Evaluation queries are fresh word draws.
+ * A retrieval corpus only training can solve: targets are random words of one vocabulary; queries
+ * are a few of their target's words translated through a fixed random dictionary into a disjoint
+ * vocabulary, so an untrained encoder ranks at chance and the trained one must have learnt the
+ * dictionary. Evaluation queries are fresh word draws.
  */
 public final class SyntheticCorpus {
   public final List<TargetText> targets = new ArrayList<>();
@@ -19,7 +20,8 @@ public final class SyntheticCorpus {
   private final String[] queryWords;
   private final int[][] words;
 
-  public SyntheticCorpus(int targetCount, int vocabulary, int wordsPerTarget, int queriesPerTarget, long seed) {
+  public SyntheticCorpus(
+      int targetCount, int vocabulary, int wordsPerTarget, int queriesPerTarget, long seed) {
     random = new Random(seed);
     String[] targetWords = new String[vocabulary];
     queryWords = new String[vocabulary];

@@ -4,14 +4,17 @@ package io.dynnibal.model.features;
  * How {@link HashedFeaturizer} turns text into features.
  *
  * @param buckets number of hash buckets, the rows of the embedding table
- * @param maxWords words read from the start of a text; the rest is ignored (bounds the cost of a huge text)
- * @param charNgramWords the first words that also get character n-grams: the package name and the first phrase of a
- *     description, or a whole one-line query. Prose further on is covered well enough by words and bigrams, and
- *     n-grams of every word would multiply the rows a batch touches.
+ * @param maxWords words read from the start of a text; the rest is ignored (bounds the cost of a
+ *     huge text)
+ * @param charNgramWords the first words that also get character n-grams: the package name and the
+ *     first phrase of a description, or a whole one-line query. Prose further on is covered well
+ *     enough by words and bigrams, and n-grams of every word would multiply the rows a batch
+ *     touches.
  * @param minCharN shortest character n-gram
  * @param maxCharN longest character n-gram
  */
-public record FeatureConfig(int buckets, int maxWords, int charNgramWords, int minCharN, int maxCharN) {
+public record FeatureConfig(
+    int buckets, int maxWords, int charNgramWords, int minCharN, int maxCharN) {
   public static final FeatureConfig DEFAULT = new FeatureConfig(1 << 18, 64, 16, 3, 5);
 
   public FeatureConfig {
@@ -22,11 +25,15 @@ public record FeatureConfig(int buckets, int maxWords, int charNgramWords, int m
       throw new IllegalArgumentException("maxWords must be at least 1, got " + maxWords);
     }
     if (charNgramWords < 0 || charNgramWords > maxWords) {
-      throw new IllegalArgumentException("charNgramWords must be in [0, maxWords=" + maxWords + "], got " + charNgramWords);
+      throw new IllegalArgumentException(
+          "charNgramWords must be in [0, maxWords=" + maxWords + "], got " + charNgramWords);
     }
     if (minCharN < 1 || maxCharN < minCharN || maxCharN > 12) {
-      throw new IllegalArgumentException("character n-grams need 1 <= minCharN <= maxCharN <= 12, got "
-          + minCharN + ".." + maxCharN);
+      throw new IllegalArgumentException(
+          "character n-grams need 1 <= minCharN <= maxCharN <= 12, got "
+              + minCharN
+              + ".."
+              + maxCharN);
     }
   }
 }

@@ -3,9 +3,9 @@ package io.dynnibal.model.features;
 import java.util.Arrays;
 
 /**
- * A text as a sparse bag of hashed features: strictly increasing bucket ids and their weights, with the weights of unit
- * L2 norm (an empty text has no features). Unit norm keeps a one-line query and a long description on one scale
- * before the tower sees them.
+ * A text as a sparse bag of hashed features: strictly increasing bucket ids and their weights, with
+ * the weights of unit L2 norm (an empty text has no features). Unit norm keeps a one-line query and
+ * a long description on one scale before the tower sees them.
  */
 public record Features(int[] ids, float[] weights) {
   public static final Features EMPTY = new Features(new int[0], new float[0]);
@@ -22,7 +22,9 @@ public record Features(int[] ids, float[] weights) {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Features f && Arrays.equals(ids, f.ids) && Arrays.equals(weights, f.weights);
+    return o instanceof Features f
+        && Arrays.equals(ids, f.ids)
+        && Arrays.equals(weights, f.weights);
   }
 
   @Override

@@ -3,13 +3,14 @@ package io.dynnibal.model.features;
 import java.util.Arrays;
 
 /**
- * Text to hashed features, with no vocabulary to download: lower-cased words (runs of letters and digits), word
- * bigrams, whole "compound" tokens such as {@code libmoosex-role-timer-perl} or {@code python3.11}, and character
- * n-grams of the first few words with boundary marks ({@code <moo}, {@code osex>}), so that a package name shares
- * features with the words it is made of. Each kind of feature hashes in its own namespace.
+ * Text to hashed features, with no vocabulary to download: lower-cased words (runs of letters and
+ * digits), word bigrams, whole "compound" tokens such as {@code libmoosex-role-timer-perl} or
+ * {@code python3.11}, and character n-grams of the first few words with boundary marks ({@code
+ * <moo}, {@code osex>}), so that a package name shares features with the words it is made of. Each
+ * kind of feature hashes in its own namespace.
  *
- * <p>Weights are {@code 1 + ln(count)} per bucket (colliding features add up), scaled to unit L2 norm. The featurizer is
- * stateless and thread-safe; the same text always gives the same features.
+ * <p>Weights are {@code 1 + ln(count)} per bucket (colliding features add up), scaled to unit L2
+ * norm. The featurizer is stateless and thread-safe; the same text always gives the same features.
  */
 public final class HashedFeaturizer {
   private static final long WORD = 0x9E3779B97F4A7C15L;
@@ -131,7 +132,10 @@ public final class HashedFeaturizer {
     return mix(h, ' ');
   }
 
-  /** FNV-1a step over one UTF-16 unit; buckets are taken after {@link #fmix64} so low bits are well mixed. */
+  /**
+   * FNV-1a step over one UTF-16 unit; buckets are taken after {@link #fmix64} so low bits are well
+   * mixed.
+   */
   private static long mix(long h, char c) {
     return (h ^ c) * 0x100000001B3L;
   }
@@ -163,7 +167,10 @@ public final class HashedFeaturizer {
       compoundEnd = new int[limit];
     }
 
-    /** Splits one whitespace-delimited token into words; keeps it whole too when it is more than one bare word. */
+    /**
+     * Splits one whitespace-delimited token into words; keeps it whole too when it is more than one
+     * bare word.
+     */
     void addToken(int start, int end, int limit) {
       while (start < end && !isWordChar(chars[start]) && isTrimmed(chars[start])) {
         start++;
@@ -187,7 +194,8 @@ public final class HashedFeaturizer {
           words++;
         }
       }
-      boolean bareWord = words - firstWord == 1 && wordStart[firstWord] == start && wordEnd[firstWord] == end;
+      boolean bareWord =
+          words - firstWord == 1 && wordStart[firstWord] == start && wordEnd[firstWord] == end;
       if (words > firstWord && !bareWord && compounds < limit) {
         compoundStart[compounds] = start;
         compoundEnd[compounds] = end;
@@ -212,7 +220,10 @@ public final class HashedFeaturizer {
     return Character.isLetterOrDigit(c);
   }
 
-  /** Punctuation stripped from the ends of a compound token ("(libfoo-dev)," is the compound "libfoo-dev"). */
+  /**
+   * Punctuation stripped from the ends of a compound token ("(libfoo-dev)," is the compound
+   * "libfoo-dev").
+   */
   private static boolean isTrimmed(char c) {
     return ".,;:!?()[]{}\"'`<>".indexOf(c) >= 0;
   }

@@ -22,15 +22,23 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * Approximate re-encoding (Alg. 4/5) with the real DJL tower on a real corpus: after {@code w} training steps, the
- * whole Nyström cache is moved by one d' x d' map fitted on s' re-encoded targets, and compared with re-encoding every
- * target exactly (what the map replaces). Reports both times and how close the moved cache is to the exact one.
+ * Approximate re-encoding (Alg. 4/5) with the real DJL tower on a real corpus: after {@code w}
+ * training steps, the whole Nyström cache is moved by one d' x d' map fitted on s' re-encoded
+ * targets, and compared with re-encoding every target exactly (what the map replaces). Reports both
+ * times and how close the moved cache is to the exact one.
  */
 public final class TowerReencodeBenchmark {
   private TowerReencodeBenchmark() {}
 
   public record Options(
-      Path targets, Path train, int warmupSteps, int steps, int landmarks, int samples, int batch, long seed) {}
+      Path targets,
+      Path train,
+      int warmupSteps,
+      int steps,
+      int landmarks,
+      int samples,
+      int batch,
+      long seed) {}
 
   public static Map<String, Object> run(Options o) {
     List<TargetText> targets = JsonlCorpus.readTargets(o.targets());
@@ -43,11 +51,13 @@ public final class TowerReencodeBenchmark {
         features.add(encoder.featurize(targets.get(i).text()));
         index.put(targets.get(i).targetId(), i);
       }
-      DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(50, 0));
+      DualEncoderTrainer trainer =
+          new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(50, 0));
       Random random = new Random(o.seed());
       train(trainer, train, features, index, targets, o.warmupSteps(), o.batch(), random);
 
-      // The cache at version k: exact projection of every target through landmarks drawn from the targets.
+      // The cache at version k: exact projection of every target through landmarks drawn from the
+      // targets.
       int[] landmarkIds = random.ints(0, targets.size()).distinct().limit(o.landmarks()).toArray();
       float[][] before = encoder.encodeTargets(features);
       NystromProjector old = NystromProjector.fit(rows(before, landmarkIds), 1e-6);
@@ -68,7 +78,8 @@ public final class TowerReencodeBenchmark {
       }
       double exactSeconds = (System.nanoTime() - t0) / 1e9;
 
-      // Approximate: re-encode s' sampled targets and the landmarks, fit the map, move every cached vector.
+      // Approximate: re-encode s' sampled targets and the landmarks, fit the map, move every cached
+      // vector.
       long t1 = System.nanoTime();
       int[] sample = random.ints(0, targets.size()).distinct().limit(o.samples()).toArray();
       List<Features> sampled = new ArrayList<>();
@@ -83,7 +94,8 @@ public final class TowerReencodeBenchmark {
         landmarkFeatures.add(features.get(id));
       }
       float[][] landmarkNew = encoder.encodeTargets(landmarkFeatures);
-      ReEncodingRegression.Result fit = ReEncodingRegression.fit(oldCache, sampledNew, landmarkNew, 1e-3, 1e-6);
+      ReEncodingRegression.Result fit =
+          ReEncodingRegression.fit(oldCache, sampledNew, landmarkNew, 1e-3, 1e-6);
       long t2 = System.nanoTime();
       CacheMap map = fit.map();
       float[] scratch = new float[map.dimension()];
@@ -112,14 +124,23 @@ public final class TowerReencodeBenchmark {
       figures.put("speedup", round(exactSeconds / approxSeconds));
       figures.put("mean_cosine_moved_vs_exact", round4(cosMoved / exact.length));
       figures.put("mean_cosine_stale_vs_exact", round4(cosStale / exact.length));
-      figures.put("note", "exact = encode every target with the new tower + project; approx = encode s' + d'"
-          + " targets, fit the regression, apply the map to every cached vector; featurization excluded from both");
+      figures.put(
+          "note",
+          "exact = encode every target with the new tower + project; approx = encode s' + d'"
+              + " targets, fit the regression, apply the map to every cached vector; featurization excluded from both");
     }
     return figures;
   }
 
-  private static void train(DualEncoderTrainer trainer, List<LabelledQuery> train, List<Features> features,
-      Map<String, Integer> index, List<TargetText> targets, int steps, int batch, Random random) {
+  private static void train(
+      DualEncoderTrainer trainer,
+      List<LabelledQuery> train,
+      List<Features> features,
+      Map<String, Integer> index,
+      List<TargetText> targets,
+      int steps,
+      int batch,
+      Random random) {
     for (int s = 0; s < steps; s++) {
       List<Features> queries = new ArrayList<>();
       List<String> positiveIds = new ArrayList<>();

@@ -20,16 +20,24 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * The trainer's speed on a real corpus: steps/s at a given batch with shared negatives, and the time to featurize and
- * encode every target (what evaluation and a full re-encode cost). The "sampled" negatives are drawn uniformly here -
- * an index would choose harder ones, but a step costs the same either way.
+ * The trainer's speed on a real corpus: steps/s at a given batch with shared negatives, and the
+ * time to featurize and encode every target (what evaluation and a full re-encode cost). The
+ * "sampled" negatives are drawn uniformly here - an index would choose harder ones, but a step
+ * costs the same either way.
  */
 public final class TrainerBenchmark {
   private TrainerBenchmark() {}
 
   public record Options(
-      Path targets, Path train, DualEncoderConfig model, int batch, int sampledNegatives, int uniformNegatives,
-      int steps, int warmupSteps, long seed) {}
+      Path targets,
+      Path train,
+      DualEncoderConfig model,
+      int batch,
+      int sampledNegatives,
+      int uniformNegatives,
+      int steps,
+      int warmupSteps,
+      long seed) {}
 
   public static Map<String, Object> run(Options options) {
     List<TargetText> targets = JsonlCorpus.readTargets(options.targets());
@@ -49,7 +57,8 @@ public final class TrainerBenchmark {
         index.put(targets.get(i).targetId(), i);
       }
       double featurizeSeconds = (System.nanoTime() - t0) / 1e9;
-      encoder.encodeTargets(targetFeatures.subList(0, Math.min(2048, targetFeatures.size()))); // warm up
+      encoder.encodeTargets(
+          targetFeatures.subList(0, Math.min(2048, targetFeatures.size()))); // warm up
       long t1 = System.nanoTime();
       encoder.encodeTargets(targetFeatures);
       double encodeSeconds = (System.nanoTime() - t1) / 1e9;
@@ -58,13 +67,16 @@ public final class TrainerBenchmark {
       figures.put("featurize_and_encode_all_targets_s", round(featurizeSeconds + encodeSeconds));
       figures.put("mean_features_per_target", round((double) featureCount / targets.size()));
 
-      DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(100, 0));
+      DualEncoderTrainer trainer =
+          new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(100, 0));
       Random random = new Random(options.seed());
       int negatives = options.sampledNegatives() + options.uniformNegatives();
       double[] millis = new double[options.steps()];
       long rows = 0;
       for (int s = 0; s < options.warmupSteps() + options.steps(); s++) {
-        TrainingBatch batch = batch(train, targets, targetFeatures, index, encoder, options.batch(), negatives, random);
+        TrainingBatch batch =
+            batch(
+                train, targets, targetFeatures, index, encoder, options.batch(), negatives, random);
         StepResult result = trainer.step(batch);
         if (s >= options.warmupSteps()) {
           millis[s - options.warmupSteps()] = result.millis();
@@ -93,8 +105,14 @@ public final class TrainerBenchmark {
   }
 
   private static TrainingBatch batch(
-      List<LabelledQuery> train, List<TargetText> targets, List<Features> targetFeatures, Map<String, Integer> index,
-      DualEncoder encoder, int size, int negatives, Random random) {
+      List<LabelledQuery> train,
+      List<TargetText> targets,
+      List<Features> targetFeatures,
+      Map<String, Integer> index,
+      DualEncoder encoder,
+      int size,
+      int negatives,
+      Random random) {
     List<Features> queries = new ArrayList<>(size);
     List<String> positiveIds = new ArrayList<>(size);
     List<Features> positives = new ArrayList<>(size);

@@ -17,7 +17,8 @@ class HashedFeaturizerTest {
   @Test
   void theSameTextAlwaysGivesTheSameFeatures() {
     String text = "libmoosex-role-timer-perl\nMoose role for timing methods";
-    assertEquals(featurizer.featurize(text), new HashedFeaturizer(FeatureConfig.DEFAULT).featurize(text));
+    assertEquals(
+        featurizer.featurize(text), new HashedFeaturizer(FeatureConfig.DEFAULT).featurize(text));
   }
 
   @Test
@@ -50,14 +51,18 @@ class HashedFeaturizerTest {
     sharedWithUnrelated.retainAll(unrelated);
     // "role" and "timer" as words, n-grams of "moosex" inside "libmoosex"
     assertTrue(shared.size() >= 10, "only " + shared.size() + " shared features");
-    assertTrue(sharedWithUnrelated.size() <= 1, sharedWithUnrelated.size() + " features shared with unrelated text");
+    assertTrue(
+        sharedWithUnrelated.size() <= 1,
+        sharedWithUnrelated.size() + " features shared with unrelated text");
   }
 
   @Test
   void theWholeCompoundTokenIsAFeatureOfItsOwn() {
     Set<Integer> compound = ids(featurizer.featurize("python3.11"));
     Set<Integer> split = ids(featurizer.featurize("python3 11"));
-    assertTrue(compound.size() > 0 && !split.containsAll(compound), "the compound adds a feature the words lack");
+    assertTrue(
+        compound.size() > 0 && !split.containsAll(compound),
+        "the compound adds a feature the words lack");
   }
 
   @Test
@@ -88,7 +93,8 @@ class HashedFeaturizerTest {
   @Test
   void differentBucketCountsGiveDifferentButValidIds() {
     HashedFeaturizer small = new HashedFeaturizer(new FeatureConfig(64, 16, 4, 3, 4));
-    Features f = small.featurize("a fairly long sentence about debian packages and their descriptions");
+    Features f =
+        small.featurize("a fairly long sentence about debian packages and their descriptions");
     for (int id : f.ids()) {
       assertTrue(id >= 0 && id < 64);
     }
@@ -97,7 +103,8 @@ class HashedFeaturizerTest {
 
   @Test
   void badConfigIsRefusedWithTheReason() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new FeatureConfig(1 << 10, 8, 9, 3, 5));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> new FeatureConfig(1 << 10, 8, 9, 3, 5));
     assertTrue(e.getMessage().contains("charNgramWords"), e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> new FeatureConfig(8, 8, 4, 3, 5));
     assertThrows(IllegalArgumentException.class, () -> new FeatureConfig(1 << 10, 8, 4, 5, 3));
