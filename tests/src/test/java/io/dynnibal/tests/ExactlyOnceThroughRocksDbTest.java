@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.dynnibal.jobs.embedded.EmbeddedKafkaBroker;
 import io.dynnibal.jobs.flink.RocksDbCheckpointing;
 import io.dynnibal.jobs.kafka.AvroValueSchema;
+import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.SingleObjectCodec;
 import io.dynnibal.schemas.TrainingPair;
 import io.dynnibal.tests.harness.StreamingClusterExtension;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.dynnibal.jobs.deploy.KafkaBroker;
+import io.dynnibal.deploy.KafkaBroker;
 import io.dynnibal.jobs.kafka.TopicReader;
 import java.net.ServerSocket;
 import java.nio.file.Files;

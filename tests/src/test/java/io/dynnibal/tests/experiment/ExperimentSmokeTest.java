@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.dynnibal.jobs.demo.Corpus;
-import io.dynnibal.jobs.embedded.EmbeddedKafkaBroker;
-import io.dynnibal.jobs.experiment.Experiment;
-import io.dynnibal.jobs.experiment.ExperimentReport;
+import io.dynnibal.experiment.Experiment;
+import io.dynnibal.experiment.ExperimentReport;
 import io.dynnibal.jobs.training.Sampler;
 import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.local.Corpus;
+import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.tests.training.SyntheticCorpus;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;

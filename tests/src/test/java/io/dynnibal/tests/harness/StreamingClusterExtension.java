@@ -1,6 +1,6 @@
 package io.dynnibal.tests.harness;
 
-import io.dynnibal.jobs.embedded.EmbeddedKafkaBroker;
+import io.dynnibal.local.EmbeddedKafkaBroker;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;

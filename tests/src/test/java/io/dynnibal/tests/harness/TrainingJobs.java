@@ -3,11 +3,11 @@ package io.dynnibal.tests.harness;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.dynnibal.data.LabelledQuery;
-import io.dynnibal.jobs.embedded.EmbeddedKafkaBroker;
 import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.training.FaultInjection;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.TrainingMetrics;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.data.LabelledQuery;
 import io.dynnibal.data.TargetText;
-import io.dynnibal.jobs.embedded.EmbeddedKafkaBroker;
-import io.dynnibal.jobs.kafka.CorpusPublisher;
 import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.local.CorpusPublisher;
+import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.DeadLetter;
 import io.dynnibal.schemas.Matrix;
 import io.dynnibal.schemas.ModelUpdate;

@@ -2,12 +2,12 @@ package io.dynnibal.tests.reliability;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.dynnibal.jobs.embedded.EmbeddedKafkaBroker;
-import io.dynnibal.jobs.kafka.CorpusPublisher;
 import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.training.FaultInjection;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.local.CorpusPublisher;
+import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.tests.harness.StreamingClusterExtension;
 import io.dynnibal.tests.harness.TrainingJobs;

@@ -3,9 +3,9 @@ package io.dynnibal.tests.training;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.dynnibal.jobs.demo.Corpus;
-import io.dynnibal.jobs.demo.Demo;
 import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.local.Corpus;
+import io.dynnibal.local.Demo;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -1,0 +1,393 @@
+package io.dynnibal.cli;
+
+import io.dynnibal.index.bench.BenchJson;
+import io.dynnibal.index.bench.IndexBenchmark;
+import io.dynnibal.index.bench.MaintenanceBenchmark;
+import io.dynnibal.index.bench.ReencodeBenchmark;
+import io.dynnibal.index.sgtree.TreeRepair;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code dynnibal bench ...}: benchmarks that print JSON figures. Never tests: timings belong here.
+ */
+@Command(
+    name = "bench",
+    description =
+        "Benchmarks of the index, sampler, tree maintenance and trainer; each prints one JSON object.",
+    subcommands = {
+      BenchCommand.Index.class,
+      BenchCommand.Maintenance.class,
+      BenchCommand.Reencode.class,
+      BenchCommand.Trainer.class,
+      BenchCommand.TowerReencode.class
+    })
+final class BenchCommand implements Runnable {
+  @Spec CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new ParameterException(
+        spec.commandLine(),
+        "Missing a benchmark: index, maintenance, reencode, trainer or tower-reencode.");
+  }
+
+  static void print(Map<String, Object> figures, Path json) throws java.io.IOException {
+    String out = BenchJson.of(figures);
+    System.out.println(out);
+    if (json != null) {
+      Files.writeString(json, out + System.lineSeparator());
+    }
+  }
+
+  @Command(
+      name = "maintenance",
+      description = {
+        "Tree repair after the cache moves (a near-identity re-encoding map) vs a full rebuild of the tree",
+        "vs Lucene 9.12 HNSW over the same vectors; sampler overlap after repair and after rebuild."
+      })
+  static final class Maintenance implements Callable<Integer> {
+    @Option(
+        names = "--targets",
+        defaultValue = "100000",
+        description = "Number of targets (default ${DEFAULT-VALUE}).")
+    int targets;
+
+    @Option(
+        names = "--dim",
+        defaultValue = "128",
+        description = "Cache dimension d' (default ${DEFAULT-VALUE}).")
+    int dim;
+
+    @Option(
+        names = "--drift",
+        defaultValue = "0.05",
+        description = "Strength of the map I + drift * G / sqrt(d') (default ${DEFAULT-VALUE}).")
+    double drift;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(
+        names = "--queries",
+        defaultValue = "50",
+        description = "Queries for sampler quality (default ${DEFAULT-VALUE}).")
+    int queries;
+
+    @Option(
+        names = "--mode",
+        defaultValue = "bounded",
+        description =
+            "Repair bookkeeping: bounded (the paper's fast check) or exact (default ${DEFAULT-VALUE}).")
+    String mode;
+
+    @Option(
+        names = "--no-hnsw",
+        description = "Skip the Lucene HNSW rebuild (slow at millions of vectors).")
+    boolean noHnsw;
+
+    @Option(names = "--json", description = "Also write the JSON to this file.")
+    Path json;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      if (targets < 100 || dim < 2 || !(drift >= 0) || queries < 1) {
+        throw new ParameterException(
+            spec.commandLine(), "need targets >= 100, dim >= 2, drift >= 0, queries >= 1");
+      }
+      TreeRepair.Mode repairMode;
+      try {
+        repairMode = TreeRepair.Mode.valueOf(mode.toUpperCase(java.util.Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(
+            spec.commandLine(), "--mode must be bounded or exact, got " + mode);
+      }
+      print(
+          MaintenanceBenchmark.run(
+              new MaintenanceBenchmark.Config(
+                  targets, dim, drift, seed, queries, 64, repairMode, !noHnsw)),
+          json);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "reencode",
+      description = {
+        "Approximate re-encoding (s' new encodings + regression + one d' x d' map over the cache) vs running",
+        "the new target tower over every target; mean cosine of the approximate cache to the true one."
+      })
+  static final class Reencode implements Callable<Integer> {
+    @Option(
+        names = "--targets",
+        defaultValue = "50000",
+        description = "Number of targets (default ${DEFAULT-VALUE}).")
+    int targets;
+
+    @Option(
+        names = "--landmarks",
+        defaultValue = "128",
+        description = "Nystrom landmarks d' (default ${DEFAULT-VALUE}).")
+    int landmarks;
+
+    @Option(
+        names = "--samples",
+        defaultValue = "4096",
+        description = "Regression samples s' (default ${DEFAULT-VALUE}).")
+    int samples;
+
+    @Option(
+        names = "--drift",
+        defaultValue = "0.05",
+        description =
+            "Relative weight change between the old and new tower (default ${DEFAULT-VALUE}).")
+    double drift;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--json", description = "Also write the JSON to this file.")
+    Path json;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      if (landmarks < 1 || samples < landmarks || targets < samples || !(drift >= 0)) {
+        throw new ParameterException(
+            spec.commandLine(), "need 1 <= landmarks <= samples <= targets and drift >= 0");
+      }
+      print(
+          ReencodeBenchmark.run(
+              new ReencodeBenchmark.Config(targets, landmarks, samples, drift, seed)),
+          json);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "index",
+      description = {
+        "The practical DyNNIBAL sampler vs brute-force top-K on synthetic clustered unit vectors,",
+        "same JVM, same vectors, one thread each. TV distance to the softmax (exact, no sampling noise)",
+        "for up to 100,000 targets."
+      })
+  static final class Index implements Callable<Integer> {
+    @Option(
+        names = "--targets",
+        defaultValue = "100000",
+        description = "Number of targets (default ${DEFAULT-VALUE}).")
+    int targets;
+
+    @Option(
+        names = "--dim",
+        defaultValue = "128",
+        description = "Vector dimension d' (default ${DEFAULT-VALUE}).")
+    int dim;
+
+    @Option(
+        names = "--queries",
+        defaultValue = "200",
+        description = "Timed queries (default ${DEFAULT-VALUE}).")
+    int queries;
+
+    @Option(
+        names = "--negatives",
+        defaultValue = "64",
+        description = "K negatives per query (default ${DEFAULT-VALUE}).")
+    int negatives;
+
+    @Option(
+        names = "--seed",
+        defaultValue = "1",
+        description = "Seed of data, queries and sampler (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(
+        names = "--base",
+        defaultValue = "1.3",
+        description = "SG tree base b (default ${DEFAULT-VALUE}).")
+    double base;
+
+    @Option(
+        names = "--candidates",
+        defaultValue = "8",
+        description =
+            "The proposal keeps the closest clusters holding this many targets per negative (default ${DEFAULT-VALUE}).")
+    int candidates;
+
+    @Option(
+        names = "--max-clusters",
+        defaultValue = "300",
+        description = "FindClustering's cap (default ${DEFAULT-VALUE}).")
+    int maxClusters;
+
+    @Option(names = "--json", description = "Also write the JSON to this file.")
+    Path json;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      if (targets < 1 || dim < 1 || queries < 1 || negatives < 1 || negatives > targets) {
+        throw new ParameterException(
+            spec.commandLine(), "need targets, dim, queries >= 1 and 1 <= negatives <= targets");
+      }
+      IndexBenchmark.Config defaults =
+          IndexBenchmark.Config.defaults(targets, dim, queries, negatives, seed);
+      IndexBenchmark.Config config =
+          new IndexBenchmark.Config(
+              targets,
+              dim,
+              queries,
+              negatives,
+              seed,
+              base,
+              defaults.beta(),
+              defaults.gamma(),
+              defaults.deepestRadius(),
+              maxClusters,
+              candidates,
+              defaults.chainLength());
+      print(IndexBenchmark.run(config), json);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "trainer",
+      description = {
+        "Trainer speed on a real corpus: steps/s at a batch with sampled + uniform negatives (drawn uniformly here;",
+        "a step costs the same), and seconds to featurize and encode every target."
+      })
+  static final class Trainer implements Callable<Integer> {
+    @Option(names = "--targets", required = true, description = "Targets JSONL (gz or plain).")
+    Path targets;
+
+    @Option(names = "--train", required = true, description = "Training pairs JSONL (gz or plain).")
+    Path train;
+
+    @Option(
+        names = "--batch",
+        defaultValue = "128",
+        description = "Queries per step (default ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Option(
+        names = "--sampled",
+        defaultValue = "64",
+        description = "Sampled negatives (default ${DEFAULT-VALUE}).")
+    int sampled;
+
+    @Option(
+        names = "--uniform",
+        defaultValue = "64",
+        description = "Uniform negatives (default ${DEFAULT-VALUE}).")
+    int uniform;
+
+    @Option(
+        names = "--steps",
+        defaultValue = "200",
+        description = "Timed steps (default ${DEFAULT-VALUE}).")
+    int steps;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--json", description = "Also write the JSON to this file.")
+    Path json;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      if (batch < 1 || sampled < 0 || uniform < 0 || steps < 1) {
+        throw new ParameterException(
+            spec.commandLine(), "need batch >= 1, steps >= 1 and non-negative negatives");
+      }
+      print(
+          io.dynnibal.training.bench.TrainerBenchmark.run(
+              new io.dynnibal.training.bench.TrainerBenchmark.Options(
+                  targets,
+                  train,
+                  io.dynnibal.model.DualEncoderConfig.DEFAULT,
+                  batch,
+                  sampled,
+                  uniform,
+                  steps,
+                  20,
+                  seed)),
+          json);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "tower-reencode",
+      description = {
+        "Approximate re-encoding with the real DJL tower on a corpus: after --steps training steps, move every cached",
+        "vector by one d'xd' map fitted on --samples re-encoded targets vs re-encode every target exactly."
+      })
+  static final class TowerReencode implements Callable<Integer> {
+    @Option(names = "--targets", required = true, description = "Targets JSONL (gz or plain).")
+    Path targets;
+
+    @Option(names = "--train", required = true, description = "Training pairs JSONL (gz or plain).")
+    Path train;
+
+    @Option(
+        names = "--warmup-steps",
+        defaultValue = "200",
+        description = "Steps before the cache is built (default ${DEFAULT-VALUE}).")
+    int warmupSteps;
+
+    @Option(
+        names = "--steps",
+        defaultValue = "100",
+        description = "Steps between cache and re-encode, w (default ${DEFAULT-VALUE}).")
+    int steps;
+
+    @Option(
+        names = "--landmarks",
+        defaultValue = "64",
+        description = "d' (default ${DEFAULT-VALUE}).")
+    int landmarks;
+
+    @Option(
+        names = "--samples",
+        defaultValue = "2048",
+        description = "s' (default ${DEFAULT-VALUE}).")
+    int samples;
+
+    @Option(
+        names = "--batch",
+        defaultValue = "128",
+        description = "Batch (default ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--json", description = "Also write the JSON to this file.")
+    Path json;
+
+    @Override
+    public Integer call() throws Exception {
+      print(
+          io.dynnibal.training.bench.TowerReencodeBenchmark.run(
+              new io.dynnibal.training.bench.TowerReencodeBenchmark.Options(
+                  targets, train, warmupSteps, steps, landmarks, samples, batch, seed)),
+          json);
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,26 @@
+package io.dynnibal.cli;
+
+import io.dynnibal.deploy.FlinkRestClient;
+import java.net.URI;
+import picocli.CommandLine.Option;
+
+/** {@code --jobmanager}: the Flink cluster a command talks to, by its REST address. */
+final class JobManagerOption {
+  static final String DEFAULT = "http://127.0.0.1:8081";
+
+  @Option(
+      names = "--jobmanager",
+      defaultValue = DEFAULT,
+      description =
+          "The JobManager's REST address (default ${DEFAULT-VALUE}, what `cluster start` serves).")
+  URI jobManager;
+
+  FlinkRestClient client() {
+    return new FlinkRestClient(jobManager);
+  }
+
+  /** The option as a follow-up command needs it: nothing for the default. */
+  String flag() {
+    return jobManager.toString().equals(DEFAULT) ? "" : " --jobmanager " + jobManager;
+  }
+}

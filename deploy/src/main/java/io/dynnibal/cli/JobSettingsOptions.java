@@ -1,0 +1,51 @@
+package io.dynnibal.cli;
+
+import io.dynnibal.jobs.training.TrainingJobConfig;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import picocli.CommandLine.Option;
+
+/** The job's settings on the command line: a properties file and {@code key=value} overrides. */
+class JobSettingsOptions {
+  @Option(
+      names = "--config",
+      description = "Job configuration (properties file); see --set for the keys.")
+  Path configFile;
+
+  @Option(
+      names = "--set",
+      description =
+          "Override one job setting, key=value (repeatable), e.g. --set reencode.every=50")
+  List<String> overrides = new ArrayList<>();
+
+  /** The command's defaults, then {@code --config}, then {@code --set}: what the user says wins. */
+  TrainingJobConfig config(List<String> defaults) throws IOException {
+    TrainingJobConfig config = TrainingJobConfig.load(null, defaults);
+    if (configFile != null) {
+      config.applyFile(configFile);
+    }
+    return config.applyOverrides(overrides);
+  }
+
+  /**
+   * Whether the user set {@code key}, in the file or with {@code --set} (a default does not count).
+   */
+  boolean userSets(String key) throws IOException {
+    if (overrides.stream().anyMatch(o -> o.trim().startsWith(key + "="))) {
+      return true;
+    }
+    if (configFile == null) {
+      return false;
+    }
+    Properties file = new Properties();
+    try (Reader reader = Files.newBufferedReader(configFile)) {
+      file.load(reader);
+    }
+    return file.stringPropertyNames().stream().anyMatch(k -> k.trim().equals(key));
+  }
+}

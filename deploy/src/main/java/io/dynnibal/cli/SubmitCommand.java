@@ -1,0 +1,78 @@
+package io.dynnibal.cli;
+
+import io.dynnibal.deploy.FlinkRestClient;
+import io.dynnibal.deploy.JobSubmission;
+import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.jobs.training.TrainingJobMain;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code dynnibal submit}: the training job onto a running Flink session cluster. */
+@Command(
+    name = "submit",
+    description = {
+      "Submit the training job to a Flink session cluster over its REST API (jar upload + run). The settings travel",
+      "inside the uploaded jar. Creates the job's missing Kafka topics first. Unless set, checkpoint.dir is the",
+      "cluster's execution.checkpointing.dir and snapshot.dir its sibling snapshots/. Resume a job stopped with",
+      "`cancel --savepoint` by submitting the same settings with --from-savepoint."
+    })
+final class SubmitCommand extends JobSettingsOptions implements Callable<Integer> {
+  @Mixin JobManagerOption jobManager;
+
+  @Option(
+      names = "--from-savepoint",
+      description = "Restore from this savepoint (the path `cancel --savepoint` printed).")
+  String savepoint;
+
+  @Option(
+      names = "--allow-non-restored-state",
+      description =
+          "Restore even when the savepoint holds state that no operator of this job claims.")
+  boolean allowNonRestoredState;
+
+  @Option(
+      names = "--partitions",
+      defaultValue = "2",
+      description =
+          "Partitions of the targets and pairs topics if they must be created (default ${DEFAULT-VALUE}).")
+  int partitions;
+
+  @Option(
+      names = "--replication",
+      defaultValue = "1",
+      description = "Replication of created topics (default ${DEFAULT-VALUE}).")
+  short replication;
+
+  @Override
+  public Integer call() throws Exception {
+    TrainingJobConfig config = config(List.of()).validate();
+    List<String> created =
+        TrainingJob.createMissingTopics(config.clientProperties(), config, partitions, replication);
+    if (!created.isEmpty()) {
+      System.out.println("created topics " + created);
+    }
+    FlinkRestClient cluster = jobManager.client();
+    for (String line :
+        JobSubmission.useClusterDirectories(
+            cluster, config, userSets("checkpoint.dir"), userSets("snapshot.dir"))) {
+      System.out.println("from the cluster: " + line);
+    }
+    String jobId = JobSubmission.submit(cluster, config, savepoint, allowNonRestoredState);
+    System.out.printf(
+        "submitted job %s \"%s\" to %s%s%n",
+        jobId,
+        TrainingJobMain.jobName(config),
+        cluster.base(),
+        savepoint == null ? "" : " from savepoint " + savepoint);
+    StringBuilder settings = new StringBuilder(configFile == null ? "" : " --config " + configFile);
+    overrides.forEach(o -> settings.append(" --set ").append(o));
+    System.out.printf(
+        "follow it:  ./dynnibal watch%s%nstop it:    ./dynnibal cancel %s --savepoint%s%n",
+        settings, jobId, jobManager.flag());
+    return 0;
+  }
+}

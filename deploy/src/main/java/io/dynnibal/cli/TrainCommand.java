@@ -1,0 +1,220 @@
+package io.dynnibal.cli;
+
+import io.dynnibal.model.DualEncoderConfig;
+import io.dynnibal.model.features.FeatureConfig;
+import io.dynnibal.snapshot.ParameterSnapshots;
+import io.dynnibal.training.LocalTraining;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code dynnibal train}: the trainer alone, in this JVM, with in-batch + uniform negatives. */
+@Command(
+    name = "train",
+    description = {
+      "Train a dual encoder from JSONL files in this JVM (no Kafka, no Flink) with in-batch and uniform negatives:",
+      "the baseline the index samplers must beat. Prints dev metrics before and after, and JSON figures."
+    })
+final class TrainCommand implements Callable<Integer> {
+  @Option(
+      names = "--targets",
+      required = true,
+      description = "Targets JSONL: {target_id, target_text}.")
+  Path targets;
+
+  @Option(
+      names = "--train",
+      required = true,
+      description = "Training pairs JSONL: {query_id, query_text, target_id}.")
+  Path train;
+
+  @Option(names = "--eval", description = "Evaluation queries JSONL (skipped when absent).")
+  Path eval;
+
+  @Option(
+      names = "--eval-limit",
+      defaultValue = "0",
+      description = "Evaluate on at most N queries (0: all).")
+  int evalLimit;
+
+  @Option(
+      names = "--epochs",
+      defaultValue = "2",
+      description = "Passes over the pairs (default ${DEFAULT-VALUE}).")
+  int epochs;
+
+  @Option(
+      names = "--max-steps",
+      defaultValue = "0",
+      description = "Stop after N steps (0: no limit).")
+  int maxSteps;
+
+  @Option(
+      names = "--batch",
+      defaultValue = "128",
+      description = "Queries per step (default ${DEFAULT-VALUE}).")
+  int batch;
+
+  @Option(
+      names = "--uniform-negatives",
+      defaultValue = "64",
+      description = "Uniform negatives shared by a batch (default ${DEFAULT-VALUE}).")
+  int uniform;
+
+  @Option(
+      names = "--lr",
+      defaultValue = "2e-3",
+      description = "Peak learning rate of the networks (default ${DEFAULT-VALUE}).")
+  float learningRate;
+
+  @Option(
+      names = "--embedding-lr-factor",
+      defaultValue = "10",
+      description = "Embedding tables' rate relative to --lr (default ${DEFAULT-VALUE}).")
+  float embeddingFactor;
+
+  @Option(
+      names = "--warmup",
+      defaultValue = "100",
+      description = "Warm-up steps (default ${DEFAULT-VALUE}).")
+  int warmup;
+
+  @Option(
+      names = "--buckets",
+      defaultValue = "262144",
+      description = "Hash buckets (default ${DEFAULT-VALUE}).")
+  int buckets;
+
+  @Option(
+      names = "--embedding-dim",
+      defaultValue = "64",
+      description = "Embedding table width (default ${DEFAULT-VALUE}).")
+  int embeddingDim;
+
+  @Option(
+      names = "--hidden-dim",
+      defaultValue = "256",
+      description = "Hidden layer width (default ${DEFAULT-VALUE}).")
+  int hiddenDim;
+
+  @Option(
+      names = "--output-dim",
+      defaultValue = "128",
+      description = "Embedding size d (default ${DEFAULT-VALUE}).")
+  int outputDim;
+
+  @Option(names = "--separate-towers", description = "One tower per side instead of a shared one.")
+  boolean separateTowers;
+
+  @Option(
+      names = "--tower",
+      defaultValue = "bag",
+      description =
+          "Tower kind: bag (bag of features -> MLP, default) or set-transformer (self-attention over the"
+              + " strongest features).")
+  String tower;
+
+  @Option(
+      names = "--max-tokens",
+      defaultValue = "32",
+      description = "Features a set-transformer reads (default ${DEFAULT-VALUE}).")
+  int maxTokens;
+
+  @Option(
+      names = "--beta",
+      defaultValue = "20",
+      description = "Score scale (default ${DEFAULT-VALUE}).")
+  float beta;
+
+  @Option(
+      names = "--seed",
+      defaultValue = "42",
+      description = "Seed of parameters and batches (default ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Option(
+      names = "--snapshot-dir",
+      description = "Write the trained model (with optimiser state) under this directory.")
+  String snapshotDir;
+
+  @Option(names = "--json", description = "Also write the figures as JSON to this file.")
+  Path json;
+
+  static io.dynnibal.model.TowerKind towerKind(String name) {
+    return switch (name) {
+      case "bag" -> io.dynnibal.model.TowerKind.BAG;
+      case "set-transformer" -> io.dynnibal.model.TowerKind.SET_TRANSFORMER;
+      default ->
+          throw new IllegalArgumentException(
+              "unknown tower \"" + name + "\": bag or set-transformer");
+    };
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    FeatureConfig features = FeatureConfig.DEFAULT;
+    features =
+        new FeatureConfig(
+            buckets,
+            features.maxWords(),
+            features.charNgramWords(),
+            features.minCharN(),
+            features.maxCharN());
+    DualEncoderConfig model =
+        new DualEncoderConfig(
+            features,
+            embeddingDim,
+            hiddenDim,
+            outputDim,
+            !separateTowers,
+            beta,
+            towerKind(tower),
+            maxTokens);
+    LocalTraining.Options options =
+        new LocalTraining.Options(
+            targets,
+            train,
+            eval,
+            epochs,
+            maxSteps,
+            batch,
+            uniform,
+            seed,
+            model,
+            learningRate,
+            embeddingFactor,
+            warmup,
+            evalLimit,
+            snapshotDir == null ? null : ParameterSnapshots.parse(snapshotDir));
+    LocalTraining.Result result = LocalTraining.run(options, System.err);
+    if (result.before() != null) {
+      List<MetricsTable.Row> rows = new ArrayList<>();
+      rows.add(new MetricsTable.Row("untrained", result.before()));
+      rows.add(new MetricsTable.Row("trained", result.after()));
+      System.err.print(MetricsTable.render(rows));
+    }
+    Map<String, Object> figures = new LinkedHashMap<>();
+    figures.put("device", result.device());
+    figures.put("steps", result.steps());
+    figures.put("train_pairs", result.trainPairs());
+    figures.put("skipped_pairs_unknown_target", result.skippedPairs());
+    figures.put("train_seconds", Math.round(result.trainSeconds() * 10) / 10.0);
+    figures.put("steps_per_s", Math.round(result.stepsPerSecond() * 100) / 100.0);
+    figures.put("loss_first", result.firstLoss());
+    figures.put("loss_last", result.lastLoss());
+    if (result.after() != null) {
+      result.before().figures().forEach((k, v) -> figures.put("before_" + k, v));
+      result.after().figures().forEach((k, v) -> figures.put("after_" + k, v));
+    }
+    if (result.snapshot() != null) {
+      figures.put("snapshot", result.snapshot().toString());
+    }
+    BenchCommand.print(figures, json);
+    return 0;
+  }
+}

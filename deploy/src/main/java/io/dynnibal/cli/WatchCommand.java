@@ -1,0 +1,51 @@
+package io.dynnibal.cli;
+
+import io.dynnibal.deploy.MetricsWatch;
+import io.dynnibal.jobs.training.TrainingJobConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code dynnibal watch}: a live view of a running job from its metrics topic. */
+@Command(
+    name = "watch",
+    description = {
+      "Follow a job's metrics topic (bootstrap.servers and topic.prefix from --config/--set) with a live progress",
+      "line: step, loss, steps/s, re-encode cycles, cache staleness, pairs trained and dead-lettered; evaluations",
+      "as they come. Runs until Ctrl-C, --until-step or --idle-exit; exit 3 when no report came."
+    })
+final class WatchCommand extends JobSettingsOptions implements Callable<Integer> {
+  @Option(
+      names = "--until-step",
+      defaultValue = "0",
+      description = "Exit once a report reaches this step.")
+  long untilStep;
+
+  @Option(
+      names = "--idle-exit",
+      defaultValue = "0",
+      description = "Exit after this many seconds without a report (0: never).")
+  int idleSeconds;
+
+  @Override
+  public Integer call() throws Exception {
+    TrainingJobConfig config = config(List.of());
+    System.err.printf(
+        "following %s on %s (Ctrl-C to stop)%n", config.metricsTopic(), config.bootstrapServers);
+    MetricsWatch.Seen seen =
+        MetricsWatch.follow(
+            config.clientProperties(),
+            config.metricsTopic(),
+            config.maxSteps,
+            untilStep,
+            idleSeconds > 0 ? Duration.ofSeconds(idleSeconds) : null,
+            System.err);
+    if (seen.last() == null) {
+      System.err.println("no report on " + config.metricsTopic());
+      return 3;
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,188 @@
+package io.dynnibal.deploy;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A server process that outlives the command that started it (the Kafka broker, a Flink JobManager
+ * or TaskManager), found again by its PID file. The process is a JVM running {@code mainClass}; its
+ * output is appended to a log file.
+ *
+ * <p>Invariant: the PID file names a live process that started when the file says, or the next
+ * {@link #find} or {@link #stop} removes it. The start time is what tells our process from a
+ * recycled PID (the JDK cannot read a command line longer than a page, and a Flink process's is far
+ * longer, classpath included).
+ */
+final class DaemonProcess {
+  private final Path pidFile;
+  private final Path log;
+  private final String mainClass;
+
+  DaemonProcess(Path pidFile, Path log, String mainClass) {
+    this.pidFile = pidFile;
+    this.log = log;
+    this.mainClass = mainClass;
+  }
+
+  /** The JVM this command runs on: its servers run on the same one. */
+  static String java() {
+    return ProcessHandle.current().info().command().orElse("java");
+  }
+
+  /**
+   * Starts {@code command} (a JVM running the main class), output appended to the log, and writes
+   * the PID file.
+   */
+  Process start(List<String> command, Map<String, String> environment) throws IOException {
+    if (!command.contains(mainClass)) {
+      throw new IllegalArgumentException("the command does not run " + mainClass + ": " + command);
+    }
+    Files.createDirectories(log.toAbsolutePath().getParent());
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    builder.environment().putAll(environment);
+    Process process = builder.start();
+    long started = process.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+    // Written whole or not at all: a concurrent `status` never reads half a file.
+    Path partial = pidFile.resolveSibling(pidFile.getFileName() + ".partial");
+    Files.writeString(partial, process.pid() + " " + started);
+    Files.move(
+        partial, pidFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    return process;
+  }
+
+  /** The live process of the PID file, if any; a stale file (its process died) is removed. */
+  Optional<ProcessHandle> find() throws IOException {
+    if (!Files.exists(pidFile)) {
+      return Optional.empty();
+    }
+    String[] fields = Files.readString(pidFile).trim().split("\\s+");
+    Optional<ProcessHandle> process = Optional.empty();
+    if (fields.length == 2 && fields[0].matches("\\d+") && fields[1].matches("\\d+")) {
+      long started = Long.parseLong(fields[1]);
+      process =
+          ProcessHandle.of(Long.parseLong(fields[0]))
+              .filter(ProcessHandle::isAlive)
+              .filter(
+                  p -> p.info().startInstant().map(i -> i.toEpochMilli() == started).orElse(false));
+    }
+    if (process.isEmpty()) { // dead, recycled, or a file this class did not write
+      Files.deleteIfExists(pidFile);
+    }
+    return process;
+  }
+
+  /**
+   * Stops the process: SIGTERM (servers shut down cleanly on it), SIGKILL when it has not exited
+   * after {@code grace}. Removes the PID file. False when no process was running.
+   */
+  boolean stop(Duration grace) throws Exception {
+    return stopAll(List.of(this), grace);
+  }
+
+  /**
+   * Stops several processes at once: all are signalled first, then all share the one grace period.
+   */
+  static boolean stopAll(List<DaemonProcess> daemons, Duration grace) throws Exception {
+    List<ProcessHandle> running = new ArrayList<>();
+    for (DaemonProcess daemon : daemons) {
+      daemon.find().ifPresent(running::add);
+    }
+    running.forEach(ProcessHandle::destroy);
+    long deadline = System.nanoTime() + grace.toNanos();
+    for (ProcessHandle process : running) {
+      try {
+        process.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        process.destroyForcibly();
+        process.onExit().get(30, TimeUnit.SECONDS);
+      }
+    }
+    for (DaemonProcess daemon : daemons) {
+      Files.deleteIfExists(daemon.pidFile);
+    }
+    return !running.isEmpty();
+  }
+
+  /**
+   * Takes the directory's lock for one start or stop, so that two commands on one directory cannot
+   * both start servers (the second would overwrite the first's PID files and orphan its processes).
+   *
+   * @throws IllegalStateException when another command holds it
+   */
+  static Closeable lock(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    FileChannel channel =
+        FileChannel.open(dir.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    FileLock lock;
+    try {
+      lock = channel.tryLock();
+    } catch (OverlappingFileLockException e) {
+      lock = null;
+    }
+    if (lock == null) {
+      channel.close();
+      throw new IllegalStateException(
+          "another command is starting or stopping the servers of " + dir);
+    }
+    return channel::close; // closing the channel releases the lock
+  }
+
+  /**
+   * Fails when a port is taken on 127.0.0.1: a server started on it would die, and meanwhile
+   * whatever holds the port would answer the readiness checks in its place.
+   */
+  static void requireFree(String what, int port) {
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.bind(new InetSocketAddress("127.0.0.1", port));
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          "port "
+              + port
+              + " ("
+              + what
+              + ") is in use on 127.0.0.1: another server runs"
+              + " there; stop it or choose another port");
+    }
+  }
+
+  /** Forgets a process that failed to start (kills it if it still runs). */
+  void abandon(Process process) throws IOException {
+    process.destroyForcibly();
+    Files.deleteIfExists(pidFile);
+  }
+
+  Path log() {
+    return log;
+  }
+
+  /** The last lines of the log, for error messages. */
+  String tail(int lines) {
+    try {
+      List<String> all = Files.readAllLines(log, StandardCharsets.UTF_8);
+      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    } catch (IOException e) {
+      return "(no log: " + e.getMessage() + ")";
+    }
+  }
+}

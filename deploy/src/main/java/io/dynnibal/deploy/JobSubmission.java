@@ -1,0 +1,136 @@
+package io.dynnibal.deploy;
+
+import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.jobs.training.TrainingJobMain;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Submitting the training job to a session cluster: build the job jar with the settings inside
+ * ({@link JobJar}), upload it, run {@link TrainingJobMain} from it (the JobManager builds the
+ * graph, reading the targets topic's end offsets from Kafka), and delete the upload (the submitted
+ * job keeps its own copy in the cluster's blob store).
+ */
+public final class JobSubmission {
+  private JobSubmission() {}
+
+  /**
+   * @param savepoint restore from this savepoint (null: a fresh start, which reads the topics from
+   *     their beginning and trains a new model)
+   * @return the job id
+   */
+  public static String submit(
+      FlinkRestClient cluster,
+      TrainingJobConfig config,
+      String savepoint,
+      boolean allowNonRestoredState)
+      throws Exception {
+    config.validate();
+    // With slot sharing the job needs `parallelism` slots; short of them Flink would wait minutes
+    // and then fail the
+    // job with a slot-request timeout. Say so now, after a few seconds' grace for a job that is
+    // just stopping.
+    FlinkRestClient.Overview overview =
+        freeSlots(cluster, config.parallelism, Duration.ofSeconds(15));
+    if (overview.slotsAvailable() < config.parallelism) {
+      throw new IllegalStateException(
+          "the job needs "
+              + config.parallelism
+              + " free task slots (parallelism), the"
+              + " cluster at "
+              + cluster.base()
+              + " has "
+              + overview.slotsAvailable()
+              + " of "
+              + overview.slotsTotal()
+              + " free ("
+              + overview.jobsRunning()
+              + " job(s) running): stop a job, start the cluster with more --slots"
+              + " or --taskmanagers, or lower parallelism");
+    }
+    Path jar = Files.createTempFile("dynnibal-job-", ".jar");
+    try {
+      JobJar.write(jar, config.toPropertiesWithSecrets());
+      String jarId = cluster.uploadJar(jar);
+      String jobId;
+      try {
+        jobId =
+            cluster.runJar(
+                jarId,
+                TrainingJobMain.class.getName(),
+                List.of(),
+                savepoint,
+                allowNonRestoredState);
+      } catch (Exception e) {
+        try {
+          cluster.deleteJar(jarId);
+        } catch (Exception cleanup) {
+          e.addSuppressed(cleanup); // the run's failure is the one to report
+        }
+        throw e;
+      }
+      cluster.deleteJar(jarId);
+      return jobId;
+    } finally {
+      Files.deleteIfExists(jar);
+    }
+  }
+
+  /**
+   * Points the job's checkpoints (and, beside them, its parameter snapshots) at the cluster's
+   * checkpoint directory, for settings the user left at their defaults ({@code /tmp/dynnibal/...}):
+   * on a cluster, where state goes is the cluster's decision, and a checkpoint directory is storage
+   * every TaskManager shares.
+   *
+   * @return what changed, as {@code key=value} lines for the user; empty when the cluster names no
+   *     directory
+   */
+  public static List<String> useClusterDirectories(
+      FlinkRestClient cluster,
+      TrainingJobConfig config,
+      boolean checkpointDirSet,
+      boolean snapshotDirSet)
+      throws Exception {
+    String clusterDir = cluster.jobManagerConfig().get("execution.checkpointing.dir");
+    List<String> changed = new ArrayList<>();
+    if (clusterDir == null || clusterDir.isBlank()) {
+      return changed;
+    }
+    if (!checkpointDirSet) {
+      config.checkpointDir = clusterDir;
+      changed.add("checkpoint.dir=" + clusterDir);
+    }
+    URI uri = URI.create(clusterDir);
+    if (!snapshotDirSet && "file".equals(uri.getScheme())) {
+      config.snapshotDir = Path.of(uri).resolveSibling("snapshots").toString();
+      changed.add("snapshot.dir=" + config.snapshotDir);
+    }
+    return changed;
+  }
+
+  private static FlinkRestClient.Overview freeSlots(
+      FlinkRestClient cluster, int needed, Duration grace) throws InterruptedException {
+    long deadline = System.nanoTime() + grace.toNanos();
+    while (true) {
+      FlinkRestClient.Overview overview =
+          cluster
+              .overview()
+              .orElseThrow(
+                  () ->
+                      new IllegalStateException(
+                          "no Flink REST API at " + cluster.base() + " (is the cluster running?)"));
+      // Too few slots in all will not change by waiting; too few free may, when a job is just
+      // stopping.
+      if (overview.slotsAvailable() >= needed
+          || overview.slotsTotal() < needed
+          || System.nanoTime() > deadline) {
+        return overview;
+      }
+      Thread.sleep(500);
+    }
+  }
+}

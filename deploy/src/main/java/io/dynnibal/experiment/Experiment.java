@@ -1,0 +1,367 @@
+package io.dynnibal.experiment;
+
+import io.dynnibal.data.LabelledQuery;
+import io.dynnibal.data.TargetText;
+import io.dynnibal.eval.RetrievalEvaluator;
+import io.dynnibal.eval.RetrievalMetrics;
+import io.dynnibal.jobs.kafka.TopicReader;
+import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.local.Corpus;
+import io.dynnibal.local.CorpusPublisher;
+import io.dynnibal.local.EmbeddedKafkaBroker;
+import io.dynnibal.local.LocalJob;
+import io.dynnibal.model.DualEncoder;
+import io.dynnibal.model.features.Features;
+import io.dynnibal.schemas.TrainingMetrics;
+import io.dynnibal.snapshot.ParameterSnapshots;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.UUID;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+
+/**
+ * Replays one dataset from Kafka through the streaming job once per sampler and seed, with the same
+ * budget, and evaluates each trained model exactly: the paper's results table on the user's data.
+ *
+ * <p>The dataset is published once, to two single-partition topics (one partition: every run reads
+ * the pairs in the same order, so runs differ only in sampler and seed). Each run is a fresh job
+ * (its own consumer group, model-update, metrics and dead-letter topics, checkpoints and snapshots)
+ * that reads both topics from the start; it holds its batches until the targets are indexed, trains
+ * {@code steps} steps, keeps its model at a few steps for the learning curve, and stops. Shaped
+ * like DJL's examples: {@link #run} takes everything and returns the figures.
+ */
+public final class Experiment {
+  private Experiment() {}
+
+  /**
+   * @param bootstrap an existing Kafka cluster, or null for an in-process broker
+   * @param curvePoints models kept for the learning curve (evenly spaced; the last is the final
+   *     model)
+   * @param curveEvalLimit evaluation queries per curve point (0: all); the final model is evaluated
+   *     on all
+   */
+  public record Options(
+      Corpus corpus,
+      TrainingJobConfig base,
+      List<String> samplers,
+      int seeds,
+      long steps,
+      int curvePoints,
+      int curveEvalLimit,
+      Path workDir,
+      String bootstrap) {}
+
+  /** One sampler trained with one seed. */
+  /**
+   * @param reencodeCycles model versions every shard had applied by the last step (0 would mean the
+   *     shards mined with the untrained model all along)
+   */
+  public record Run(
+      String sampler,
+      long seed,
+      double memPercent,
+      RetrievalMetrics metrics,
+      long steps,
+      double stepsPerSecond,
+      double wallSeconds,
+      long pairsDeadLettered,
+      long reencodeCycles,
+      List<RecallPlot.Point> curve) {}
+
+  public record Result(Map<String, Object> dataset, Map<String, String> config, List<Run> runs) {}
+
+  public static Result run(Options options, PrintStream out) throws Exception {
+    Corpus corpus = options.corpus();
+    TrainingJobConfig base = options.base();
+    for (String sampler : options.samplers()) {
+      TrainingJobConfig probe = base.copy();
+      probe.sampler = sampler;
+      probe.validate();
+    }
+    Files.createDirectories(options.workDir());
+    int stepsPerEpoch = Math.max(1, corpus.train().size() / base.batchSize);
+    // One pass more than the budget needs: a batch that trains no step (every pair dead-lettered, a
+    // non-finite loss)
+    // must not leave a run short of max.steps.
+    int epochs = (int) Math.ceil(options.steps() / (double) stepsPerEpoch) + 1;
+    String dataPrefix =
+        base.topicPrefix + "experiment." + fingerprint(corpus, epochs, base.seed) + ".";
+    List<LabelledQuery> curveQueries = corpus.evalSubset(options.curveEvalLimit(), base.seed);
+    out.printf(
+        "dataset: %s - %,d targets, %,d training pairs (%d passes published for %d steps of %d), %,d eval"
+            + " queries (%,d for the curve)%n",
+        corpus.name(),
+        corpus.targets().size(),
+        corpus.train().size(),
+        epochs,
+        options.steps(),
+        base.batchSize,
+        corpus.eval().size(),
+        curveQueries.size());
+
+    List<String> targetIds = new ArrayList<>();
+    List<Features> targetFeatures;
+    try (DualEncoder featurizer = DualEncoder.create(base.model(), base.seed)) {
+      for (TargetText t : corpus.targets()) {
+        targetIds.add(t.targetId());
+      }
+      targetFeatures = RetrievalEvaluator.features(featurizer, corpus.targets());
+    }
+    Evaluation evaluation = new Evaluation(targetIds, targetFeatures);
+
+    EmbeddedKafkaBroker embedded =
+        options.bootstrap() == null
+            ? EmbeddedKafkaBroker.start(options.workDir().resolve("kafka"))
+            : null;
+    try {
+      Properties kafka = kafkaProperties(base, embedded, options.bootstrap());
+      String targetsTopic = dataPrefix + "targets";
+      String pairsTopic = dataPrefix + "pairs";
+      publishOnce(kafka, corpus, targetsTopic, pairsTopic, epochs, base.seed, out);
+
+      List<Run> runs = new ArrayList<>();
+      for (int s = 0; s < options.seeds(); s++) {
+        long seed = base.seed + s;
+        RetrievalMetrics untrained;
+        try (DualEncoder encoder = DualEncoder.create(base.model(), seed)) {
+          untrained = evaluation.on(encoder, curveQueries);
+        }
+        for (String sampler : options.samplers()) {
+          TrainingJobConfig config = base.copy();
+          config.bootstrapServers = (String) kafka.get("bootstrap.servers");
+          config.sampler = sampler;
+          config.seed = seed;
+          config.targetsTopicName = targetsTopic;
+          config.pairsTopicName = pairsTopic;
+          String runName = sampler + ".s" + seed;
+          config.topicPrefix =
+              dataPrefix + runName + "." + UUID.randomUUID().toString().substring(0, 6) + ".";
+          config.groupId = "dynnibal-experiment-" + runName + "-" + UUID.randomUUID();
+          Path runDir = options.workDir().resolve("runs").resolve(runName);
+          io.dynnibal.snapshot.Directories.deleteRecursively(
+              runDir); // a rerun in the same work dir starts clean
+          Files.createDirectories(runDir);
+          config.checkpointDir = runDir.resolve("checkpoints").toUri().toString();
+          config.snapshotDir = runDir.resolve("snapshots").toString();
+          config.maxSteps = options.steps();
+          config.decaySteps = (int) options.steps();
+          config.keepModelEvery =
+              (int) Math.max(1, options.steps() / Math.max(1, options.curvePoints()));
+          runs.add(runOne(config, kafka, evaluation, corpus.eval(), curveQueries, untrained, out));
+        }
+      }
+      Map<String, Object> dataset = new LinkedHashMap<>();
+      dataset.put("name", corpus.name());
+      dataset.put("targets", corpus.targets().size());
+      dataset.put("train_pairs", corpus.train().size());
+      dataset.put("eval_queries", corpus.eval().size());
+      dataset.put("curve_eval_queries", curveQueries.size());
+      dataset.put("targets_topic", targetsTopic);
+      dataset.put("pairs_topic", pairsTopic);
+      dataset.put("epochs_published", epochs);
+      TrainingJobConfig shown = base.copy();
+      shown.maxSteps = options.steps();
+      shown.decaySteps = (int) options.steps();
+      Map<String, String> config = new LinkedHashMap<>(shown.toProperties());
+      config.remove("sampler");
+      config.remove("seed");
+      config.put("seeds", String.valueOf(options.seeds()));
+      config.put("first.seed", String.valueOf(base.seed));
+      return new Result(dataset, config, runs);
+    } finally {
+      if (embedded != null) {
+        embedded.close();
+      }
+    }
+  }
+
+  private static Run runOne(
+      TrainingJobConfig config,
+      Properties kafka,
+      Evaluation evaluation,
+      List<LabelledQuery> evalQueries,
+      List<LabelledQuery> curveQueries,
+      RetrievalMetrics untrained,
+      PrintStream out)
+      throws Exception {
+    String label = config.sampler + " s" + config.seed;
+    try (Admin admin = Admin.create(kafka)) {
+      List<NewTopic> own = new ArrayList<>();
+      for (NewTopic t : TrainingJob.topics(config, 1, replication(admin))) {
+        if (!t.name().equals(config.targetsTopic()) && !t.name().equals(config.pairsTopic())) {
+          own.add(t);
+        }
+      }
+      admin.createTopics(own).all().get();
+    }
+    long start = System.nanoTime();
+    JobClient job = LocalJob.start(config, "dynnibal experiment " + label);
+    TrainingMetrics last;
+    URI model;
+    try {
+      last = LocalJob.follow(kafka, config, job, config.maxSteps, label, out).last();
+      model = LocalJob.awaitFinalModel(config, config.maxSteps, job);
+    } finally {
+      LocalJob.stop(job);
+    }
+    double wall = (System.nanoTime() - start) / 1e9;
+    List<RecallPlot.Point> curve = new ArrayList<>();
+    curve.add(new RecallPlot.Point(0, untrained.recallAt(1)));
+    for (long step = config.keepModelEvery; step < config.maxSteps; step += config.keepModelEvery) {
+      var kept = LocalJob.model(Path.of(config.snapshotDir), "kept", step);
+      if (kept.isPresent()) {
+        try (DualEncoder encoder = ParameterSnapshots.readEncoder(kept.get())) {
+          curve.add(new RecallPlot.Point(step, evaluation.on(encoder, curveQueries).recallAt(1)));
+        }
+      }
+    }
+    RetrievalMetrics metrics;
+    try (DualEncoder encoder = ParameterSnapshots.readEncoder(model)) {
+      metrics = evaluation.on(encoder, evalQueries);
+      curve.add(
+          new RecallPlot.Point(
+              config.maxSteps,
+              curveQueries.size() == evalQueries.size()
+                  ? metrics.recallAt(1)
+                  : evaluation.on(encoder, curveQueries).recallAt(1)));
+    }
+    Long miningBytes = last.getNegativeMiningBytes();
+    Long allBytes = last.getFullDimensionBytes();
+    double mem =
+        miningBytes == null || allBytes == null || allBytes == 0
+            ? Double.NaN
+            : 100.0 * miningBytes / allBytes;
+    out.printf(
+        "%s: R@1 %.3f  R@10 %.3f  R@100 %.3f  Mem %.2f%%  %.1f steps/s  %.0f s  re-encodes %d%n",
+        label,
+        metrics.recallAt(1),
+        metrics.recallAt(10),
+        metrics.recallAt(100),
+        mem,
+        last.getStepsPerSecond(),
+        wall,
+        last.getReencodeCycles());
+    return new Run(
+        config.sampler,
+        config.seed,
+        mem,
+        metrics,
+        last.getStep(),
+        last.getStepsPerSecond(),
+        wall,
+        last.getPairsDeadLettered(),
+        last.getReencodeCycles(),
+        curve);
+  }
+
+  /** Exact evaluation against every target, featurized once for all the runs' models. */
+  private record Evaluation(List<String> targetIds, List<Features> targetFeatures) {
+    RetrievalMetrics on(DualEncoder encoder, List<LabelledQuery> queries) {
+      return RetrievalEvaluator.evaluate(encoder, targetIds, targetFeatures, queries);
+    }
+  }
+
+  /**
+   * Publishes targets and {@code epochs} shuffled passes of the pairs unless the topics hold them
+   * already (a rerun against the same cluster replays what is there).
+   */
+  private static void publishOnce(
+      Properties kafka,
+      Corpus corpus,
+      String targetsTopic,
+      String pairsTopic,
+      int epochs,
+      long seed,
+      PrintStream out)
+      throws Exception {
+    long wantedPairs = (long) corpus.train().size() * epochs;
+    long haveTargets = total(TopicReader.endOffsets(kafka, targetsTopic));
+    long havePairs = total(TopicReader.endOffsets(kafka, pairsTopic));
+    if (haveTargets == corpus.targets().size() && havePairs == wantedPairs) {
+      out.printf("replaying %s and %s (published before)%n", targetsTopic, pairsTopic);
+      return;
+    }
+    if (haveTargets != 0 || havePairs != 0) {
+      throw new IllegalStateException(
+          "topics "
+              + targetsTopic
+              + " / "
+              + pairsTopic
+              + " hold "
+              + haveTargets
+              + " / "
+              + havePairs
+              + " records, not the "
+              + corpus.targets().size()
+              + " / "
+              + wantedPairs
+              + " of this dataset;"
+              + " delete them or use another topic.prefix");
+    }
+    try (Admin admin = Admin.create(kafka)) {
+      short replication = replication(admin);
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic(targetsTopic, 1, replication)
+                      .configs(Map.of("cleanup.policy", "compact")),
+                  new NewTopic(pairsTopic, 1, replication)))
+          .all()
+          .get();
+    }
+    try (CorpusPublisher publisher = new CorpusPublisher(kafka)) {
+      out.printf(
+          "publishing %,d targets to %s and %,d pairs (%d shuffled passes) to %s%n",
+          corpus.targets().size(), targetsTopic, wantedPairs, epochs, pairsTopic);
+      publisher.publishTargets(targetsTopic, corpus.targets(), null);
+      Random random = new Random(seed);
+      for (int e = 0; e < epochs; e++) {
+        List<LabelledQuery> shuffled = new ArrayList<>(corpus.train());
+        Collections.shuffle(shuffled, random);
+        publisher.publishPairs(pairsTopic, shuffled, "e" + e, System.currentTimeMillis(), null);
+      }
+    }
+  }
+
+  private static short replication(Admin admin) throws Exception {
+    return (short) Math.min(3, admin.describeCluster().nodes().get().size());
+  }
+
+  private static long total(Map<Integer, Long> offsets) {
+    return offsets.values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  private static Properties kafkaProperties(
+      TrainingJobConfig base, EmbeddedKafkaBroker embedded, String bootstrap) {
+    TrainingJobConfig c = base.copy();
+    c.bootstrapServers = embedded != null ? embedded.bootstrapServers() : bootstrap;
+    return c.clientProperties();
+  }
+
+  /** Names the published data by what it holds, so a rerun against the same cluster finds it. */
+  private static String fingerprint(Corpus corpus, int epochs, long seed) {
+    long h = 1125899906842597L;
+    for (TargetText t : corpus.targets()) {
+      h = 31 * h + t.targetId().hashCode();
+      h = 31 * h + t.text().hashCode();
+    }
+    for (LabelledQuery q : corpus.train()) {
+      h = 31 * h + q.text().hashCode();
+      h = 31 * h + q.targetId().hashCode();
+    }
+    h = 31 * (31 * h + epochs) + seed;
+    return Long.toHexString(h).substring(0, Math.min(10, Long.toHexString(h).length()));
+  }
+}

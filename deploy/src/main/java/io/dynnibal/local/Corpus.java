@@ -1,0 +1,57 @@
+package io.dynnibal.local;
+
+import io.dynnibal.data.JsonlCorpus;
+import io.dynnibal.data.LabelledQuery;
+import io.dynnibal.data.TargetText;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Targets, training pairs and evaluation queries: from files, or the Debian packages corpus bundled
+ * in the CLI (63,665 targets, 46,529 train and 5,965 dev queries; see its README beside the files).
+ */
+public record Corpus(
+    String name, List<TargetText> targets, List<LabelledQuery> train, List<LabelledQuery> eval) {
+  private static final String BUNDLED = "/io/dynnibal/corpus/debian-packages/";
+
+  public static Corpus bundledDebian() {
+    return new Corpus(
+        "debian-packages (bundled)",
+        JsonlCorpus.readTargets(resource("targets.jsonl.gz"), "targets"),
+        JsonlCorpus.readQueries(resource("queries.train.jsonl.gz"), "queries.train"),
+        JsonlCorpus.readQueries(resource("queries.dev.jsonl.gz"), "queries.dev"));
+  }
+
+  public static Corpus files(Path targets, Path train, Path eval) {
+    return new Corpus(
+        targets.getFileName().toString(),
+        JsonlCorpus.readTargets(targets),
+        JsonlCorpus.readQueries(train),
+        JsonlCorpus.readQueries(eval));
+  }
+
+  /**
+   * At most {@code limit} of the evaluation queries (0: all), a seeded random subset: the same for
+   * every model.
+   */
+  public List<LabelledQuery> evalSubset(int limit, long seed) {
+    if (limit <= 0 || eval.size() <= limit) {
+      return eval;
+    }
+    List<LabelledQuery> shuffled = new java.util.ArrayList<>(eval);
+    java.util.Collections.shuffle(shuffled, new java.util.Random(seed));
+    return List.copyOf(shuffled.subList(0, limit));
+  }
+
+  private static InputStream resource(String file) {
+    InputStream in = Corpus.class.getResourceAsStream(BUNDLED + file);
+    if (in == null) {
+      throw new UncheckedIOException(
+          new IOException("the bundled corpus file " + file + " is missing from the CLI"));
+    }
+    return in;
+  }
+}

@@ -1,0 +1,164 @@
+package io.dynnibal.local;
+
+import io.dynnibal.deploy.MetricsWatch;
+import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.schemas.TrainingMetrics;
+import io.dynnibal.snapshot.ParameterSnapshots;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The training job on an in-process Flink MiniCluster, as the demo and the experiments run it:
+ * start it, follow its metrics topic with a progress bar until a step, wait for the final model it
+ * writes at {@code max.steps}.
+ */
+public final class LocalJob {
+  private LocalJob() {}
+
+  /** What following the metrics topic saw. */
+  public record Followed(
+      TrainingMetrics first,
+      TrainingMetrics last,
+      Map<String, Double> meanShardMillis,
+      double meanStaleness) {}
+
+  /**
+   * Starts the job on a MiniCluster of {@code parallelism} slots, RocksDB state, restarts on
+   * failure.
+   */
+  public static JobClient start(TrainingJobConfig config, String name) throws Exception {
+    Configuration conf = TrainingJob.flinkConfiguration(config);
+    conf.set(TaskManagerOptions.NUM_TASK_SLOTS, config.parallelism);
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(config.parallelism);
+    TrainingJob.build(env, config);
+    return env.executeAsync(name);
+  }
+
+  /**
+   * A run whose metrics have not advanced for this long has stalled (the slowest step is seconds).
+   */
+  static final Duration STALLED = Duration.ofMinutes(5);
+
+  /**
+   * Follows the metrics topic until {@code plannedSteps}, drawing a progress bar labelled {@code
+   * label}; fails when the job ends or no step arrives for {@link #STALLED}.
+   */
+  public static Followed follow(
+      Properties kafka,
+      TrainingJobConfig config,
+      JobClient job,
+      long plannedSteps,
+      String label,
+      PrintStream out)
+      throws Exception {
+    Map<String, Double> shardMillis = new TreeMap<>();
+    double[] staleness = {0};
+    MetricsWatch.Seen seen =
+        MetricsWatch.follow(
+            kafka,
+            config.metricsTopic(),
+            label,
+            plannedSteps,
+            plannedSteps,
+            STALLED,
+            m -> {
+              staleness[0] += m.getCacheStalenessSteps();
+              m.getShardSamplingLatencyMs()
+                  .forEach((shard, ms) -> shardMillis.merge(shard, ms, Double::sum));
+            },
+            () -> failIfEnded(job),
+            out);
+    if (seen.last() == null || seen.last().getStep() < plannedSteps) {
+      throw new IllegalStateException(
+          "no training step for "
+              + STALLED.toMinutes()
+              + " minutes (last: "
+              + (seen.last() == null ? "none" : "step " + seen.last().getStep())
+              + " of "
+              + plannedSteps
+              + ")");
+    }
+    long n = seen.reports();
+    shardMillis.replaceAll((shard, sum) -> sum / n);
+    return new Followed(seen.first(), seen.last(), shardMillis, staleness[0] / n);
+  }
+
+  /**
+   * The final model the trainer writes at {@code step} = {@code max.steps}, once it is there (2
+   * minutes at most).
+   */
+  public static URI awaitFinalModel(TrainingJobConfig config, long step, JobClient job)
+      throws Exception {
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    while (System.nanoTime() < deadline) {
+      failIfEnded(job);
+      Optional<URI> done = model(Path.of(config.snapshotDir), "final", step);
+      if (done.isPresent()) {
+        return done.get();
+      }
+      Thread.sleep(300);
+    }
+    throw new IllegalStateException(
+        "the trainer wrote no final model at step " + step + " within 2 minutes");
+  }
+
+  /**
+   * {@code <snapshot dir>/run-<id>/<kind>/model-<step>} ({@code final}, or {@code kept} for {@code
+   * keep.model.every}), once complete (snapshots appear atomically).
+   */
+  public static Optional<URI> model(Path snapshotDir, String kind, long step) throws IOException {
+    if (!Files.isDirectory(snapshotDir)) {
+      return Optional.empty();
+    }
+    try (Stream<Path> runs = Files.list(snapshotDir)) {
+      for (Path run : runs.filter(p -> p.getFileName().toString().startsWith("run-")).toList()) {
+        URI uri = ParameterSnapshots.locate(run.resolve(kind).toUri(), step);
+        if (Files.exists(Path.of(uri).resolve("manifest.json"))) {
+          return Optional.of(uri);
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Cancels the job unless it has ended, and waits (up to a minute) until it has stopped, so that
+   * the next job on this machine does not share it with a shutting-down one.
+   */
+  public static void stop(JobClient job) throws Exception {
+    if (!job.getJobStatus().get().isGloballyTerminalState()) {
+      job.cancel().get();
+    }
+    try {
+      job.getJobExecutionResult().get(1, java.util.concurrent.TimeUnit.MINUTES);
+    } catch (java.util.concurrent.ExecutionException cancelledOrFailed) {
+      // Expected for a cancelled job; a failure was reported by whoever noticed it.
+    }
+  }
+
+  public static void failIfEnded(JobClient job) throws Exception {
+    if (job.getJobStatus().get().isGloballyTerminalState()) {
+      job.getJobExecutionResult().get();
+      throw new IllegalStateException(
+          "the training job ended unexpectedly: " + job.getJobStatus().get());
+    }
+  }
+}

@@ -1,0 +1,101 @@
+package io.dynnibal.deploy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.jobs.training.TrainingJobMain;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Properties;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What a session cluster runs with and what a submitted job brings: DJL on one side, dynnibal on
+ * the other.
+ */
+class JobJarTest {
+  private static boolean holds(Path entry, String resource) throws Exception {
+    if (java.nio.file.Files.isDirectory(entry)) {
+      return java.nio.file.Files.exists(entry.resolve(resource));
+    }
+    try (JarFile jar = new JarFile(entry.toFile())) {
+      return jar.getEntry(resource) != null;
+    }
+  }
+
+  @Test
+  void theClusterGetsDjlFlinkAndTheWebSubmissionTheJobGetsOurClasses() throws Exception {
+    ClasspathSplit split = ClasspathSplit.ofThisJvm();
+    for (String clusterClass :
+        List.of(
+            "ai/djl/engine/Engine.class",
+            "org/apache/flink/runtime/webmonitor/WebSubmissionExtension.class",
+            "org/apache/flink/state/rocksdb/EmbeddedRocksDBStateBackend.class")) {
+      boolean found = false;
+      for (Path entry : split.cluster()) {
+        found |= holds(entry, clusterClass);
+      }
+      assertTrue(found, clusterClass + " is on the cluster classpath");
+    }
+    for (Path entry : split.job()) {
+      assertTrue(ClasspathSplit.holdsOurClasses(entry), entry.toString());
+      assertFalse(
+          holds(entry, "ai/djl/engine/Engine.class"), "DJL never travels with a job: " + entry);
+    }
+    for (Path entry : split.cluster()) {
+      assertFalse(
+          ClasspathSplit.holdsOurClasses(entry), "our classes stay off the cluster: " + entry);
+    }
+  }
+
+  @Test
+  void theJarHoldsEveryModuleOfOursTheEntryClassAndTheSettings(@TempDir Path dir) throws Exception {
+    TrainingJobConfig config = new TrainingJobConfig();
+    config.groupId = "g";
+    config.kafkaProperties.put("sasl.jaas.config", "secret");
+    Path jar = JobJar.write(dir.resolve("job.jar"), config.toPropertiesWithSecrets());
+    try (JarFile file = new JarFile(jar.toFile())) {
+      assertEquals(
+          TrainingJobMain.class.getName(),
+          file.getManifest().getMainAttributes().get(Attributes.Name.MAIN_CLASS));
+      for (String ours :
+          List.of(
+              "io/dynnibal/jobs/training/TrainingJobMain.class",
+              "io/dynnibal/schemas/TrainingPair.class",
+              "io/dynnibal/training/TorchRuntime.class",
+              "io/dynnibal/index/sgtree/SgTree.class")) {
+        assertNotNull(file.getEntry(ours), ours);
+      }
+      assertTrue(
+          file.stream()
+              .noneMatch(
+                  e ->
+                      e.getName().startsWith("ai/djl/")
+                          || e.getName().startsWith("org/apache/flink/")
+                          || e.getName().startsWith("io/dynnibal/corpus/")),
+          "third-party classes and the bundled corpus stay out");
+      Properties settings = new Properties();
+      try (InputStream in = file.getInputStream(file.getEntry(TrainingJobMain.SETTINGS_RESOURCE))) {
+        settings.load(in);
+      }
+      assertEquals(
+          config.toPropertiesWithSecrets(),
+          new TrainingJobConfig().applyAll(settings).toPropertiesWithSecrets());
+    }
+  }
+
+  @Test
+  void aJarWithoutSettingsHasNoSettingsResource(@TempDir Path dir) throws Exception {
+    try (JarFile file =
+        new JarFile(JobJar.write(dir.resolve("job.jar"), java.util.Map.of()).toFile())) {
+      assertEquals(null, file.getEntry(TrainingJobMain.SETTINGS_RESOURCE));
+    }
+  }
+}
