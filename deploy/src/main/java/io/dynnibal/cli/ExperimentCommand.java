@@ -2,9 +2,9 @@ package io.dynnibal.cli;
 
 import io.dynnibal.experiment.Experiment;
 import io.dynnibal.experiment.ExperimentReport;
-import io.dynnibal.jobs.training.Sampler;
 import io.dynnibal.jobs.training.TrainingJobConfig;
 import io.dynnibal.local.Corpus;
+import io.dynnibal.negatives.Sampler;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

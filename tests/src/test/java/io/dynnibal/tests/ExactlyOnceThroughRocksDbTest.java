@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.dynnibal.jobs.flink.RocksDbCheckpointing;
 import io.dynnibal.jobs.kafka.AvroValueSchema;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.SingleObjectCodec;
 import io.dynnibal.schemas.TrainingPair;
+import io.dynnibal.state.RocksDbCheckpointing;
 import io.dynnibal.tests.harness.StreamingClusterExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,7 @@
 package io.dynnibal.model;
 
 import io.dynnibal.model.features.FeatureConfig;
+import java.io.Serializable;
 
 /**
  * The shape of a dual encoder. Each tower ({@link TowerKind#BAG}, the default): hashed features ->
@@ -27,7 +28,8 @@ public record DualEncoderConfig(
     boolean sharedTowers,
     float scoreScale,
     TowerKind towerKind,
-    int maxTokens) {
+    int maxTokens)
+    implements Serializable {
 
   public static final DualEncoderConfig DEFAULT =
       new DualEncoderConfig(FeatureConfig.DEFAULT, 64, 256, 128, true, 20f);

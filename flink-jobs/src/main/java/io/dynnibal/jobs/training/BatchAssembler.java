@@ -1,6 +1,7 @@
 package io.dynnibal.jobs.training;
 
 import io.dynnibal.schemas.TrainingPair;
+import io.dynnibal.stream.QueryBatch;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.state.ListState;

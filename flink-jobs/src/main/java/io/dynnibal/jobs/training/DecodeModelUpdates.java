@@ -1,9 +1,12 @@
 package io.dynnibal.jobs.training;
 
 import io.dynnibal.schemas.AvroTrust;
+import io.dynnibal.schemas.Matrices;
 import io.dynnibal.schemas.ModelUpdate;
 import io.dynnibal.schemas.RecordDecodingException;
 import io.dynnibal.schemas.SingleObjectCodec;
+import io.dynnibal.stream.DeadLetters;
+import io.dynnibal.stream.KafkaRecord;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;

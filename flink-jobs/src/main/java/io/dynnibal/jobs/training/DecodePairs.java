@@ -4,6 +4,8 @@ import io.dynnibal.schemas.AvroTrust;
 import io.dynnibal.schemas.RecordDecodingException;
 import io.dynnibal.schemas.SingleObjectCodec;
 import io.dynnibal.schemas.TrainingPair;
+import io.dynnibal.stream.DeadLetters;
+import io.dynnibal.stream.KafkaRecord;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;

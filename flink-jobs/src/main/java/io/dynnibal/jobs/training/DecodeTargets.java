@@ -4,6 +4,8 @@ import io.dynnibal.schemas.AvroTrust;
 import io.dynnibal.schemas.RecordDecodingException;
 import io.dynnibal.schemas.SingleObjectCodec;
 import io.dynnibal.schemas.Target;
+import io.dynnibal.stream.DeadLetters;
+import io.dynnibal.stream.KafkaRecord;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,5 +1,9 @@
 package io.dynnibal.jobs.training;
 
+import io.dynnibal.negatives.SharedNegatives;
+import io.dynnibal.state.TargetFeatures;
+import io.dynnibal.stream.MergedBatch;
+import io.dynnibal.stream.QueryBatch;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -31,12 +35,22 @@ import org.apache.flink.util.Collector;
 final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, MergedBatch> {
   private static final long serialVersionUID = 1L;
 
-  private final TrainingJobConfig config;
+  private final int shards;
+  private final int hardNegatives;
+  private final int uniformNegatives;
+  private final long seed;
   private transient ListState<ShardReply> replies;
   private transient ValueState<Integer> received;
 
-  NegativeMerge(TrainingJobConfig config) {
-    this.config = config;
+  /**
+   * @param hardNegatives the batch's shared hard negatives (at most)
+   * @param uniformNegatives the batch's uniform negatives
+   */
+  NegativeMerge(int shards, int hardNegatives, int uniformNegatives, long seed) {
+    this.shards = shards;
+    this.hardNegatives = hardNegatives;
+    this.uniformNegatives = uniformNegatives;
+    this.seed = seed;
   }
 
   @Override
@@ -52,7 +66,7 @@ final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, MergedB
   public void processElement(ShardReply reply, Context ctx, Collector<MergedBatch> out)
       throws Exception {
     int count = received.value() == null ? 1 : received.value() + 1;
-    if (count < config.shards) {
+    if (count < shards) {
       // Replies are large (features of every candidate): append and count, read them back only
       // once, when complete.
       replies.add(reply);
@@ -65,9 +79,7 @@ final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, MergedB
     }
     replies.clear();
     received.clear();
-    Sampler sampler = config.sampler();
-    out.collect(
-        merge(all, sampler.hardNegatives(config), sampler.uniformDraws(config), config.seed));
+    out.collect(merge(all, hardNegatives, uniformNegatives, seed));
   }
 
   static MergedBatch merge(

@@ -1,5 +1,7 @@
 package io.dynnibal.jobs.training;
 
+import io.dynnibal.stream.QueryBatch;
+import java.time.Duration;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -39,7 +41,8 @@ final class PairsAfterTargets
   /** Held batches fanned out per timer firing: small, so a checkpoint barrier waits for little. */
   private static final int RELEASE_PER_TIMER = 2;
 
-  private final TrainingJobConfig config;
+  private final String targetsTopic;
+  private final Duration targetsFirstMaxWait;
   private final int[] shardKeys;
   private transient ValueState<Boolean> released;
 
@@ -53,8 +56,12 @@ final class PairsAfterTargets
    * @param targetsAtStart end offsets of the targets topic when the job was built, per partition
    */
   PairsAfterTargets(
-      TrainingJobConfig config, int[] shardKeys, java.util.Map<Integer, Long> targetsAtStart) {
-    this.config = config;
+      String targetsTopic,
+      Duration targetsFirstMaxWait,
+      int[] shardKeys,
+      java.util.Map<Integer, Long> targetsAtStart) {
+    this.targetsTopic = targetsTopic;
+    this.targetsFirstMaxWait = targetsFirstMaxWait;
     this.shardKeys = shardKeys;
     this.nothingToWaitFor = targetsAtStart.values().stream().allMatch(end -> end == 0);
   }
@@ -102,11 +109,11 @@ final class PairsAfterTargets
     if (!isReleased() && waiting() == 0) {
       LOG.info(
           "holding query batches until the targets on {} at start are loaded (at most {})",
-          config.targetsTopic(),
-          config.targetsFirstMaxWait);
+          targetsTopic,
+          targetsFirstMaxWait);
       ctx.timerService()
           .registerProcessingTimeTimer(
-              ctx.timerService().currentProcessingTime() + config.targetsFirstMaxWait.toMillis());
+              ctx.timerService().currentProcessingTime() + targetsFirstMaxWait.toMillis());
     }
     long[] q = queueState();
     held.put(q[1]++, batch);
@@ -120,8 +127,8 @@ final class PairsAfterTargets
       LOG.warn(
           "the targets topic {} was not read to its start-time end within {}: releasing the held batches"
               + " (pairs whose target is not indexed yet go to the dead-letter topic)",
-          config.targetsTopic(),
-          config.targetsFirstMaxWait);
+          targetsTopic,
+          targetsFirstMaxWait);
       released.update(true);
     }
     long[] q = queueState();

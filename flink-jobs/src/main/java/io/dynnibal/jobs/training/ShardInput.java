@@ -1,5 +1,7 @@
 package io.dynnibal.jobs.training;
 
+import io.dynnibal.stream.QueryBatch;
+
 /**
  * What a shard receives on its keyed input: a target upsert or delete, or a batch of queries to
  * sample for.

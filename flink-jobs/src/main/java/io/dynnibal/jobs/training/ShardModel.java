@@ -4,6 +4,7 @@ import ai.djl.Device;
 import io.dynnibal.index.nystrom.NystromProjector;
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.model.features.Features;
+import io.dynnibal.schemas.Matrices;
 import io.dynnibal.schemas.ModelUpdate;
 import io.dynnibal.snapshot.ParameterSnapshots;
 import java.net.URI;
@@ -30,12 +31,12 @@ final class ShardModel implements AutoCloseable {
     this.projector = projector;
   }
 
-  static ShardModel initial(TrainingJobConfig config) {
+  static ShardModel initial(ShardSettings settings) {
     return new ShardModel(
         0,
         0,
-        DualEncoder.create(config.model(), config.seed, Device.cpu()),
-        initialProjector(config));
+        DualEncoder.create(settings.model(), settings.seed(), Device.cpu()),
+        initialProjector(settings));
   }
 
   static ShardModel of(ModelUpdate update) {
@@ -54,9 +55,9 @@ final class ShardModel implements AutoCloseable {
    * Random unit landmark directions from the seed: the version-0 projection, the same in every
    * operator.
    */
-  static NystromProjector initialProjector(TrainingJobConfig config) {
-    SplittableRandom random = new SplittableRandom(config.seed ^ 0x1A2B3C4DL);
-    float[][] landmarks = new float[config.landmarks][config.outputDim];
+  static NystromProjector initialProjector(ShardSettings settings) {
+    SplittableRandom random = new SplittableRandom(settings.seed() ^ 0x1A2B3C4DL);
+    float[][] landmarks = new float[settings.landmarks()][settings.model().outputDim()];
     for (float[] row : landmarks) {
       double norm = 0;
       for (int j = 0; j < row.length; j++) {

@@ -2,6 +2,9 @@ package io.dynnibal.jobs.training;
 
 import io.dynnibal.model.features.Features;
 import io.dynnibal.negatives.FullDimensionPool;
+import io.dynnibal.negatives.Sampler;
+import io.dynnibal.state.ShardIndex;
+import io.dynnibal.state.TargetFeatures;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -32,10 +35,10 @@ final class ShardPool implements AutoCloseable {
     this.refreshEvery = refreshEvery;
   }
 
-  static ShardPool of(TrainingJobConfig config) {
-    return config.sampler() == Sampler.EXHAUSTIVE
+  static ShardPool of(ShardSettings settings) {
+    return settings.sampler() == Sampler.EXHAUSTIVE
         ? new ShardPool(1.0, 0)
-        : new ShardPool(config.snmPoolFraction, config.snmRefreshEvery);
+        : new ShardPool(settings.snmPoolFraction(), settings.snmRefreshEvery());
   }
 
   /** The pool to mine {@code batchId} with, rebuilt first when due. */
@@ -56,7 +59,7 @@ final class ShardPool implements AutoCloseable {
             : draw(index, seed ^ (period * 0x9E3779B97F4A7C15L) ^ model.version);
     List<Features> features = new ArrayList<>(ids.size());
     for (String id : ids) {
-      features.add(state.get(id).features());
+      features.add(Features.of(state.get(id)));
     }
     float[][] vectors = ids.isEmpty() ? new float[0][] : model.encoder.encodeTargets(features);
     close();

@@ -1,5 +1,8 @@
 package io.dynnibal.jobs.training;
 
+import io.dynnibal.state.TargetFeatures;
+import io.dynnibal.stream.QueryBatch;
+
 /** One shard's answer to one query batch. */
 public class ShardReply {
   public long batchId;

@@ -1,12 +1,18 @@
 package io.dynnibal.jobs.training;
 
-import io.dynnibal.jobs.flink.RocksDbCheckpointing;
 import io.dynnibal.jobs.kafka.AvroValueSchema;
 import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.schemas.DeadLetter;
 import io.dynnibal.schemas.ModelUpdate;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.schemas.TrainingPair;
+import io.dynnibal.state.RocksDbCheckpointing;
+import io.dynnibal.stream.DeadLetters;
+import io.dynnibal.stream.KafkaRecord;
+import io.dynnibal.stream.MergedBatch;
+import io.dynnibal.stream.QueryBatch;
+import io.dynnibal.trainer.FaultInjection;
+import io.dynnibal.trainer.TrainerFunction;
 import java.net.URI;
 import java.util.HashMap;
 import java.util.List;
@@ -203,7 +209,9 @@ public final class TrainingJob {
         targets
             .keyBy(in -> 0, org.apache.flink.api.common.typeinfo.Types.INT)
             .connect(batches.keyBy(b -> 0, org.apache.flink.api.common.typeinfo.Types.INT))
-            .process(new PairsAfterTargets(config, shardKeys, targetsAtStart))
+            .process(
+                new PairsAfterTargets(
+                    config.targetsTopic(), config.targetsFirstMaxWait, shardKeys, targetsAtStart))
             .name("pairs-after-targets")
             .uid("pairs-after-targets")
             .setParallelism(1);
@@ -212,20 +220,25 @@ public final class TrainingJob {
         shardInputs
             .keyBy(in -> in.shardKey, org.apache.flink.api.common.typeinfo.Types.INT)
             .connect(broadcastUpdates)
-            .process(new ShardIndexFunction(config, shardKeys))
+            .process(new ShardIndexFunction(ShardSettings.of(config), shardKeys))
             .name("shard-index")
             .uid("shard-index")
             .setParallelism(config.parallelism);
     SingleOutputStreamOperator<MergedBatch> merged =
         replies
             .keyBy(r -> r.batchId, org.apache.flink.api.common.typeinfo.Types.LONG)
-            .process(new NegativeMerge(config))
+            .process(
+                new NegativeMerge(
+                    config.shards,
+                    config.sampler().hardNegatives(config.sampledNegatives),
+                    config.sampler().uniformDraws(config.uniformNegatives, config.sampledNegatives),
+                    config.seed))
             .name("negative-merge")
             .uid("negative-merge")
             .setParallelism(config.parallelism);
     SingleOutputStreamOperator<TrainingMetrics> metrics =
         merged
-            .process(new TrainerFunction(config, faults))
+            .process(new TrainerFunction(config.trainerSettings(), faults))
             .name("trainer")
             .uid("trainer")
             .setParallelism(1);

@@ -2,6 +2,8 @@ package io.dynnibal.jobs.training;
 
 import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.model.features.FeatureConfig;
+import io.dynnibal.negatives.Sampler;
+import io.dynnibal.trainer.TrainerSettings;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Serializable;
@@ -199,6 +201,28 @@ public final class TrainingJobConfig implements Serializable {
             ? io.dynnibal.model.TowerKind.SET_TRANSFORMER
             : io.dynnibal.model.TowerKind.BAG,
         32);
+  }
+
+  /** What the trainer operator reads of these settings. */
+  public TrainerSettings trainerSettings() {
+    return new TrainerSettings(
+        model(),
+        sampler(),
+        seed,
+        learningRate,
+        warmupSteps,
+        decaySteps,
+        maxSteps,
+        reencodeEvery,
+        landmarks,
+        regressionSamples,
+        sampledNegatives,
+        negativesPerQuery,
+        negativeCacheSize,
+        keepModelEvery,
+        snapshotDir,
+        pairsTopic(),
+        List.of(watchTargets.split(",")));
   }
 
   /** Every problem, or an empty list. */

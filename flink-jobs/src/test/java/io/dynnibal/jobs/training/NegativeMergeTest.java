@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.dynnibal.model.features.Features;
+import io.dynnibal.state.TargetFeatures;
+import io.dynnibal.stream.MergedBatch;
+import io.dynnibal.stream.QueryBatch;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -110,7 +112,7 @@ class NegativeMergeTest {
   }
 
   private static TargetFeatures target(String id) {
-    return new TargetFeatures(id, new Features(new int[] {1}, new float[] {1f}), new float[] {0f});
+    return new TargetFeatures(id, new int[] {1}, new float[] {1f}, new float[] {0f});
   }
 
   private static String[] ids(TargetFeatures[] targets) {

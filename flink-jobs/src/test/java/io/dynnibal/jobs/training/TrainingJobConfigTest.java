@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.negatives.Sampler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,15 +88,5 @@ class TrainingJobConfigTest {
             .apply("topic.pairs", "a b")
             .problems();
     assertEquals(4, problems.size(), problems.toString());
-  }
-
-  @Test
-  void samplersShareOneNegativeBudget() {
-    TrainingJobConfig c =
-        new TrainingJobConfig().apply("negatives.sampled", "64").apply("negatives.uniform", "32");
-    assertEquals(96, Sampler.UNIFORM.uniformDraws(c) + Sampler.UNIFORM.hardNegatives(c));
-    assertEquals(96, Sampler.DYNNIBAL_MH.uniformDraws(c) + Sampler.DYNNIBAL_MH.hardNegatives(c));
-    assertEquals(96, Sampler.EXHAUSTIVE.uniformDraws(c) + Sampler.EXHAUSTIVE.hardNegatives(c));
-    assertEquals(0, Sampler.IN_BATCH.uniformDraws(c) + Sampler.IN_BATCH.hardNegatives(c));
   }
 }

@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.dynnibal.data.LabelledQuery;
 import io.dynnibal.jobs.kafka.TopicReader;
-import io.dynnibal.jobs.training.FaultInjection;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.jobs.training.TrainingJobConfig;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.TrainingMetrics;
+import io.dynnibal.trainer.FaultInjection;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.jobs.kafka.TopicReader;
-import io.dynnibal.jobs.training.FaultInjection;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.jobs.training.TrainingJobConfig;
 import io.dynnibal.local.CorpusPublisher;
@@ -13,6 +12,7 @@ import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.tests.harness.StreamingClusterExtension;
 import io.dynnibal.tests.harness.TrainingJobs;
 import io.dynnibal.tests.training.SyntheticCorpus;
+import io.dynnibal.trainer.FaultInjection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.dynnibal.model.features;
 
+import java.io.Serializable;
+
 /**
  * How {@link HashedFeaturizer} turns text into features.
  *
@@ -14,7 +16,8 @@ package io.dynnibal.model.features;
  * @param maxCharN longest character n-gram
  */
 public record FeatureConfig(
-    int buckets, int maxWords, int charNgramWords, int minCharN, int maxCharN) {
+    int buckets, int maxWords, int charNgramWords, int minCharN, int maxCharN)
+    implements Serializable {
   public static final FeatureConfig DEFAULT = new FeatureConfig(1 << 18, 64, 16, 3, 5);
 
   public FeatureConfig {

@@ -1,5 +1,6 @@
 package io.dynnibal.model.features;
 
+import io.dynnibal.state.TargetFeatures;
 import java.util.Arrays;
 
 /**
@@ -14,6 +15,11 @@ public record Features(int[] ids, float[] weights) {
     if (ids.length != weights.length) {
       throw new IllegalArgumentException(ids.length + " ids but " + weights.length + " weights");
     }
+  }
+
+  /** The features a shard stored for a target. */
+  public static Features of(TargetFeatures target) {
+    return new Features(target.featureIds, target.featureWeights);
   }
 
   public int size() {

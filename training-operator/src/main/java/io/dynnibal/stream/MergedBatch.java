@@ -1,4 +1,6 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.stream;
+
+import io.dynnibal.state.TargetFeatures;
 
 /** A query batch with every shard's answer merged: what one training step consumes. */
 public class MergedBatch {

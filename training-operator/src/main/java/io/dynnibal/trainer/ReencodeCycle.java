@@ -1,11 +1,13 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.trainer;
 
 import io.dynnibal.index.nystrom.ReEncodingRegression;
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.model.features.Features;
 import io.dynnibal.schemas.CacheMapKind;
+import io.dynnibal.schemas.Matrices;
 import io.dynnibal.schemas.ModelUpdate;
 import io.dynnibal.snapshot.ParameterSnapshots;
+import io.dynnibal.state.TargetFeatures;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -44,7 +46,7 @@ final class ReencodeCycle {
     List<Features> features = new ArrayList<>(fresh.size());
     float[][] oldCache = new float[fresh.size()][];
     for (int i = 0; i < fresh.size(); i++) {
-      features.add(fresh.get(i).features());
+      features.add(Features.of(fresh.get(i)));
       oldCache[i] = fresh.get(i).cache;
     }
     float[][] newEncodings = encoder.encodeTargets(features);

@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.negatives;
 
 import java.util.Arrays;
 import java.util.List;
@@ -36,7 +36,7 @@ public enum Sampler {
   DYNNIBAL_REJECTION("dynnibal-rejection", Mining.SHARD_TREE);
 
   /** Where a sampler finds its hard negatives. */
-  enum Mining {
+  public enum Mining {
     /** No hard negatives. */
     NONE,
     /** Each shard, from its SG tree over low-dimensional Nyström vectors (CPU memory). */
@@ -51,7 +51,7 @@ public enum Sampler {
   }
 
   public final String id;
-  final Mining mining;
+  public final Mining mining;
 
   Sampler(String id, Mining mining) {
     this.id = id;
@@ -69,18 +69,24 @@ public enum Sampler {
     throw new IllegalArgumentException("unknown sampler \"" + id + "\"; one of " + NAMES);
   }
 
-  /** Uniform negatives per step. */
-  int uniformDraws(TrainingJobConfig config) {
+  /**
+   * Uniform negatives per step, given the {@code negatives.uniform} and {@code negatives.sampled}
+   * settings.
+   */
+  public int uniformDraws(int uniformNegatives, int sampledNegatives) {
     return switch (this) {
       case IN_BATCH -> 0;
-      case UNIFORM -> config.uniformNegatives + config.sampledNegatives;
-      default -> config.uniformNegatives;
+      case UNIFORM -> uniformNegatives + sampledNegatives;
+      default -> uniformNegatives;
     };
   }
 
-  /** Hard negatives per step (at most: a small index or cache may offer fewer). */
-  int hardNegatives(TrainingJobConfig config) {
-    return mining == Mining.NONE ? 0 : config.sampledNegatives;
+  /**
+   * Hard negatives per step (at most: a small index or cache may offer fewer), given the {@code
+   * negatives.sampled} setting.
+   */
+  public int hardNegatives(int sampledNegatives) {
+    return mining == Mining.NONE ? 0 : sampledNegatives;
   }
 
   @Override

@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.stream;
 
 import io.dynnibal.schemas.DeadLetter;
 import java.nio.ByteBuffer;
@@ -13,11 +13,11 @@ public final class DeadLetters {
 
   private DeadLetters() {}
 
-  static DeadLetter of(KafkaRecord record, Throwable error, String stage) {
+  public static DeadLetter of(KafkaRecord record, Throwable error, String stage) {
     return of(record, error.getClass().getName(), String.valueOf(error.getMessage()), stage);
   }
 
-  static DeadLetter of(KafkaRecord record, String errorClass, String message, String stage) {
+  public static DeadLetter of(KafkaRecord record, String errorClass, String message, String stage) {
     return DeadLetter.newBuilder()
         .setSourceTopic(record.topic)
         .setPartition(record.partition)
@@ -35,7 +35,7 @@ public final class DeadLetters {
    * A dead letter for something found unusable after decoding (a pair, a target's encoding, a model
    * update, a batch): no Kafka coordinates survive this far, so the record is named by its key.
    */
-  static DeadLetter ofDecoded(String topic, String key, String message, String stage) {
+  public static DeadLetter ofDecoded(String topic, String key, String message, String stage) {
     return DeadLetter.newBuilder()
         .setSourceTopic(topic)
         .setPartition(-1)

@@ -1,6 +1,4 @@
-package io.dynnibal.jobs.training;
-
-import io.dynnibal.model.features.Features;
+package io.dynnibal.state;
 
 /**
  * A target as the index keeps and ships it: id, hashed features (what the trainer's target tower
@@ -25,15 +23,11 @@ public class TargetFeatures {
 
   public TargetFeatures() {}
 
-  public TargetFeatures(String id, Features features, float[] cache) {
+  public TargetFeatures(String id, int[] featureIds, float[] featureWeights, float[] cache) {
     this.id = id;
-    this.featureIds = features.ids();
-    this.featureWeights = features.weights();
+    this.featureIds = featureIds;
+    this.featureWeights = featureWeights;
     this.cache = cache;
-  }
-
-  public Features features() {
-    return new Features(featureIds, featureWeights);
   }
 
   /** A copy without the cache vector (what the trainer needs of a negative). */

@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.negatives;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,14 +11,14 @@ import java.util.function.Function;
  * negatives across all positives of a batch): round-robin over queries, each taking its best
  * candidate not yet taken, so every query contributes its hardest before any contributes a second.
  */
-final class SharedNegatives {
+public final class SharedNegatives {
   private SharedNegatives() {}
 
   /**
    * @param perQuery each query's candidates, best first
    * @return at most {@code count} distinct candidates (by {@code id}), in the order taken
    */
-  static <T> List<T> roundRobin(List<List<T>> perQuery, int count, Function<T, String> id) {
+  public static <T> List<T> roundRobin(List<List<T>> perQuery, int count, Function<T, String> id) {
     Map<String, T> shared = new LinkedHashMap<>();
     for (int rank = 0; shared.size() < count; rank++) {
       boolean any = false;

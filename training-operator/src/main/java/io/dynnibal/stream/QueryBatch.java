@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.stream;
 
 /**
  * B training pairs, numbered in arrival order: the unit that fans out to every shard and becomes

@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.stream;
 
 /**
  * A Kafka record as it arrived, undecoded: the sources never fail on bad bytes; decoding happens in

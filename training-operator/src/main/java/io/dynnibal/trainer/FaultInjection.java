@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.trainer;
 
 import java.io.Serializable;
 

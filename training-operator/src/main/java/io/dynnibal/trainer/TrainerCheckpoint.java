@@ -1,4 +1,8 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.trainer;
+
+import io.dynnibal.state.TargetFeatures;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * The trainer's operator state: its parameters and Adam's moments (the files of a parameter
@@ -36,4 +40,18 @@ public class TrainerCheckpoint {
   public long[] watchedCounts;
 
   public TrainerCheckpoint() {}
+
+  /** The parameter snapshot's files by name, in their order. */
+  Map<String, byte[]> files() {
+    Map<String, byte[]> files = new LinkedHashMap<>();
+    for (int i = 0; i < fileNames.length; i++) {
+      files.put(fileNames[i], fileContents[i]);
+    }
+    return files;
+  }
+
+  void setFiles(Map<String, byte[]> files) {
+    fileNames = files.keySet().toArray(new String[0]);
+    fileContents = files.values().toArray(new byte[0][]);
+  }
 }

@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.flink;
+package io.dynnibal.state;
 
 import java.net.URI;
 import java.time.Duration;

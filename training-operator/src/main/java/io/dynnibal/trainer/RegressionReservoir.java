@@ -1,5 +1,6 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.trainer;
 
+import io.dynnibal.state.TargetFeatures;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;

@@ -1,16 +1,15 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.schemas;
 
-import io.dynnibal.schemas.Matrix;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Between Avro {@link Matrix} records and float arrays; refuses non-finite values and wrong shapes.
  */
-final class Matrices {
+public final class Matrices {
   private Matrices() {}
 
-  static Matrix of(float[][] rows) {
+  public static Matrix of(float[][] rows) {
     int cols = rows.length == 0 ? 0 : rows[0].length;
     List<Float> values = new ArrayList<>(rows.length * cols);
     for (float[] row : rows) {
@@ -21,7 +20,7 @@ final class Matrices {
     return Matrix.newBuilder().setRows(rows.length).setCols(cols).setValues(values).build();
   }
 
-  static Matrix of(int rows, int cols, float[] rowMajor) {
+  public static Matrix of(int rows, int cols, float[] rowMajor) {
     List<Float> values = new ArrayList<>(rowMajor.length);
     for (float v : rowMajor) {
       values.add(v);
@@ -29,7 +28,7 @@ final class Matrices {
     return Matrix.newBuilder().setRows(rows).setCols(cols).setValues(values).build();
   }
 
-  static float[] values(Matrix m, String what) {
+  public static float[] values(Matrix m, String what) {
     List<Float> values = m.getValues();
     if (m.getRows() < 0 || m.getCols() < 0 || values.size() != (long) m.getRows() * m.getCols()) {
       throw new IllegalArgumentException(
@@ -54,7 +53,7 @@ final class Matrices {
     return out;
   }
 
-  static float[][] rows(Matrix m, String what) {
+  public static float[][] rows(Matrix m, String what) {
     float[] flat = values(m, what);
     float[][] rows = new float[m.getRows()][m.getCols()];
     for (int r = 0; r < rows.length; r++) {

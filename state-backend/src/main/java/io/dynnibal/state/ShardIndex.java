@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.state;
 
 import io.dynnibal.index.nystrom.CacheMap;
 import io.dynnibal.index.sampling.NegativeSampler;
@@ -21,7 +21,7 @@ import java.util.random.RandomGenerator;
  * <p>Invariant: the tree holds exactly the targets in {@code slotOf}, and their vectors equal the
  * state's.
  */
-final class ShardIndex {
+public final class ShardIndex {
   private final SgTree tree;
   private final Map<String, Integer> slotOf = new HashMap<>();
   private final List<String> idOfSlot = new ArrayList<>();
@@ -33,12 +33,12 @@ final class ShardIndex {
     this.tree = tree;
   }
 
-  static ShardIndex empty(int dimension, double base) {
+  public static ShardIndex empty(int dimension, double base) {
     return new ShardIndex(new SgTree(dimension, base));
   }
 
   /** Bulk-builds the tree (faster and better balanced than inserting one by one). */
-  static ShardIndex build(
+  public static ShardIndex build(
       int dimension, double base, List<String> ids, List<float[]> vectors, long seed) {
     int[] slots = new int[ids.size()];
     Arrays.setAll(slots, i -> i);
@@ -53,16 +53,16 @@ final class ShardIndex {
     return index;
   }
 
-  int size() {
+  public int size() {
     return liveCount;
   }
 
-  boolean contains(String id) {
+  public boolean contains(String id) {
     return slotOf.containsKey(id);
   }
 
   /** Adds or replaces a target. */
-  void upsert(String id, float[] vector) {
+  public void upsert(String id, float[] vector) {
     Integer existing = slotOf.get(id);
     if (existing != null) {
       tree.delete(existing); // same slot, new vector: a target updated many times holds one slot
@@ -73,7 +73,7 @@ final class ShardIndex {
     tree.insert(slot, vector.clone());
   }
 
-  boolean delete(String id) {
+  public boolean delete(String id) {
     Integer slot = slotOf.remove(id);
     if (slot == null) {
       return false;
@@ -88,7 +88,7 @@ final class ShardIndex {
   }
 
   /** A target drawn uniformly from this shard. */
-  String uniform(RandomGenerator random) {
+  public String uniform(RandomGenerator random) {
     if (liveCount == 0) {
       throw new IllegalStateException("the shard is empty");
     }
@@ -96,12 +96,12 @@ final class ShardIndex {
   }
 
   /** Negatives for one query (cache-space vector), as ids with their logits. */
-  Samples sample(NegativeSampler sampler, float[] query, int count, RandomGenerator random) {
+  public Samples sample(NegativeSampler sampler, float[] query, int count, RandomGenerator random) {
     return sampler.sample(tree, query, count, random);
   }
 
   /** The live targets' ids, in slot order. */
-  List<String> ids() {
+  public List<String> ids() {
     List<String> ids = new ArrayList<>(liveCount);
     for (String id : idOfSlot) {
       if (id != null) {
@@ -111,7 +111,7 @@ final class ShardIndex {
     return ids;
   }
 
-  String idOf(int slot) {
+  public String idOf(int slot) {
     return idOfSlot.get(slot);
   }
 
@@ -119,13 +119,13 @@ final class ShardIndex {
    * Applies a model update's map to every vector in the tree, then repairs only what the drift can
    * have broken.
    */
-  TreeRepair.Report move(CacheMap map, long seed) {
+  public TreeRepair.Report move(CacheMap map, long seed) {
     float[] scratch = new float[map.dimension()];
     double drift = tree.moveVectors(v -> map.applyInPlace(v, scratch));
     return TreeRepair.repair(tree, drift, TreeRepair.Mode.BOUNDED, seed);
   }
 
-  List<String> checkInvariants() {
+  public List<String> checkInvariants() {
     return tree.checkInvariants();
   }
 

@@ -1,0 +1,56 @@
+package io.dynnibal.jobs.training;
+
+import io.dynnibal.model.DualEncoderConfig;
+import io.dynnibal.negatives.Sampler;
+import java.io.Serializable;
+
+/**
+ * What the shard operator reads of the job's settings, and nothing else; each component is named
+ * after the setting it carries.
+ *
+ * @param targetsTopic names the source of a dead-lettered target
+ * @param modelUpdatesTopic names the source of a dead-lettered model update
+ */
+record ShardSettings(
+    DualEncoderConfig model,
+    Sampler sampler,
+    long seed,
+    int landmarks,
+    double treeBase,
+    int negativesSampled,
+    int negativesUniform,
+    int negativesPerQuery,
+    double snmPoolFraction,
+    int snmRefreshEvery,
+    int mhCandidatesPerNegative,
+    int mhMaxClusters,
+    double rejectionGamma,
+    int rejectionMaxClusters,
+    String targetsTopic,
+    String modelUpdatesTopic)
+    implements Serializable {
+
+  static ShardSettings of(TrainingJobConfig config) {
+    return new ShardSettings(
+        config.model(),
+        config.sampler(),
+        config.seed,
+        config.landmarks,
+        config.treeBase,
+        config.sampledNegatives,
+        config.uniformNegatives,
+        config.negativesPerQuery,
+        config.snmPoolFraction,
+        config.snmRefreshEvery,
+        config.candidatesPerNegative,
+        config.maxClusters,
+        config.rejectionGamma,
+        config.rejectionMaxClusters,
+        config.targetsTopic(),
+        config.modelUpdatesTopic());
+  }
+
+  float scoreScale() {
+    return model.scoreScale();
+  }
+}

@@ -1,0 +1,97 @@
+package io.dynnibal.trainer;
+
+import io.dynnibal.model.DualEncoder;
+import io.dynnibal.snapshot.Directories;
+import io.dynnibal.snapshot.ParameterSnapshots;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.function.LongPredicate;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One run's model directories on disk: {@code <snapshot dir>/run-<id>/model-<version>} for the
+ * versions the shards load, {@code kept/model-<step>} for models kept along the way, and {@code
+ * final/model-<step>} for the model at {@code max.steps}.
+ *
+ * <p>Invariant: a version directory exists from the moment its model update is emitted until a
+ * completed checkpoint shows every shard holds a newer one, or until a restore to an older state
+ * deletes it (it was never committed, and will be made again).
+ */
+final class ModelVersionStore {
+  private static final Logger LOG = LoggerFactory.getLogger(ModelVersionStore.class);
+  private static final String VERSION_DIR = "model-\\d+";
+
+  private final URI base;
+  private final long seed;
+
+  ModelVersionStore(String snapshotDir, String runId, long seed) {
+    this.base =
+        ParameterSnapshots.toPath(ParameterSnapshots.parse(snapshotDir))
+            .resolve("run-" + runId)
+            .toUri();
+    this.seed = seed;
+  }
+
+  /** The run's directory: model versions are written under it. */
+  URI base() {
+    return base;
+  }
+
+  /** Keeps the encoder at {@code step} in {@code kept/}, once. */
+  void keep(DualEncoder encoder, long step) {
+    writeOnce(encoder, "kept", step);
+  }
+
+  /**
+   * The trained encoder at {@code max.steps}, in {@code final/}: what a user evaluates or serves. A
+   * replay after a restore finds it written already.
+   */
+  void writeFinal(DualEncoder encoder, long step) {
+    URI uri = writeOnce(encoder, "final", step);
+    if (uri != null) {
+      LOG.info("step {}: max.steps reached, final model written to {}", step, uri);
+    }
+  }
+
+  private URI writeOnce(DualEncoder encoder, String folder, long step) {
+    URI dir = ParameterSnapshots.toPath(base).resolve(folder).toUri();
+    if (Files.exists(ParameterSnapshots.toPath(ParameterSnapshots.locate(dir, step)))) {
+      return null;
+    }
+    return ParameterSnapshots.write(encoder, dir, step, seed);
+  }
+
+  /** Deletes versions above {@code version}: written after the state a restore went back to. */
+  void deleteAbove(long version) {
+    delete(v -> v > version, "newer than the restored state");
+  }
+
+  /** Deletes versions below {@code version}: no restore can need them any more. */
+  void deleteBelow(long version) {
+    delete(v -> v < version, null);
+  }
+
+  private void delete(LongPredicate doomed, String why) {
+    Path dir = ParameterSnapshots.toPath(base);
+    if (!Files.isDirectory(dir)) {
+      return;
+    }
+    try (Stream<Path> entries = Files.list(dir)) {
+      for (Path p : entries.toList()) {
+        String name = p.getFileName().toString();
+        if (name.matches(VERSION_DIR) && doomed.test(Long.parseLong(name.substring(6)))) {
+          if (why != null) {
+            LOG.info("deleting {} ({})", p, why);
+          }
+          Directories.deleteRecursively(p);
+        }
+      }
+    } catch (IOException e) {
+      LOG.warn("could not clean up {}: {}", dir, e.toString());
+    }
+  }
+}

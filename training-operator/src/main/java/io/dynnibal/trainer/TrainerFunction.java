@@ -1,0 +1,287 @@
+package io.dynnibal.trainer;
+
+import io.dynnibal.model.DualEncoder;
+import io.dynnibal.negatives.Sampler;
+import io.dynnibal.schemas.AvroTrust;
+import io.dynnibal.schemas.ModelUpdate;
+import io.dynnibal.schemas.TrainingMetrics;
+import io.dynnibal.snapshot.ParameterSnapshots;
+import io.dynnibal.state.TargetFeatures;
+import io.dynnibal.stream.DeadLetters;
+import io.dynnibal.stream.MergedBatch;
+import io.dynnibal.stream.QueryBatch;
+import io.dynnibal.training.DualEncoderTrainer;
+import io.dynnibal.training.StepResult;
+import java.util.List;
+import java.util.UUID;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The trainer (parallelism 1): one DJL step per merged batch with its sampled, uniform and in-batch
+ * negatives; every w steps a {@link ReencodeCycle} and a {@link ModelUpdate} for the shards; a
+ * {@link TrainingMetrics} record per step. It orchestrates; the parts live in their own classes:
+ * {@link StepInputs} (a batch as a step sees it), {@link TrainerNegativeCache}, {@link
+ * RegressionReservoir}, {@link FeedbackTracker}, {@link WatchedTargets}, {@link StepMetrics} and
+ * {@link ModelVersionStore}.
+ *
+ * <p>Exactly once: at every checkpoint the parameters and Adam's moments go into operator state
+ * (the bytes of a parameter snapshot) with the counters and the reservoir. After a restore, model
+ * versions newer than the checkpoint (never committed to Kafka: the sinks are transactional) are
+ * deleted and made again. A version is deleted once a completed checkpoint shows that every shard
+ * holds a newer one.
+ */
+public final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics>
+    implements CheckpointedFunction, CheckpointListener {
+  private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(TrainerFunction.class);
+  static final String STAGE = "trainer";
+  public static final OutputTag<ModelUpdate> MODEL_UPDATES =
+      new OutputTag<>("model-updates", new AvroTypeInfo<>(ModelUpdate.class));
+
+  private final TrainerSettings settings;
+  private final FaultInjection faults;
+
+  private transient DualEncoderTrainer trainer;
+  private transient ListState<TrainerCheckpoint> state;
+  private transient String runId;
+  private transient long version;
+  private transient RegressionReservoir reservoir;
+  private transient TrainerNegativeCache negativeCache;
+  private transient FeedbackTracker feedback;
+  private transient WatchedTargets watched;
+  private transient StepMetrics metrics;
+  private transient ModelVersionStore versions;
+
+  public TrainerFunction(TrainerSettings settings, FaultInjection faults) {
+    this.settings = settings;
+    this.faults = faults;
+  }
+
+  @Override
+  public void initializeState(FunctionInitializationContext context) throws Exception {
+    AvroTrust.install();
+    state =
+        context
+            .getOperatorStateStore()
+            .getListState(
+                new ListStateDescriptor<>("trainer", TypeInformation.of(TrainerCheckpoint.class)));
+    reservoir = new RegressionReservoir(settings.regressionSamples());
+    negativeCache =
+        settings.sampler() == Sampler.NEGATIVE_CACHE ? new TrainerNegativeCache(settings) : null;
+    feedback = new FeedbackTracker(System::currentTimeMillis);
+    watched = new WatchedTargets(settings.watchTargets());
+    metrics = new StepMetrics(settings.sampler().id, settings.model().outputDim());
+    TrainerCheckpoint saved = null;
+    for (TrainerCheckpoint c : state.get()) {
+      saved = c;
+    }
+    if (saved == null) {
+      runId = UUID.randomUUID().toString().substring(0, 8);
+      versions = new ModelVersionStore(settings.snapshotDir(), runId, settings.seed());
+      trainer =
+          new DualEncoderTrainer(
+              DualEncoder.create(settings.model(), settings.seed()), settings.trainerConfig());
+      return;
+    }
+    runId = saved.runId;
+    versions = new ModelVersionStore(settings.snapshotDir(), runId, settings.seed());
+    trainer = ParameterSnapshots.readTrainer(saved.files(), settings.trainerConfig());
+    version = saved.version;
+    metrics.restore(saved);
+    feedback.restore(saved);
+    watched.restore(saved);
+    reservoir.restore(saved.reservoir == null ? new TargetFeatures[0] : saved.reservoir);
+    if (negativeCache != null && saved.negativeCache != null) {
+      negativeCache.restore(saved.negativeCache);
+    }
+    // Versions written after this checkpoint were never committed: the shards never saw them.
+    versions.deleteAbove(version);
+    LOG.info(
+        "trainer restored at step {} (model version {}) from checkpoint {}",
+        trainer.step(),
+        version,
+        saved.checkpointId);
+  }
+
+  @Override
+  public void open(OpenContext context) {
+    var group = getRuntimeContext().getMetricGroup();
+    group.gauge("step", () -> trainer == null ? 0 : trainer.step());
+    group.gauge("loss", () -> metrics.lastLoss());
+    group.gauge("cacheStalenessSteps", () -> metrics.lastStaleness());
+    group.gauge("mhAcceptanceRate", () -> metrics.lastAcceptance());
+    group.gauge("modelVersion", () -> version);
+  }
+
+  @Override
+  public void processElement(MergedBatch merged, Context ctx, Collector<TrainingMetrics> out)
+      throws Exception {
+    if (settings.maxSteps() > 0 && trainer.step() >= settings.maxSteps()) {
+      metrics.skipped();
+      return;
+    }
+    QueryBatch batch = merged.batch;
+    StepInputs inputs = new StepInputs(merged, trainer.encoder());
+    for (int q : inputs.unknownPositives) {
+      metrics.deadLettered();
+      ctx.output(
+          DeadLetters.TAG,
+          DeadLetters.ofDecoded(
+              settings.pairsTopic(),
+              batch.pairIds[q],
+              "pair "
+                  + batch.pairIds[q]
+                  + ": target_id \""
+                  + batch.targetIds[q]
+                  + "\" is not in the index (unknown, deleted, or not indexed yet)",
+              STAGE));
+    }
+    if (inputs.isEmpty()) {
+      metrics.skipped();
+      return;
+    }
+    for (TargetFeatures t : merged.uniform) {
+      reservoir.add(t);
+    }
+    if (negativeCache != null) {
+      inputs.addNegatives(
+          negativeCache.draw(trainer.encoder(), inputs.queries, inputs.positiveIds, batch.batchId));
+    }
+    watched.count(inputs.negativeIds);
+    metrics.aboutToStep();
+    faults.beforeStep(trainer.step() + 1);
+    StepResult result;
+    try {
+      result = trainer.step(inputs.batch());
+    } catch (IllegalStateException e) {
+      // A non-finite loss leaves the parameters untouched; the batch is reported and skipped.
+      metrics.skipped();
+      ctx.output(
+          DeadLetters.TAG,
+          DeadLetters.ofDecoded(
+              settings.pairsTopic(),
+              "batch-" + batch.batchId,
+              "batch " + batch.batchId + " skipped: " + e.getMessage(),
+              STAGE));
+      return;
+    }
+    if (negativeCache != null) {
+      negativeCache.addPositives(trainer.encoder(), inputs.positiveTargets);
+    }
+    feedback.observed(merged.minModelVersion, result.step());
+    // In-batch negatives need nothing from the shards but positives: no model updates (and no
+    // uniform draws to fit a map with).
+    if (settings.sampler() != Sampler.IN_BATCH
+        && result.step() - feedback.stepOf(version) >= settings.reencodeEvery()) {
+      publishUpdate(ctx, result.step());
+    }
+    if (settings.keepModelEvery() > 0 && result.step() % settings.keepModelEvery() == 0) {
+      versions.keep(trainer.encoder(), result.step());
+    }
+    if (result.step() == settings.maxSteps()) {
+      versions.writeFinal(trainer.encoder(), result.step());
+    }
+    out.collect(
+        metrics.stepped(
+            result,
+            merged,
+            inputs.trainedPairs,
+            version,
+            feedback,
+            watched.counts(),
+            negativeMiningBytes(merged)));
+  }
+
+  /**
+   * A re-encode cycle and its model update, when the reservoir holds enough targets cached at the
+   * current version; otherwise the next step tries again.
+   */
+  private void publishUpdate(Context ctx, long step) {
+    ModelUpdate update;
+    try {
+      update =
+          ReencodeCycle.build(
+              trainer.encoder(),
+              reservoir.atVersion(version),
+              settings.landmarks(),
+              version + 1,
+              step,
+              versions.base(),
+              settings.seed());
+    } catch (IllegalStateException e) {
+      LOG.warn("step {}: re-encode cycle skipped: {}", step, e.getMessage());
+      return;
+    }
+    if (update == null) {
+      return;
+    }
+    version++;
+    feedback.emitted(version, step);
+    ctx.output(MODEL_UPDATES, update);
+    LOG.info("step {}: model update {} emitted ({})", step, version, update.getSnapshotUri());
+  }
+
+  /**
+   * Bytes a deployment of the sampler holds on the trainer's accelerator for mining (the paper's
+   * Mem % numerator): the shards' full-dimension pools, the negative cache, or for DyNNIBAL the
+   * landmarks, the regression data and the map (its Nyström index is CPU memory in the shards).
+   */
+  private long negativeMiningBytes(MergedBatch merged) {
+    int d = settings.model().outputDim();
+    long floats =
+        switch (settings.sampler().mining) {
+          case SHARD_POOL -> merged.miningFloats;
+          case TRAINER_CACHE -> negativeCache.floats();
+          case SHARD_TREE ->
+              (long) (settings.landmarks() + settings.regressionSamples()) * d
+                  + (long) settings.landmarks() * settings.landmarks();
+          case NONE -> 0;
+        };
+    return floats * Float.BYTES;
+  }
+
+  @Override
+  public void snapshotState(FunctionSnapshotContext context) throws Exception {
+    TrainerCheckpoint c = new TrainerCheckpoint();
+    c.runId = runId;
+    c.checkpointId = context.getCheckpointId();
+    c.setFiles(ParameterSnapshots.toBytes(trainer, trainer.step(), settings.seed()));
+    c.version = version;
+    feedback.checkpointTaken(context.getCheckpointId());
+    feedback.save(c);
+    metrics.save(c);
+    watched.save(c);
+    c.reservoir = reservoir.toArray();
+    c.negativeCache = negativeCache == null ? null : negativeCache.save();
+    state.update(List.of(c));
+  }
+
+  @Override
+  public void notifyCheckpointComplete(long checkpointId) {
+    long oldestNeeded = feedback.checkpointCompleted(checkpointId);
+    if (oldestNeeded > 0) {
+      versions.deleteBelow(oldestNeeded);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (trainer != null) {
+      trainer.encoder().close();
+      trainer = null;
+    }
+  }
+}

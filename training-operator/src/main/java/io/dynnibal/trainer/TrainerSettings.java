@@ -1,0 +1,53 @@
+package io.dynnibal.trainer;
+
+import io.dynnibal.model.AdamSettings;
+import io.dynnibal.model.DualEncoderConfig;
+import io.dynnibal.negatives.Sampler;
+import io.dynnibal.training.LearningRateSchedule;
+import io.dynnibal.training.TrainerConfig;
+import java.io.Serializable;
+import java.util.List;
+
+/**
+ * What the trainer operator reads of the job's settings, and nothing else. Built by the job from
+ * its validated settings; each component is named after the setting it carries.
+ *
+ * @param snapshotDir where model versions go: {@code <snapshotDir>/run-<id>/model-<version>}
+ * @param pairsTopic names the source of a dead-lettered pair
+ * @param watchTargets ids whose use as a negative is counted in the metrics
+ */
+public record TrainerSettings(
+    DualEncoderConfig model,
+    Sampler sampler,
+    long seed,
+    float learningRate,
+    int warmupSteps,
+    int decaySteps,
+    long maxSteps,
+    int reencodeEvery,
+    int landmarks,
+    int regressionSamples,
+    int negativesSampled,
+    int negativesPerQuery,
+    int negativeCacheSize,
+    int keepModelEvery,
+    String snapshotDir,
+    String pairsTopic,
+    List<String> watchTargets)
+    implements Serializable {
+
+  public TrainerSettings {
+    watchTargets = List.copyOf(watchTargets);
+  }
+
+  /**
+   * The optimiser's schedule: linear warm-up, then polynomial decay to 5 % over {@code decaySteps};
+   * gradients clipped at norm 10.
+   */
+  TrainerConfig trainerConfig() {
+    return new TrainerConfig(
+        new LearningRateSchedule(learningRate, warmupSteps, decaySteps, 0.05f, 1f),
+        10f,
+        AdamSettings.DEFAULT);
+  }
+}
