@@ -1,6 +1,6 @@
 package io.dynnibal.cli;
 
-import io.dynnibal.deploy.FlinkRestClient;
+import io.dynnibal.deploy.FlinkClusterClient;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -40,7 +40,12 @@ final class CancelCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    FlinkRestClient cluster = jobManager.client();
+    try (FlinkClusterClient cluster = jobManager.client()) {
+      return stop(cluster);
+    }
+  }
+
+  private int stop(FlinkClusterClient cluster) throws Exception {
     if (!savepoint && savepointDir == null) {
       cluster.cancel(jobId);
       System.out.println("cancelled job " + jobId);

@@ -2,7 +2,7 @@ package io.dynnibal.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dynnibal.deploy.FlinkCluster;
-import io.dynnibal.deploy.FlinkRestClient;
+import io.dynnibal.deploy.FlinkClusterClient;
 import io.dynnibal.deploy.JobJar;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -112,12 +112,14 @@ final class ClusterCommand {
     public Integer call() throws Exception {
       FlinkCluster.Status s = FlinkCluster.status(dir);
       if (s.overview().isPresent()) {
-        List<String> live =
-            new FlinkRestClient(s.restUrl())
-                .jobs().stream()
-                    .filter(j -> !List.of("FINISHED", "CANCELED", "FAILED").contains(j.state()))
-                    .map(j -> j.id() + " (" + j.state() + ")")
-                    .toList();
+        List<String> live;
+        try (FlinkClusterClient client = new FlinkClusterClient(s.restUrl())) {
+          live =
+              client.jobs().stream()
+                  .filter(j -> !List.of("FINISHED", "CANCELED", "FAILED").contains(j.state()))
+                  .map(j -> j.id() + " (" + j.state() + ")")
+                  .toList();
+        }
         if (!live.isEmpty()) {
           System.out.println(
               "ending job(s) "
@@ -165,7 +167,7 @@ final class ClusterCommand {
   @Command(
       name = "job-jar",
       description = {
-        "Write the jar that submit uploads (dynnibal's classes; entry class io.dynnibal.jobs.training.TrainingJobMain),",
+        "Write the job jar that submit sends (dynnibal's classes; entry class io.dynnibal.jobs.training.TrainingJobMain),",
         "e.g. for a container image's usrlib/. Third-party jars (Flink, Kafka, DJL) belong on the cluster classpath."
       })
   static final class WriteJobJar implements Callable<Integer> {

@@ -1,6 +1,6 @@
 package io.dynnibal.cli;
 
-import io.dynnibal.deploy.FlinkRestClient;
+import io.dynnibal.deploy.FlinkClusterClient;
 import java.net.URI;
 import picocli.CommandLine.Option;
 
@@ -15,8 +15,9 @@ final class JobManagerOption {
           "The JobManager's REST address (default ${DEFAULT-VALUE}, what `cluster start` serves).")
   URI jobManager;
 
-  FlinkRestClient client() {
-    return new FlinkRestClient(jobManager);
+  /** A client of that JobManager; the caller closes it. */
+  FlinkClusterClient client() {
+    return new FlinkClusterClient(jobManager);
   }
 
   /** The option as a follow-up command needs it: nothing for the default. */

@@ -1,6 +1,6 @@
 package io.dynnibal.cli;
 
-import io.dynnibal.deploy.FlinkRestClient;
+import io.dynnibal.deploy.FlinkClusterClient;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -23,14 +23,17 @@ final class JobsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    List<FlinkRestClient.Job> jobs = jobManager.client().jobs();
+    List<FlinkClusterClient.Job> jobs;
+    try (FlinkClusterClient client = jobManager.client()) {
+      jobs = client.jobs();
+    }
     if (jobs.isEmpty()) {
       System.out.println("no jobs on " + jobManager.jobManager);
       return 0;
     }
     System.out.printf(
         "%-32s  %-10s  %-19s  %9s  %s%n", "job id", "state", "started", "duration", "name");
-    for (FlinkRestClient.Job j : jobs) {
+    for (FlinkClusterClient.Job j : jobs) {
       Duration d = Duration.ofMillis(Math.max(0, j.durationMs()));
       System.out.printf(
           "%-32s  %-10s  %-19s  %9s  %s%n",

@@ -1,6 +1,6 @@
 package io.dynnibal.cli;
 
-import io.dynnibal.deploy.FlinkRestClient;
+import io.dynnibal.deploy.FlinkClusterClient;
 import io.dynnibal.deploy.JobSubmission;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.jobs.training.TrainingJobConfig;
@@ -15,8 +15,8 @@ import picocli.CommandLine.Option;
 @Command(
     name = "submit",
     description = {
-      "Submit the training job to a Flink session cluster over its REST API (jar upload + run). The settings travel",
-      "inside the uploaded jar. Creates the job's missing Kafka topics first. Unless set, checkpoint.dir is the",
+      "Submit the training job to a Flink session cluster over its REST API, as `flink run` does (the job graph is",
+      "built here, the job jar goes with it). The settings travel inside the jar. Creates the job's missing Kafka topics first. Unless set, checkpoint.dir is the",
       "cluster's execution.checkpointing.dir and snapshot.dir its sibling snapshots/. Resume a job stopped with",
       "`cancel --savepoint` by submitting the same settings with --from-savepoint."
     })
@@ -55,7 +55,12 @@ final class SubmitCommand extends JobSettingsOptions implements Callable<Integer
     if (!created.isEmpty()) {
       System.out.println("created topics " + created);
     }
-    FlinkRestClient cluster = jobManager.client();
+    try (FlinkClusterClient cluster = jobManager.client()) {
+      return submit(config, cluster);
+    }
+  }
+
+  private int submit(TrainingJobConfig config, FlinkClusterClient cluster) throws Exception {
     for (String line :
         JobSubmission.useClusterDirectories(
             cluster, config, userSets("checkpoint.dir"), userSets("snapshot.dir"))) {

@@ -59,7 +59,7 @@ public final class FlinkCluster {
       URI restUrl,
       long jobManagerPid,
       List<Long> taskManagerPids,
-      Optional<FlinkRestClient.Overview> overview) {
+      Optional<FlinkClusterClient.Overview> overview) {
     public boolean running() {
       return jobManagerPid > 0;
     }
@@ -82,8 +82,7 @@ public final class FlinkCluster {
 
   /**
    * DJL in a TaskManager: libtorch from the native jar on the classpath (offline), one intra-op and
-   * one inter-op thread per user (each slot is a thread; more make OpenMP spin on few cores, see
-   * STACK.md).
+   * one inter-op thread per user (each slot is a thread; more make OpenMP spin on few cores).
    */
   static final List<String> DJL_PROPERTIES =
       List.of(
@@ -123,8 +122,7 @@ public final class FlinkCluster {
     String classpath = ClasspathSplit.ofThisJvm().clusterClasspath();
     long deadline = System.nanoTime() + timeout.toNanos();
     URI rest = restUrl(configuration);
-    FlinkRestClient client = new FlinkRestClient(rest);
-    try {
+    try (FlinkClusterClient client = new FlinkClusterClient(rest)) {
       JobManagerProcessSpec jm = JobManagerProcessUtils.processSpecFromConfig(configuration);
       List<String> jmCommand =
           command(
@@ -222,8 +220,12 @@ public final class FlinkCluster {
         Files.exists(conf.resolve("config.yaml"))
             ? restUrl(GlobalConfiguration.loadConfiguration(conf.toString()))
             : null;
-    Optional<FlinkRestClient.Overview> overview =
-        jm > 0 && rest != null ? new FlinkRestClient(rest).overview() : Optional.empty();
+    Optional<FlinkClusterClient.Overview> overview = Optional.empty();
+    if (jm > 0 && rest != null) {
+      try (FlinkClusterClient client = new FlinkClusterClient(rest)) {
+        overview = client.overview();
+      }
+    }
     return new Status(rest, jm, tms, overview);
   }
 

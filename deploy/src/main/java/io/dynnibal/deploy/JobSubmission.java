@@ -11,9 +11,10 @@ import java.util.List;
 
 /**
  * Submitting the training job to a session cluster: build the job jar with the settings inside
- * ({@link JobJar}), upload it, run {@link TrainingJobMain} from it (the JobManager builds the
- * graph, reading the targets topic's end offsets from Kafka), and delete the upload (the submitted
- * job keeps its own copy in the cluster's blob store).
+ * ({@link JobJar}), run {@link TrainingJobMain} from it here to build the job graph (reading the
+ * targets topic's end offsets from Kafka), and submit the graph with the jar attached ({@link
+ * FlinkClusterClient#submit}, what {@code flink run} does; the cluster keeps the jar in its blob
+ * store).
  */
 public final class JobSubmission {
   private JobSubmission() {}
@@ -24,17 +25,16 @@ public final class JobSubmission {
    * @return the job id
    */
   public static String submit(
-      FlinkRestClient cluster,
+      FlinkClusterClient cluster,
       TrainingJobConfig config,
       String savepoint,
       boolean allowNonRestoredState)
       throws Exception {
     config.validate();
     // With slot sharing the job needs `parallelism` slots; short of them Flink would wait minutes
-    // and then fail the
-    // job with a slot-request timeout. Say so now, after a few seconds' grace for a job that is
-    // just stopping.
-    FlinkRestClient.Overview overview =
+    // and then fail the job with a slot-request timeout. Say so now, after a few seconds' grace
+    // for a job that is just stopping.
+    FlinkClusterClient.Overview overview =
         freeSlots(cluster, config.parallelism, Duration.ofSeconds(15));
     if (overview.slotsAvailable() < config.parallelism) {
       throw new IllegalStateException(
@@ -55,26 +55,13 @@ public final class JobSubmission {
     Path jar = Files.createTempFile("dynnibal-job-", ".jar");
     try {
       JobJar.write(jar, config.toPropertiesWithSecrets());
-      String jarId = cluster.uploadJar(jar);
-      String jobId;
-      try {
-        jobId =
-            cluster.runJar(
-                jarId,
-                TrainingJobMain.class.getName(),
-                List.of(),
-                savepoint,
-                allowNonRestoredState);
-      } catch (Exception e) {
-        try {
-          cluster.deleteJar(jarId);
-        } catch (Exception cleanup) {
-          e.addSuppressed(cleanup); // the run's failure is the one to report
-        }
-        throw e;
-      }
-      cluster.deleteJar(jarId);
-      return jobId;
+      return cluster.submit(
+          jar,
+          TrainingJobMain.class.getName(),
+          List.of(),
+          config.parallelism,
+          savepoint,
+          allowNonRestoredState);
     } finally {
       Files.deleteIfExists(jar);
     }
@@ -90,7 +77,7 @@ public final class JobSubmission {
    *     directory
    */
   public static List<String> useClusterDirectories(
-      FlinkRestClient cluster,
+      FlinkClusterClient cluster,
       TrainingJobConfig config,
       boolean checkpointDirSet,
       boolean snapshotDirSet)
@@ -112,11 +99,11 @@ public final class JobSubmission {
     return changed;
   }
 
-  private static FlinkRestClient.Overview freeSlots(
-      FlinkRestClient cluster, int needed, Duration grace) throws InterruptedException {
+  private static FlinkClusterClient.Overview freeSlots(
+      FlinkClusterClient cluster, int needed, Duration grace) throws InterruptedException {
     long deadline = System.nanoTime() + grace.toNanos();
     while (true) {
-      FlinkRestClient.Overview overview =
+      FlinkClusterClient.Overview overview =
           cluster
               .overview()
               .orElseThrow(

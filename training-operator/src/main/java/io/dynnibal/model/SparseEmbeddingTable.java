@@ -10,11 +10,10 @@ import java.util.SplittableRandom;
  *
  * <p>Why not a DJL {@code Embedding} block: a batch touches a few ten thousand of the table's rows,
  * but a dense Adam step reads and writes every row and both moments - over 2^18 rows that alone
- * made a step several times slower than the rest of the network (STACK.md measured the same). The
- * bag-of-features pooling is linear, so its backward pass is a scatter of the pooled gradient, done
- * here; the rest of the tower is a DJL network with real autograd. Lazy Adam (as in TensorFlow's
- * LazyAdam) updates the moments only of rows with a gradient, using the global step's bias
- * correction.
+ * made a step several times slower than the rest of the network. The bag-of-features pooling is
+ * linear, so its backward pass is a scatter of the pooled gradient, done here; the rest of the
+ * tower is a DJL network with real autograd. Lazy Adam (as in TensorFlow's LazyAdam) updates the
+ * moments only of rows with a gradient, using the global step's bias correction.
  *
  * <p>Invariant: {@code values} holds {@code rows * dim} floats, row-major; {@code mean} and {@code
  * variance} are null until the first update and then the same size.

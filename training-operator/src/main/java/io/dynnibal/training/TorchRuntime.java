@@ -12,7 +12,7 @@ import ai.djl.engine.EngineException;
  *   <li>{@code ai.djl.offline=true}: libtorch comes from the native jar on the classpath, never
  *       from the network (none here; a download attempt fails the run).
  *   <li>one intra-op and one inter-op thread: on 2 shared cores PyTorch's default thread pools made
- *       a training step 10-40x slower (OpenMP spinning, see STACK.md). GPU work is unaffected.
+ *       a training step 10-40x slower (OpenMP spinning). GPU work is unaffected.
  * </ul>
  *
  * A value the user set with {@code -D...} always wins.

@@ -9,13 +9,13 @@ import java.util.Properties;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * The training job's entry point on a Flink cluster: what {@code dynnibal submit} runs through the
- * REST API (on the JobManager, which builds the graph and submits it) and what a Kubernetes {@code
+ * The training job's entry point on a Flink cluster: what {@code dynnibal submit} runs from the job
+ * jar to build the graph it submits (as {@code flink run} does) and what a Kubernetes {@code
  * FlinkDeployment} names.
  *
  * <p>Settings, each layer over the one before: the defaults; the resource {@value
  * #SETTINGS_RESOURCE} when the jar carries one ({@code dynnibal submit} bundles the user's file
- * there); {@code --config FILE} (a path on the JobManager, e.g. a mounted ConfigMap); {@code --set
+ * there); {@code --config FILE} (a path where main() runs, e.g. a mounted ConfigMap); {@code --set
  * key=value}, repeatable. Bad settings fail the submission with every problem named.
  */
 public final class TrainingJobMain {

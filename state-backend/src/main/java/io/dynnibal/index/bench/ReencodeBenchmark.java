@@ -163,9 +163,7 @@ public final class ReencodeBenchmark {
     out.put("samples", config.samples());
     out.put("drift", config.drift());
     out.put("seed", config.seed());
-    out.put(
-        "encoder",
-        "synthetic 2-layer MLP 256-512-128 (the DJL target tower replaces it with issue 5)");
+    out.put("encoder", "synthetic 2-layer MLP 256-512-128 (a stand-in for the DJL target tower)");
     out.put("approx_seconds", approxSeconds);
     out.put("full_encoder_seconds", fullSeconds);
     out.put("speedup", fullSeconds / approxSeconds);

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.deploy.FlinkCluster;
-import io.dynnibal.deploy.FlinkRestClient;
+import io.dynnibal.deploy.FlinkClusterClient;
 import io.dynnibal.deploy.JobSubmission;
 import io.dynnibal.deploy.KafkaBroker;
 import io.dynnibal.deploy.MetricsWatch;
@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 8's deployment path on loopback, every server a process of its own: a Kafka broker ({@code
+ * The deployment path on loopback, every server a process of its own: a Kafka broker ({@code
  * dynnibal kafka start}), a Flink session cluster of a JobManager and two TaskManagers ({@code
  * dynnibal cluster start}), the job submitted over REST ({@code dynnibal submit}), followed on its
  * metrics topic ({@code dynnibal watch}), stopped with a savepoint ({@code dynnibal cancel
@@ -47,6 +47,7 @@ class ClusterDeploymentTest {
     Path kafkaDir = work.resolve("kafka");
     Path clusterDir = work.resolve("cluster");
     List<Long> pids = new ArrayList<>();
+    List<FlinkClusterClient> clients = new ArrayList<>();
     try {
       KafkaBroker.Status broker =
           KafkaBroker.start(kafkaDir, freePort(), freePort(), Duration.ofSeconds(90));
@@ -76,7 +77,8 @@ class ClusterDeploymentTest {
         publisher.publishPairs(config.pairsTopic(), corpus.train, "p0", 0, null);
       }
 
-      FlinkRestClient rest = new FlinkRestClient(cluster.restUrl());
+      FlinkClusterClient rest = new FlinkClusterClient(cluster.restUrl());
+      clients.add(rest);
       // State goes where the cluster keeps it, as `submit` does for settings the user left unset.
       assertEquals(2, JobSubmission.useClusterDirectories(rest, config, false, false).size());
       assertEquals(
@@ -109,7 +111,7 @@ class ClusterDeploymentTest {
       String resumed = JobSubmission.submit(rest, config, savepoint, false);
       follow(rest, resumed, kafka, config, stoppedAt + 20);
       assertEquals(
-          List.of(resumed, first), rest.jobs().stream().map(FlinkRestClient.Job::id).toList());
+          List.of(resumed, first), rest.jobs().stream().map(FlinkClusterClient.Job::id).toList());
 
       // Exactly once across the stop: the steps on the topic run 1, 2, ... without a gap or a
       // repeat, and the
@@ -124,6 +126,7 @@ class ClusterDeploymentTest {
       rest.cancel(resumed);
       awaitState(rest, resumed, "CANCELED");
     } finally {
+      clients.forEach(FlinkClusterClient::close);
       try {
         FlinkCluster.stop(clusterDir, Duration.ofSeconds(30));
       } finally {
@@ -150,7 +153,7 @@ class ClusterDeploymentTest {
    * its exception.
    */
   private static MetricsWatch.Seen follow(
-      FlinkRestClient rest, String job, Properties kafka, TrainingJobConfig config, long step)
+      FlinkClusterClient rest, String job, Properties kafka, TrainingJobConfig config, long step)
       throws Exception {
     MetricsWatch.Seen seen =
         MetricsWatch.follow(kafka, config.metricsTopic(), 0, step, Duration.ofSeconds(90), null);
@@ -193,7 +196,8 @@ class ClusterDeploymentTest {
     return steps;
   }
 
-  private static void awaitState(FlinkRestClient rest, String job, String state) throws Exception {
+  private static void awaitState(FlinkClusterClient rest, String job, String state)
+      throws Exception {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (!rest.jobState(job).equals(state)) {
       assertTrue(System.nanoTime() < deadline, "job " + job + " never reached " + state);

@@ -1,0 +1,43 @@
+package io.dynnibal.index.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The figures' JSON: one line, in order, numbers as numbers and everything else as text. */
+class BenchJsonTest {
+  @Test
+  void oneLineInOrderNumbersAndStrings() throws Exception {
+    Map<String, Object> figures = new LinkedHashMap<>();
+    figures.put("steps", 15);
+    figures.put("recall_at_10", 0.25);
+    figures.put("snapshot", "file:/tmp/a \"b\"\\c");
+    figures.put("gpu", true);
+    figures.put("shards", List.of(1, 2));
+    String json = BenchJson.of(figures);
+    assertEquals(
+        "{\"steps\": 15, \"recall_at_10\": 0.25, \"snapshot\": \"file:/tmp/a \\\"b\\\"\\\\c\","
+            + " \"gpu\": \"true\", \"shards\": \"[1, 2]\"}",
+        json);
+    JsonNode parsed = new ObjectMapper().readTree(json);
+    assertEquals(15, parsed.get("steps").asInt());
+    assertEquals("file:/tmp/a \"b\"\\c", parsed.get("snapshot").asText());
+  }
+
+  @Test
+  void controlCharactersAreEscaped() throws Exception {
+    String json = BenchJson.of(Map.of("line", "a\nb"));
+    assertEquals("{\"line\": \"a\\nb\"}", json);
+    assertEquals("a\nb", new ObjectMapper().readTree(json).get("line").asText());
+  }
+
+  @Test
+  void noFiguresIsAnEmptyObject() {
+    assertEquals("{}", BenchJson.of(Map.of()));
+  }
+}
