@@ -143,8 +143,8 @@ public final class Experiment {
           config.bootstrapServers = (String) kafka.get("bootstrap.servers");
           config.sampler = sampler;
           config.seed = seed;
-          config.targetsTopicName = targetsTopic;
-          config.pairsTopicName = pairsTopic;
+          config.topicTargets = targetsTopic;
+          config.topicPairs = pairsTopic;
           String runName = sampler + ".s" + seed;
           config.topicPrefix =
               dataPrefix + runName + "." + UUID.randomUUID().toString().substring(0, 6) + ".";

@@ -1,12 +1,37 @@
 package io.dynnibal.model;
 
-/** What a tower does with a text's hashed features. */
+import java.util.Arrays;
+import java.util.List;
+
+/** What a tower does with a text's hashed features; {@link #id} is its name in settings. */
 public enum TowerKind {
   /** Weighted bag -> Linear-GELU-Linear plus a linear skip: fast on a CPU, the default. */
-  BAG,
+  BAG("bag"),
   /**
    * The strongest features as a set of tokens -> one self-attention layer -> mean pool -> linear
    * ({@link SetTransformerBlock}).
    */
-  SET_TRANSFORMER
+  SET_TRANSFORMER("set-transformer");
+
+  public static final List<String> NAMES = Arrays.stream(values()).map(k -> k.id).toList();
+
+  public final String id;
+
+  TowerKind(String id) {
+    this.id = id;
+  }
+
+  public static TowerKind of(String id) {
+    for (TowerKind k : values()) {
+      if (k.id.equals(id)) {
+        return k;
+      }
+    }
+    throw new IllegalArgumentException("unknown tower \"" + id + "\"; one of " + NAMES);
+  }
+
+  @Override
+  public String toString() {
+    return id;
+  }
 }

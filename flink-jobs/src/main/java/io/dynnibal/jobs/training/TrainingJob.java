@@ -120,7 +120,7 @@ public final class TrainingJob {
     // interval later.
     conf.set(
         org.apache.flink.configuration.CheckpointingOptions.ENABLE_UNALIGNED,
-        config.unalignedCheckpoints);
+        config.checkpointUnaligned);
     conf.set(PipelineOptions.MAX_PARALLELISM, MAX_PARALLELISM);
     // Flink 2.2 restores operator state from an uncompressed file one read() system call per byte
     // (CompressibleFSDataInputStream has no bulk read): the trainer's ~200 MB of parameters and
@@ -191,7 +191,7 @@ public final class TrainingJob {
                 "model-updates")
             .uid("model-updates-source")
             .setParallelism(1)
-            .process(new DecodeModelUpdates(config.landmarks, config.outputDim))
+            .process(new DecodeModelUpdates(config.landmarks, config.modelOutputDim))
             .name("decode-model-updates")
             .uid("decode-model-updates")
             .setParallelism(1);
@@ -220,7 +220,7 @@ public final class TrainingJob {
         shardInputs
             .keyBy(in -> in.shardKey, org.apache.flink.api.common.typeinfo.Types.INT)
             .connect(broadcastUpdates)
-            .process(new ShardIndexFunction(ShardSettings.of(config), shardKeys))
+            .process(new ShardIndexFunction(OperatorSettings.shard(config), shardKeys))
             .name("shard-index")
             .uid("shard-index")
             .setParallelism(config.parallelism);
@@ -230,15 +230,15 @@ public final class TrainingJob {
             .process(
                 new NegativeMerge(
                     config.shards,
-                    config.sampler().hardNegatives(config.sampledNegatives),
-                    config.sampler().uniformDraws(config.uniformNegatives, config.sampledNegatives),
+                    config.sampler().hardNegatives(config.negativesSampled),
+                    config.sampler().uniformDraws(config.negativesUniform, config.negativesSampled),
                     config.seed))
             .name("negative-merge")
             .uid("negative-merge")
             .setParallelism(config.parallelism);
     SingleOutputStreamOperator<TrainingMetrics> metrics =
         merged
-            .process(new TrainerFunction(config.trainerSettings(), faults))
+            .process(new TrainerFunction(OperatorSettings.trainer(config), faults))
             .name("trainer")
             .uid("trainer")
             .setParallelism(1);

@@ -48,15 +48,15 @@ public final class TrainingJobs {
     c.checkpointInterval = Duration.ofMillis(500);
     c.snapshotDir = workDir.resolve("snapshots").toString();
     c.batchSize = 10;
-    c.sampledNegatives = 8;
-    c.uniformNegatives = 8;
+    c.negativesSampled = 8;
+    c.negativesUniform = 8;
     c.reencodeEvery = 6;
     c.landmarks = 8;
     c.regressionSamples = 32;
-    c.buckets = 4096;
-    c.embeddingDim = 32;
-    c.hiddenDim = 64;
-    c.outputDim = 32;
+    c.modelBuckets = 4096;
+    c.modelEmbeddingDim = 32;
+    c.modelHiddenDim = 64;
+    c.modelOutputDim = 32;
     c.warmupSteps = 5;
     return c;
   }

@@ -1,0 +1,193 @@
+package io.dynnibal.jobs.training;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * Every {@link Setting} of {@link TrainingJobConfig}, in declaration order: how each is parsed from
+ * and printed to text, checked against its bounds, and listed for users. The one list of keys.
+ */
+final class SettingsTable {
+  /** One declared setting. */
+  record Entry(String key, Field field, Setting declaration) {
+    Object get(TrainingJobConfig config) {
+      try {
+        return field.get(config);
+      } catch (IllegalAccessException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+
+    /** The value as a properties file writes it (what {@link #set} reads back). */
+    String format(TrainingJobConfig config) {
+      Object v = get(config);
+      return v instanceof Duration d ? d.toMillis() + "ms" : String.valueOf(v);
+    }
+
+    void set(TrainingJobConfig config, String text) {
+      Class<?> type = field.getType();
+      Object value;
+      try {
+        if (type == String.class) {
+          value = text;
+        } else if (type == int.class) {
+          value = Integer.parseInt(text);
+        } else if (type == long.class) {
+          value = Long.parseLong(text);
+        } else if (type == float.class) {
+          value = Float.parseFloat(text);
+        } else if (type == double.class) {
+          value = Double.parseDouble(text);
+        } else if (type == boolean.class) {
+          if (!text.equals("true") && !text.equals("false")) {
+            throw new IllegalArgumentException(
+                "configuration key " + key + ": \"" + text + "\" is not true or false");
+          }
+          value = Boolean.parseBoolean(text);
+        } else if (type == Duration.class) {
+          value = duration(text);
+        } else {
+          throw new IllegalStateException("no parser for " + type + " (" + key + ")");
+        }
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(
+            "configuration key " + key + ": \"" + text + "\" is not a number");
+      }
+      try {
+        field.set(config, value);
+      } catch (IllegalAccessException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+
+    /** The bound this value breaks, or null. */
+    String problem(TrainingJobConfig config) {
+      Setting s = declaration;
+      Object v = get(config);
+      if (v instanceof Number n) {
+        double x = n.doubleValue();
+        boolean low = s.aboveMin() ? !(x > s.min()) : !(x >= s.min());
+        if (low || !(x <= s.max()) || Double.isNaN(x)) {
+          return key + " must be " + range() + ", got " + v;
+        }
+      } else if (v instanceof String text) {
+        if (s.required() && text.isBlank()) {
+          return key + " is required";
+        }
+        if (!s.pattern().isEmpty() && !text.matches(s.pattern())) {
+          return key + " must be " + s.patternHint() + ", got " + text;
+        }
+      } else if (v instanceof Duration d && (d.isNegative() || (s.aboveMin() && d.isZero()))) {
+        return key + " must be a " + (s.aboveMin() ? "positive " : "") + "duration such as 5s";
+      }
+      return null;
+    }
+
+    /** The allowed range in words, e.g. "at least 1" or "in (0, 1]". */
+    String range() {
+      Setting s = declaration;
+      boolean hasMin = s.min() != Double.NEGATIVE_INFINITY;
+      boolean hasMax = s.max() != Double.POSITIVE_INFINITY;
+      if (hasMin && hasMax) {
+        return "in " + (s.aboveMin() ? "(" : "[") + number(s.min()) + ", " + number(s.max()) + "]";
+      }
+      if (hasMin) {
+        return (s.aboveMin() ? "greater than " : "at least ") + number(s.min());
+      }
+      return hasMax ? "at most " + number(s.max()) : "any number";
+    }
+  }
+
+  static final List<Entry> ENTRIES = read();
+
+  private SettingsTable() {}
+
+  static Entry entry(String key) {
+    for (Entry e : ENTRIES) {
+      if (e.key.equals(key)) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  static List<String> keys() {
+    return ENTRIES.stream().map(Entry::key).toList();
+  }
+
+  /** {@code negativesPerQuery} -> {@code negatives.per.query}. */
+  static String keyOf(String fieldName) {
+    return fieldName.replaceAll("([A-Z])", ".$1").toLowerCase(Locale.ROOT);
+  }
+
+  /** A Markdown table of every setting: key, default, what it does. */
+  static String markdown() {
+    TrainingJobConfig defaults = new TrainingJobConfig();
+    StringBuilder out = new StringBuilder("| key | default | what it does |\n|---|---|---|\n");
+    for (Entry e : ENTRIES) {
+      String bounds = e.declaration.min() == Double.NEGATIVE_INFINITY ? "" : " (" + e.range() + ")";
+      out.append("| `")
+          .append(e.key)
+          .append("` | `")
+          .append(e.format(defaults))
+          .append("` | ")
+          .append(e.declaration.value())
+          .append(bounds)
+          .append(" |\n");
+    }
+    return out.append(
+            "| `kafka.<property>` | | any Kafka client property, for every client of the job")
+        .append(" (e.g. `kafka.security.protocol=SASL_SSL`); secrets are printed redacted |\n")
+        .toString();
+  }
+
+  /** Whether a Kafka property holds a secret (passwords, JAAS configs with credentials, keys). */
+  static boolean isSecret(String property) {
+    String k = property.toLowerCase(Locale.ROOT);
+    return k.contains("password")
+        || k.contains("jaas")
+        || k.contains("secret")
+        || k.endsWith(".key")
+        || k.contains("token");
+  }
+
+  /** {@code 500ms}, {@code 5s}, {@code 2m} or plain milliseconds. */
+  static Duration duration(String v) {
+    if (v.endsWith("ms")) {
+      return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+    }
+    if (v.endsWith("s")) {
+      return Duration.ofMillis(
+          Math.round(Double.parseDouble(v.substring(0, v.length() - 1)) * 1000));
+    }
+    if (v.endsWith("m")) {
+      return Duration.ofSeconds(
+          Math.round(Double.parseDouble(v.substring(0, v.length() - 1)) * 60));
+    }
+    return Duration.ofMillis(Long.parseLong(v));
+  }
+
+  private static String number(double x) {
+    return x == Math.rint(x) && Math.abs(x) < 1e15 ? Long.toString((long) x) : Double.toString(x);
+  }
+
+  private static List<Entry> read() {
+    List<Entry> entries = new ArrayList<>();
+    for (Field f : TrainingJobConfig.class.getDeclaredFields()) {
+      Setting s = f.getAnnotation(Setting.class);
+      if (s == null || Modifier.isStatic(f.getModifiers())) {
+        continue;
+      }
+      entries.add(new Entry(keyOf(f.getName()), f, s));
+    }
+    if (entries.stream().map(Entry::key).collect(Collectors.toSet()).size() != entries.size()) {
+      throw new IllegalStateException("two settings share a key");
+    }
+    return List.copyOf(entries);
+  }
+}
