@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
           EvalCommand.class,
       BenchCommand.class, ExperimentCommand.class, KafkaCommand.class, ClusterCommand.class,
           SubmitCommand.class,
-      JobsCommand.class, CancelCommand.class, WatchCommand.class, CommandLine.HelpCommand.class
+      JobsCommand.class, CancelCommand.class, WatchCommand.class, SettingsCommand.class,
+          CommandLine.HelpCommand.class
     })
 public final class DynnibalCli implements Runnable {
   @Spec CommandSpec spec;

@@ -131,9 +131,9 @@ final class ExperimentCommand implements Callable<Integer> {
    * What every run shares unless --config or --set say otherwise: the demo's settings, with d' =
    * 128 landmarks and s' = 360 regression samples, so that DyNNIBAL's accelerator share (landmarks
    * + regression data + map) stays under 1 % of the Debian corpus at full dimension (the paper used
-   * 256 samples on Zeshel; d' = 128 beat 64 on the dev split, R@1 .391 vs .380 at 700 steps),
-   * stochastic negative mining at 10 % (ten times that), and a negative cache of 4,096 targets (6.4
-   * %, the paper's NQ setting).
+   * 256 samples on Zeshel; the README's experiment section has the d' comparison), stochastic
+   * negative mining at 10 % (ten times that), and a negative cache of 4,096 targets (6.4 %, the
+   * paper's NQ setting).
    */
   static List<String> experimentDefaults() {
     return DemoCommand.demoDefaults(

@@ -1,6 +1,7 @@
 package io.dynnibal.cli;
 
 import io.dynnibal.model.DualEncoderConfig;
+import io.dynnibal.model.TowerKind;
 import io.dynnibal.model.features.FeatureConfig;
 import io.dynnibal.snapshot.ParameterSnapshots;
 import io.dynnibal.training.LocalTraining;
@@ -16,6 +17,7 @@ import picocli.CommandLine.Option;
 /** {@code dynnibal train}: the trainer alone, in this JVM, with in-batch + uniform negatives. */
 @Command(
     name = "train",
+    defaultValueProvider = JobSettingDefaults.class,
     description = {
       "Train a dual encoder from JSONL files in this JVM (no Kafka, no Flink) with in-batch and uniform negatives:",
       "the baseline the index samplers must beat. Prints dev metrics before and after, and JSON figures."
@@ -56,19 +58,19 @@ final class TrainCommand implements Callable<Integer> {
 
   @Option(
       names = "--batch",
-      defaultValue = "128",
+      descriptionKey = "batch.size",
       description = "Queries per step (default ${DEFAULT-VALUE}).")
   int batch;
 
   @Option(
       names = "--uniform-negatives",
-      defaultValue = "64",
+      descriptionKey = "negatives.uniform",
       description = "Uniform negatives shared by a batch (default ${DEFAULT-VALUE}).")
   int uniform;
 
   @Option(
       names = "--lr",
-      defaultValue = "2e-3",
+      descriptionKey = "learning.rate",
       description = "Peak learning rate of the networks (default ${DEFAULT-VALUE}).")
   float learningRate;
 
@@ -80,31 +82,31 @@ final class TrainCommand implements Callable<Integer> {
 
   @Option(
       names = "--warmup",
-      defaultValue = "100",
+      descriptionKey = "warmup.steps",
       description = "Warm-up steps (default ${DEFAULT-VALUE}).")
   int warmup;
 
   @Option(
       names = "--buckets",
-      defaultValue = "262144",
+      descriptionKey = "model.buckets",
       description = "Hash buckets (default ${DEFAULT-VALUE}).")
   int buckets;
 
   @Option(
       names = "--embedding-dim",
-      defaultValue = "64",
+      descriptionKey = "model.embedding.dim",
       description = "Embedding table width (default ${DEFAULT-VALUE}).")
   int embeddingDim;
 
   @Option(
       names = "--hidden-dim",
-      defaultValue = "256",
+      descriptionKey = "model.hidden.dim",
       description = "Hidden layer width (default ${DEFAULT-VALUE}).")
   int hiddenDim;
 
   @Option(
       names = "--output-dim",
-      defaultValue = "128",
+      descriptionKey = "model.output.dim",
       description = "Embedding size d (default ${DEFAULT-VALUE}).")
   int outputDim;
 
@@ -113,7 +115,7 @@ final class TrainCommand implements Callable<Integer> {
 
   @Option(
       names = "--tower",
-      defaultValue = "bag",
+      descriptionKey = "model.tower",
       description =
           "Tower kind: bag (bag of features -> MLP, default) or set-transformer (self-attention over the"
               + " strongest features).")
@@ -121,19 +123,19 @@ final class TrainCommand implements Callable<Integer> {
 
   @Option(
       names = "--max-tokens",
-      defaultValue = "32",
+      descriptionKey = "model.max.tokens",
       description = "Features a set-transformer reads (default ${DEFAULT-VALUE}).")
   int maxTokens;
 
   @Option(
       names = "--beta",
-      defaultValue = "20",
+      descriptionKey = "score.scale",
       description = "Score scale (default ${DEFAULT-VALUE}).")
   float beta;
 
   @Option(
       names = "--seed",
-      defaultValue = "42",
+      descriptionKey = "seed",
       description = "Seed of parameters and batches (default ${DEFAULT-VALUE}).")
   long seed;
 
@@ -144,16 +146,6 @@ final class TrainCommand implements Callable<Integer> {
 
   @Option(names = "--json", description = "Also write the figures as JSON to this file.")
   Path json;
-
-  static io.dynnibal.model.TowerKind towerKind(String name) {
-    return switch (name) {
-      case "bag" -> io.dynnibal.model.TowerKind.BAG;
-      case "set-transformer" -> io.dynnibal.model.TowerKind.SET_TRANSFORMER;
-      default ->
-          throw new IllegalArgumentException(
-              "unknown tower \"" + name + "\": bag or set-transformer");
-    };
-  }
 
   @Override
   public Integer call() throws Exception {
@@ -173,7 +165,7 @@ final class TrainCommand implements Callable<Integer> {
             outputDim,
             !separateTowers,
             beta,
-            towerKind(tower),
+            TowerKind.of(tower),
             maxTokens);
     LocalTraining.Options options =
         new LocalTraining.Options(

@@ -9,11 +9,8 @@ import java.io.Serializable;
  * Linear(outputDim), plus a linear skip path from the bag -> unit norm. Scores are {@code
  * scoreScale * <q, t>}.
  *
- * <p>Defaults chosen on the Debian dev split (2 epochs, uniform negatives): the skip path gave R@1
- * .350 -> .375; a 128-wide table .371 but 40 % fewer steps/s; reading 64 rather than 128 words of a
- * description, with n-grams of the first 16, about the same recall and faster. {@link
- * TowerKind#SET_TRANSFORMER} replaces the bag and MLP by one self-attention layer over the {@code
- * maxTokens} strongest features.
+ * <p>{@link TowerKind#SET_TRANSFORMER} replaces the bag and MLP by one self-attention layer over
+ * the {@code maxTokens} strongest features.
  *
  * @param sharedTowers one tower for queries and targets (the default: both sides are short English
  *     with package names, and one vocabulary learns twice as fast from scratch) or one tower per

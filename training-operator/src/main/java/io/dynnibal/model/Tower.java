@@ -18,10 +18,19 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One encoder: a bag of hashed features pooled from a {@link SparseEmbeddingTable}, then a DJL
- * network {@code Linear -> GELU -> Linear} plus a linear skip path (which keeps the bag's lexical
- * overlap from the first step: an untrained tower already ranks by shared words), then unit L2
- * norm. The table lives on the JVM heap; the network on the training device.
+ * One encoder over a text's hashed features, of one {@link TowerKind}:
+ *
+ * <ul>
+ *   <li>{@link TowerKind#BAG}: the features' embeddings pooled as a weighted bag from a {@link
+ *       SparseEmbeddingTable}, then a DJL network {@code Linear -> GELU -> Linear} plus a linear
+ *       skip path (which keeps the bag's lexical overlap from the first step: an untrained tower
+ *       already ranks by shared words);
+ *   <li>{@link TowerKind#SET_TRANSFORMER}: the {@code maxTokens} strongest features as a set of
+ *       tokens through one self-attention layer ({@link SetTransformerBlock}), mean-pooled, then
+ *       linear.
+ * </ul>
+ *
+ * Both end in unit L2 norm. The table lives on the JVM heap; the network on the training device.
  */
 public final class Tower implements AutoCloseable {
   /**

@@ -131,11 +131,12 @@ final class SettingsTable {
     StringBuilder out = new StringBuilder("| key | default | what it does |\n|---|---|---|\n");
     for (Entry e : ENTRIES) {
       String bounds = e.declaration.min() == Double.NEGATIVE_INFINITY ? "" : " (" + e.range() + ")";
+      String value = e.format(defaults);
       out.append("| `")
           .append(e.key)
-          .append("` | `")
-          .append(e.format(defaults))
           .append("` | ")
+          .append(value.isEmpty() ? "" : "`" + value + "`")
+          .append(" | ")
           .append(e.declaration.value())
           .append(bounds)
           .append(" |\n");

@@ -1,0 +1,20 @@
+package io.dynnibal.cli;
+
+import io.dynnibal.jobs.training.TrainingJobConfig;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+
+/** Prints every job setting with its default and what it does, from the settings' declarations. */
+@Command(
+    name = "settings",
+    description = {
+      "Print every job setting (the keys of --config files and --set) with its default and what it",
+      "does, as a Markdown table: the README's table is this output."
+    })
+final class SettingsCommand implements Callable<Integer> {
+  @Override
+  public Integer call() {
+    System.out.print(TrainingJobConfig.settingsMarkdown());
+    return 0;
+  }
+}
