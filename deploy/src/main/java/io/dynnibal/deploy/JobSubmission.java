@@ -32,8 +32,8 @@ public final class JobSubmission {
       throws Exception {
     config.validate();
     // With slot sharing the job needs `parallelism` slots; short of them Flink would wait minutes
-    // and then fail the job with a slot-request timeout. Say so now, after a few seconds' grace
-    // for a job that is just stopping.
+    // and then fail the job with a slot-request timeout. Say so now, after a few seconds' grace for
+    // a job that is just stopping.
     FlinkClusterClient.Overview overview =
         freeSlots(cluster, config.parallelism, Duration.ofSeconds(15));
     if (overview.slotsAvailable() < config.parallelism) {

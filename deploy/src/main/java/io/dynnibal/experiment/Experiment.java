@@ -93,8 +93,7 @@ public final class Experiment {
     Files.createDirectories(options.workDir());
     int stepsPerEpoch = Math.max(1, corpus.train().size() / base.batchSize);
     // One pass more than the budget needs: a batch that trains no step (every pair dead-lettered, a
-    // non-finite loss)
-    // must not leave a run short of max.steps.
+    // non-finite loss) must not leave a run short of max.steps.
     int epochs = (int) Math.ceil(options.steps() / (double) stepsPerEpoch) + 1;
     String dataPrefix =
         base.topicPrefix + "experiment." + fingerprint(corpus, epochs, base.seed) + ".";

@@ -101,8 +101,7 @@ public final class RecallPlot {
     Path target = png.toAbsolutePath();
     Files.createDirectories(target.getParent());
     // Readers polling the directory must never see a half-written PNG. Not Files.createTempFile:
-    // its owner-only
-    // permissions would carry over to the chart.
+    // its owner-only permissions would carry over to the chart.
     Path tmp = target.resolveSibling(target.getFileName() + "." + UUID.randomUUID() + ".tmp");
     try {
       ChartUtils.saveChartAsPNG(tmp.toFile(), chart, width, height);

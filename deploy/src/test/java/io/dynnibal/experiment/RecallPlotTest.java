@@ -39,8 +39,8 @@ class RecallPlotTest {
     assertEquals(640, image.getWidth());
     assertEquals(400, image.getHeight());
     // Anti-aliasing blends each line with the white background into many RGB values of one hue, so
-    // count hues.
-    // The legend swatches alone give about 50 pixels a hue; the lines give several hundred.
+    // count hues. The legend swatches alone give about 50 pixels a hue; the lines give several
+    // hundred.
     int[] pixelsPerHue = new int[12];
     for (int py = 0; py < image.getHeight(); py++) {
       for (int px = 0; px < image.getWidth(); px++) {

@@ -91,10 +91,9 @@ public final class SingleObjectCodec<T extends SpecificRecord> implements Serial
       throw e; // a class not trusted by Avro is a setup problem, not bad data
     } catch (IOException | RuntimeException e) {
       // Avro reports bad bodies in many ways (EOFException, AvroRuntimeException,
-      // UnsupportedOperationException for
-      // absurd lengths, index errors for bad enum or union positions); a value of a known schema
-      // that fails is
-      // malformed, of an unknown one is foreign.
+      // UnsupportedOperationException for absurd lengths, index errors for bad enum or union
+      // positions); a value of a known schema that fails is malformed, of an unknown one is
+      // foreign.
       if (readableFingerprints.contains(fingerprint)) {
         throw new RecordDecodingException(
             "the "

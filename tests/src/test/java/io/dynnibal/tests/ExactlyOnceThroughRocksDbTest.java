@@ -105,9 +105,8 @@ class ExactlyOnceThroughRocksDbTest {
       boolean passed = false;
       try {
         // The first half comes out only after a checkpoint committed the sink's transaction; the
-        // failure is
-        // injected in the second half, so the restore starts from a real checkpoint with real
-        // state.
+        // failure is injected in the second half, so the restore starts from a real checkpoint with
+        // real state.
         Map<String, List<String>> seen = new HashMap<>();
         pollUntil(consumer, seen, PAIRS / 2, job);
         publish(kafka, PAIRS / 2, PAIRS);

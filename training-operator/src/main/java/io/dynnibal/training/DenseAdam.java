@@ -43,8 +43,8 @@ final class DenseAdam {
       NDArray m = mean.get(i);
       NDArray v = variance.get(i);
       // Every new array belongs to its first operand's manager (the model's, which lives as long as
-      // the encoder):
-      // attach each temporary to the step's scope, or native memory grows with every step.
+      // the encoder): attach each temporary to the step's scope, or native memory grows with every
+      // step.
       NDArray scaledGradient = scoped(gradient.mul(1 - b1), scope);
       m.muli(b1).addi(scaledGradient);
       NDArray squared = scoped(gradient.square(), scope).muli(1 - b2);

@@ -31,8 +31,8 @@ public final class TorchRuntime {
       return Engine.getEngine(ENGINE_NAME);
     } catch (EngineException e) {
       // DJL's own message ("Failed to save pytorch index file") hides the usual cause: it found no
-      // libtorch on the
-      // classpath that fits this machine and, being offline, could not download one.
+      // libtorch on the classpath that fits this machine and, being offline, could not download
+      // one.
       throw new IllegalStateException(
           "libtorch could not be loaded. A CPU build needs ai.djl.pytorch:pytorch-native-cpu on the classpath;"
               + " a CUDA build (-Pcuda) loads only where a GPU and a driver for its CUDA version are visible -"

@@ -113,20 +113,17 @@ public final class TrainingJob {
             new Configuration(), URI.create(config.checkpointDir), config.checkpointInterval);
     conf.set(PipelineOptions.GENERIC_TYPES, false);
     // The job is backpressured by design (sources read far faster than shards sample and the
-    // trainer steps), and the
-    // feedback edge (model updates) is only as fast as checkpoints commit. Aligned barriers would
-    // queue behind every
-    // buffered batch; unaligned ones overtake them, so a model update reaches the shards about one
-    // interval later.
+    // trainer steps), and the feedback edge (model updates) is only as fast as checkpoints commit.
+    // Aligned barriers would queue behind every buffered batch; unaligned ones overtake them, so a
+    // model update reaches the shards about one interval later.
     conf.set(
         org.apache.flink.configuration.CheckpointingOptions.ENABLE_UNALIGNED,
         config.checkpointUnaligned);
     conf.set(PipelineOptions.MAX_PARALLELISM, MAX_PARALLELISM);
     // Flink 2.2 restores operator state from an uncompressed file one read() system call per byte
     // (CompressibleFSDataInputStream has no bulk read): the trainer's ~200 MB of parameters and
-    // optimiser state took
-    // minutes to restore from a savepoint. The compressed stream buffers, and restores it in
-    // seconds.
+    // optimiser state took minutes to restore from a savepoint. The compressed stream buffers, and
+    // restores it in seconds.
     conf.set(
         org.apache.flink.configuration.ExecutionOptions.SNAPSHOT_COMPRESSION,
         config.checkpointCompression);

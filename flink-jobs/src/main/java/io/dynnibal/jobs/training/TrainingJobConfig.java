@@ -79,11 +79,7 @@ public final class TrainingJobConfig implements Serializable {
   @Setting("unaligned checkpoints (barriers overtake buffered batches)")
   public boolean checkpointUnaligned = true;
 
-  /**
-   * Flink 2.2 restores uncompressed operator state one read() system call per byte, so the
-   * trainer's ~200 MB took minutes to restore; compressed, seconds.
-   */
-  @Setting("Snappy-compressed checkpoints and savepoints")
+  @Setting("Snappy-compressed checkpoints and savepoints (restores fast; see TrainingJob)")
   public boolean checkpointCompression = true;
 
   @Setting(value = "directory of model versions and final models", required = true)

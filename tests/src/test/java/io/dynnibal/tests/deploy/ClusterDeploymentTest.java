@@ -114,8 +114,8 @@ class ClusterDeploymentTest {
           List.of(resumed, first), rest.jobs().stream().map(FlinkClusterClient.Job::id).toList());
 
       // Exactly once across the stop: the steps on the topic run 1, 2, ... without a gap or a
-      // repeat, and the
-      // resumed job went on from the savepoint's step instead of starting again at 1.
+      // repeat, and the resumed job went on from the savepoint's step instead of starting again at
+      // 1.
       List<Long> steps = steps(kafka, config);
       for (int i = 0; i < steps.size(); i++) {
         assertEquals(i + 1, steps.get(i), "step " + (i + 1) + " reported once, in order: " + steps);

@@ -69,8 +69,7 @@ class BadInputMatrixTest {
                 kafka.clientProperties(), config.deadLettersTopic(), DeadLetter.class)) {
       publisher.publishTargets(config.targetsTopic(), targets, null);
       // Bad targets: garbage bytes, a record of another type, a key that is not the id, no text. (A
-      // keyless delete
-      // cannot happen: a compacted topic refuses records without a key.)
+      // keyless delete cannot happen: a compacted topic refuses records without a key.)
       publisher.publishRaw(config.targetsTopic(), "garbage", new byte[] {(byte) 0xC3, 0x01, 9, 9});
       publisher.publishRaw(
           config.targetsTopic(), "foreign", pairCodec.encode(pair("p", "some query", "item1")));

@@ -63,8 +63,7 @@ class DemoSmokeTest {
         result.after().recallAt(10) > result.before().recallAt(10) + 0.2,
         result.before().figures() + " -> " + result.after().figures());
     // 90 tiny steps take a second or two, less than a round trip of a model update: only emission
-    // is checked here
-    // (StreamingTrainingJobTest paces its input to see cycles complete).
+    // is checked here (StreamingTrainingJobTest paces its input to see cycles complete).
     assertTrue(
         result.last().getModelVersion() >= 1, "no model update emitted in " + steps + " steps");
     assertTrue(result.checkpointBytes() > 0, "no retained checkpoint");

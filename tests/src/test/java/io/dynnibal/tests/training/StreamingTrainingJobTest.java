@@ -91,9 +91,8 @@ class StreamingTrainingJobTest {
       publisher.deleteTarget(config.targetsTopic(), DOOMED);
       publisher.publishRaw(config.pairsTopic(), "garbage", new byte[] {1, 2, 3});
       // Train epochs until 3 re-encode cycles happened and the index has long dropped the target
-      // (batches merged on
-      // two subtasks may reach the trainer slightly out of order: the audit starts 10 steps after
-      // the index shrank).
+      // (batches merged on two subtasks may reach the trainer slightly out of order: the audit
+      // starts 10 steps after the index shrank).
       long shrankAt = -1;
       while (epoch < 8
           && (shrankAt < 0 || last.getReencodeCycles() < 3 || last.getStep() < shrankAt + 12)) {
@@ -166,10 +165,9 @@ class StreamingTrainingJobTest {
           "pair of the deleted target not dead-lettered: " + letters);
 
       // Stop: cancel the job; its last completed checkpoint is retained. Its Kafka transactions may
-      // not be committed
-      // yet (commits follow checkpoint completion): the restore commits them. Whatever the job did
-      // after that
-      // checkpoint was in open transactions, which are aborted and redone.
+      // not be committed yet (commits follow checkpoint completion): the restore commits them.
+      // Whatever the job did after that checkpoint was in open transactions, which are aborted and
+      // redone.
       job.cancel().get();
       Path checkpoint =
           latestCheckpoint(
