@@ -2,8 +2,10 @@ package io.dynnibal.deploy;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,33 +16,76 @@ import java.util.jar.Attributes;
 import java.util.jar.JarFile;
 
 /**
- * This JVM's classpath split in two: what a Flink session cluster runs with (Flink, RocksDB, Kafka
- * clients, DJL and libtorch, logging: every third-party jar) and what a submitted job brings
- * (dynnibal's own classes, the entries that hold {@code io/dynnibal/}).
+ * This JVM's classpath split in two: what a Flink session cluster runs with (the job's third-party
+ * runtime jars: Flink, RocksDB, Kafka clients, DJL and libtorch; plus the web UI and a logging
+ * binding) and what a submitted job brings (dynnibal's own classes, the entries that hold {@code
+ * io/dynnibal/}, but not the CLI's). Everything else the CLI carries (picocli, JFreeChart, the
+ * Kafka broker and its Scala, test libraries) goes to neither.
  *
  * <p>Why the split: libtorch's native library loads once per JVM, so DJL must come from the
  * cluster's class loader, never from a job's; a job jar that bundled it would fail on its second
  * submission to the same TaskManagers (a resume from a savepoint is one). Our own classes go with
  * the job, so a new build is submitted, not installed.
  *
- * <p>Under {@code java -jar dynnibal-cli.jar} the classpath is that one jar; its manifest's {@code
- * Class-Path} (lib/*.jar) is expanded here. Under a test runner it is the module and repository
- * paths, expanded the same way.
+ * <p>The job's third-party jars are listed by file name in the resource {@value #JOB_RUNTIME},
+ * which the flink-jobs build writes. Under {@code java -jar dynnibal-cli.jar} the classpath is that
+ * one jar; its manifest's {@code Class-Path} (lib/*.jar) is expanded here. Under a test runner it
+ * is the module and repository paths, expanded the same way.
  */
 record ClasspathSplit(List<Path> cluster, List<Path> job) {
   private static final String OUR_PACKAGE = "io/dynnibal/";
 
+  /** Classes only the CLI module holds: its entry never travels with a job. */
+  private static final String CLI_PACKAGE = "io/dynnibal/cli/";
+
+  static final String JOB_RUNTIME = "io/dynnibal/jobs/runtime-classpath.txt";
+
+  /** What the cluster runs beyond the job's jars: the web UI and a log4j binding. */
+  private static final List<String> CLUSTER_EXTRAS = List.of("flink-runtime-web-", "log4j-");
+
   /** The split of this JVM's classpath. */
   static ClasspathSplit ofThisJvm() {
+    Set<String> jobJars = jobRuntimeJars();
     List<Path> cluster = new ArrayList<>();
     List<Path> job = new ArrayList<>();
     for (Path entry : expand(System.getProperty("java.class.path"))) {
-      (holdsOurClasses(entry) ? job : cluster).add(entry);
+      if (holdsOurClasses(entry)) {
+        if (!holds(entry, CLI_PACKAGE)) {
+          job.add(entry);
+        }
+      } else if (Files.isRegularFile(entry)
+          && forCluster(entry.getFileName().toString(), jobJars)) {
+        cluster.add(entry);
+      }
     }
     if (job.isEmpty()) {
       throw new IllegalStateException("no entry of this JVM's classpath holds dynnibal's classes");
     }
     return new ClasspathSplit(List.copyOf(cluster), List.copyOf(job));
+  }
+
+  private static boolean forCluster(String jar, Set<String> jobJars) {
+    return jobJars.contains(jar) || CLUSTER_EXTRAS.stream().anyMatch(jar::startsWith);
+  }
+
+  /** The file names of the job's third-party runtime jars. */
+  static Set<String> jobRuntimeJars() {
+    try (InputStream in = ClasspathSplit.class.getClassLoader().getResourceAsStream(JOB_RUNTIME)) {
+      if (in == null) {
+        throw new IllegalStateException(
+            JOB_RUNTIME + " is missing: build flink-jobs with Maven (it lists the job's jars)");
+      }
+      Set<String> names = new LinkedHashSet<>();
+      for (String path :
+          new String(in.readAllBytes(), StandardCharsets.UTF_8).trim().split(File.pathSeparator)) {
+        if (!path.isBlank()) {
+          names.add(Path.of(path.trim()).getFileName().toString());
+        }
+      }
+      return names;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + JOB_RUNTIME, e);
+    }
   }
 
   /** The cluster's entries as a {@code -cp} argument. */
@@ -87,11 +132,16 @@ record ClasspathSplit(List<Path> cluster, List<Path> job) {
   }
 
   static boolean holdsOurClasses(Path entry) {
+    return holds(entry, OUR_PACKAGE);
+  }
+
+  /** Whether a directory or jar holds anything under {@code folder}. */
+  private static boolean holds(Path entry, String folder) {
     if (Files.isDirectory(entry)) {
-      return Files.isDirectory(entry.resolve(OUR_PACKAGE));
+      return Files.isDirectory(entry.resolve(folder));
     }
     try (JarFile jar = new JarFile(entry.toFile())) {
-      return jar.stream().anyMatch(e -> e.getName().startsWith(OUR_PACKAGE));
+      return jar.stream().anyMatch(e -> e.getName().startsWith(folder));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the classpath entry " + entry, e);
     }

@@ -21,15 +21,13 @@ import java.util.stream.Stream;
 
 /**
  * The jar {@code dynnibal submit} uploads to a session cluster: dynnibal's own classes (the {@link
- * ClasspathSplit#job} entries, flattened into one jar; the cluster provides every third-party jar),
- * {@link TrainingJobMain} as its entry class, and optionally the job's settings as the resource
- * {@value TrainingJobMain#SETTINGS_RESOURCE}, so that they travel with the jar instead of in
- * program arguments (which the web UI shows, secrets included).
+ * ClasspathSplit#job} entries, flattened into one jar: not the CLI's, nor its bundled corpus; the
+ * cluster provides every third-party jar), {@link TrainingJobMain} as its entry class, and
+ * optionally the job's settings as the resource {@value TrainingJobMain#SETTINGS_RESOURCE}, so that
+ * they travel with the jar instead of in program arguments (which the web UI shows, secrets
+ * included).
  */
 public final class JobJar {
-  /** The bundled corpus is for the demo; a cluster job reads its data from Kafka. */
-  private static final String SKIPPED = "io/dynnibal/corpus/";
-
   private JobJar() {}
 
   /**
@@ -100,7 +98,7 @@ public final class JobJar {
     boolean signature =
         name.startsWith("META-INF/")
             && (name.endsWith(".SF") || name.endsWith(".RSA") || name.endsWith(".DSA"));
-    if (name.startsWith(SKIPPED) || signature || !written.add(name)) {
+    if (signature || !written.add(name)) {
       return;
     }
     jar.putNextEntry(new JarEntry(name));

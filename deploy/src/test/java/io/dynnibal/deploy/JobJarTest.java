@@ -52,6 +52,10 @@ class JobJarTest {
     for (Path entry : split.cluster()) {
       assertFalse(
           ClasspathSplit.holdsOurClasses(entry), "our classes stay off the cluster: " + entry);
+      String name = entry.getFileName().toString();
+      for (String cliOnly : List.of("picocli-", "jfreechart-", "kafka_2.13-", "scala-", "junit-")) {
+        assertFalse(name.startsWith(cliOnly), "only the CLI needs " + name);
+      }
     }
   }
 
@@ -79,8 +83,9 @@ class JobJarTest {
                   e ->
                       e.getName().startsWith("ai/djl/")
                           || e.getName().startsWith("org/apache/flink/")
-                          || e.getName().startsWith("io/dynnibal/corpus/")),
-          "third-party classes and the bundled corpus stay out");
+                          || e.getName().startsWith("io/dynnibal/corpus/")
+                          || e.getName().startsWith("io/dynnibal/cli/")),
+          "third-party classes, the CLI and the bundled corpus stay out");
       Properties settings = new Properties();
       try (InputStream in = file.getInputStream(file.getEntry(TrainingJobMain.SETTINGS_RESOURCE))) {
         settings.load(in);
