@@ -1,6 +1,6 @@
 package io.dynnibal.cli;
 
-import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.jobs.training.SettingsDoc;
 import picocli.CommandLine.IDefaultValueProvider;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -14,7 +14,7 @@ final class JobSettingDefaults implements IDefaultValueProvider {
   @Override
   public String defaultValue(ArgSpec argSpec) {
     if (argSpec instanceof OptionSpec option && !option.descriptionKey().isEmpty()) {
-      return TrainingJobConfig.defaultValue(option.descriptionKey());
+      return SettingsDoc.defaultValue(option.descriptionKey());
     }
     return null;
   }

@@ -1,6 +1,6 @@
 package io.dynnibal.cli;
 
-import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.jobs.training.SettingsDoc;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
 final class SettingsCommand implements Callable<Integer> {
   @Override
   public Integer call() {
-    System.out.print(TrainingJobConfig.settingsMarkdown());
+    System.out.print(SettingsDoc.settingsMarkdown());
     return 0;
   }
 }

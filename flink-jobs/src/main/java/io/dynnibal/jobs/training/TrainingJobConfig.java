@@ -274,17 +274,6 @@ public final class TrainingJobConfig implements Serializable {
     return p;
   }
 
-  /** Every setting as a Markdown table: key, default, what it does (the README's copy). */
-  public static String settingsMarkdown() {
-    return SettingsTable.markdown();
-  }
-
-  /** The default of {@code key} as text, or null for no such setting. */
-  public static String defaultValue(String key) {
-    SettingsTable.Entry e = SettingsTable.entry(key);
-    return e == null ? null : e.format(new TrainingJobConfig());
-  }
-
   /** Throws with every problem listed when the configuration is not usable. */
   public TrainingJobConfig validate() {
     List<String> problems = problems();

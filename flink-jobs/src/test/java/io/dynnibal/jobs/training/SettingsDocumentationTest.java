@@ -20,7 +20,7 @@ class SettingsDocumentationTest {
     int end = readme.indexOf(END);
     assertTrue(begin >= 0 && end > begin, "README.md has no settings table between the markers");
     assertEquals(
-        TrainingJobConfig.settingsMarkdown(),
+        SettingsDoc.settingsMarkdown(),
         readme.substring(begin + BEGIN.length(), end),
         "README.md's settings table is stale: paste the output of ./dynnibal settings");
   }
@@ -30,7 +30,7 @@ class SettingsDocumentationTest {
     for (SettingsTable.Entry e : SettingsTable.ENTRIES) {
       assertEquals(SettingsTable.keyOf(e.field().getName()), e.key());
       assertTrue(e.declaration().value().length() > 10, e.key() + " has no real description");
-      assertNotNull(TrainingJobConfig.defaultValue(e.key()), e.key());
+      assertNotNull(SettingsDoc.defaultValue(e.key()), e.key());
     }
   }
 
