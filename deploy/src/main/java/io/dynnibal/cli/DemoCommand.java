@@ -86,8 +86,8 @@ final class DemoCommand implements Callable<Integer> {
       figures.put("pairs_per_s", Math.round(r.pairsPerSecond() * 10) / 10.0);
       figures.put("index_seconds", Math.round(r.indexSeconds() * 10) / 10.0);
       figures.put("reencode_cycles", last.getReencodeCycles());
-      figures.put("feedback_latency_steps", String.valueOf(last.getFeedbackLatencySteps()));
-      figures.put("feedback_latency_ms", String.valueOf(last.getFeedbackLatencyMs()));
+      figures.put("feedback_latency_steps", last.getFeedbackLatencySteps());
+      figures.put("feedback_latency_ms", last.getFeedbackLatencyMs());
       figures.put("mean_cache_staleness_steps", Math.round(r.meanStaleness() * 10) / 10.0);
       r.meanShardMillis()
           .forEach(

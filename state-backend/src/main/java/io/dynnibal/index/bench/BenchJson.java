@@ -13,7 +13,7 @@ import java.util.Map;
 /**
  * One flat JSON object (the benchmarks' figures, `version --json`) of numbers and strings, in the
  * order the figures were put, on one line: {@code {"key": 1, "other": "text"}}. A figure that is
- * not a number is written as its string.
+ * not a number is written as its string; a missing one (null) as null.
  */
 public final class BenchJson {
   private static final ObjectWriter WRITER = new ObjectMapper().writer(new OneLine());
@@ -23,7 +23,9 @@ public final class BenchJson {
   public static String of(Map<String, Object> figures) {
     Map<String, Object> flat = new LinkedHashMap<>();
     figures.forEach(
-        (key, value) -> flat.put(key, value instanceof Number ? value : String.valueOf(value)));
+        (key, value) ->
+            flat.put(
+                key, value == null || value instanceof Number ? value : String.valueOf(value)));
     try {
       return WRITER.writeValueAsString(flat);
     } catch (JsonProcessingException e) {

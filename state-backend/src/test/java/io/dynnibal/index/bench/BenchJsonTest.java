@@ -37,6 +37,15 @@ class BenchJsonTest {
   }
 
   @Test
+  void aMissingFigureIsNull() throws Exception {
+    Map<String, Object> figures = new LinkedHashMap<>();
+    figures.put("feedback_latency_steps", null);
+    String json = BenchJson.of(figures);
+    assertEquals("{\"feedback_latency_steps\": null}", json);
+    assertEquals(true, new ObjectMapper().readTree(json).get("feedback_latency_steps").isNull());
+  }
+
+  @Test
   void noFiguresIsAnEmptyObject() {
     assertEquals("{}", BenchJson.of(Map.of()));
   }
