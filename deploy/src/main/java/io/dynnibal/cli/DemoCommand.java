@@ -1,7 +1,7 @@
 package io.dynnibal.cli;
 
 import io.dynnibal.eval.RetrievalMetrics;
-import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.local.Corpus;
 import io.dynnibal.local.Demo;
 import io.dynnibal.schemas.TrainingMetrics;

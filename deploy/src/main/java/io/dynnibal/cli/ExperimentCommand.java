@@ -2,7 +2,7 @@ package io.dynnibal.cli;
 
 import io.dynnibal.experiment.Experiment;
 import io.dynnibal.experiment.ExperimentReport;
-import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.local.Corpus;
 import io.dynnibal.negatives.Sampler;
 import java.nio.file.Path;

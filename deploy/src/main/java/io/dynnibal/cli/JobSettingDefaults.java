@@ -1,6 +1,6 @@
 package io.dynnibal.cli;
 
-import io.dynnibal.jobs.training.SettingsDoc;
+import io.dynnibal.jobs.config.SettingsDoc;
 import picocli.CommandLine.IDefaultValueProvider;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.OptionSpec;

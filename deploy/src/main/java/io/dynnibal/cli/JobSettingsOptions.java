@@ -1,6 +1,6 @@
 package io.dynnibal.cli;
 
-import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.jobs.config.TrainingJobConfig;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;

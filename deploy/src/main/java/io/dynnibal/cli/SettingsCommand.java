@@ -1,6 +1,6 @@
 package io.dynnibal.cli;
 
-import io.dynnibal.jobs.training.SettingsDoc;
+import io.dynnibal.jobs.config.SettingsDoc;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 

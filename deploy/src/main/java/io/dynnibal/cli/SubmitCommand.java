@@ -2,8 +2,8 @@ package io.dynnibal.cli;
 
 import io.dynnibal.deploy.FlinkClusterClient;
 import io.dynnibal.deploy.JobSubmission;
+import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.training.TrainingJob;
-import io.dynnibal.jobs.training.TrainingJobConfig;
 import io.dynnibal.jobs.training.TrainingJobMain;
 import java.util.List;
 import java.util.concurrent.Callable;

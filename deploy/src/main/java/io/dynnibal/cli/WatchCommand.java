@@ -1,7 +1,7 @@
 package io.dynnibal.cli;
 
 import io.dynnibal.deploy.MetricsWatch;
-import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.jobs.config.TrainingJobConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;

@@ -1,6 +1,6 @@
 package io.dynnibal.deploy;
 
-import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.training.TrainingJobMain;
 import java.net.URI;
 import java.nio.file.Files;

@@ -1,8 +1,8 @@
 package io.dynnibal.local;
 
 import io.dynnibal.deploy.MetricsWatch;
+import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.training.TrainingJob;
-import io.dynnibal.jobs.training.TrainingJobConfig;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.snapshot.ParameterSnapshots;
 import java.io.IOException;

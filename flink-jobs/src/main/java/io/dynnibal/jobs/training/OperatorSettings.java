@@ -1,5 +1,7 @@
 package io.dynnibal.jobs.training;
 
+import io.dynnibal.jobs.config.TrainingJobConfig;
+import io.dynnibal.jobs.shard.ShardSettings;
 import io.dynnibal.trainer.TrainerSettings;
 import java.util.List;
 

@@ -1,7 +1,19 @@
 package io.dynnibal.jobs.training;
 
+import io.dynnibal.jobs.config.TrainingJobConfig;
+import io.dynnibal.jobs.ingest.BatchAssembler;
+import io.dynnibal.jobs.ingest.DecodeModelUpdates;
+import io.dynnibal.jobs.ingest.DecodePairs;
+import io.dynnibal.jobs.ingest.DecodeTargets;
+import io.dynnibal.jobs.ingest.PairsAfterTargets;
+import io.dynnibal.jobs.ingest.RawKafkaDeserializer;
 import io.dynnibal.jobs.kafka.AvroValueSchema;
 import io.dynnibal.jobs.kafka.TopicReader;
+import io.dynnibal.jobs.merge.NegativeMerge;
+import io.dynnibal.jobs.shard.ShardIndexFunction;
+import io.dynnibal.jobs.shard.ShardInput;
+import io.dynnibal.jobs.shard.ShardKeys;
+import io.dynnibal.jobs.shard.ShardReply;
 import io.dynnibal.schemas.DeadLetter;
 import io.dynnibal.schemas.ModelUpdate;
 import io.dynnibal.schemas.TrainingMetrics;

@@ -1,5 +1,6 @@
 package io.dynnibal.jobs.training;
 
+import io.dynnibal.jobs.config.TrainingJobConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;

@@ -2,8 +2,8 @@ package io.dynnibal.tests.deploy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.training.TrainingJob;
-import io.dynnibal.jobs.training.TrainingJobConfig;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.tests.harness.TrainingJobs;
 import java.nio.file.Files;

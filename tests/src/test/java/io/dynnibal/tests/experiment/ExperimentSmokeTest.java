@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dynnibal.experiment.Experiment;
 import io.dynnibal.experiment.ExperimentReport;
-import io.dynnibal.jobs.training.TrainingJobConfig;
+import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.local.Corpus;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.negatives.Sampler;

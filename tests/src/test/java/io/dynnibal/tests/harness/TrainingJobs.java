@@ -3,9 +3,9 @@ package io.dynnibal.tests.harness;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.dynnibal.data.LabelledQuery;
+import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.training.TrainingJob;
-import io.dynnibal.jobs.training.TrainingJobConfig;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.trainer.FaultInjection;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.training.TrainingJob;
-import io.dynnibal.jobs.training.TrainingJobConfig;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.TrainingMetrics;

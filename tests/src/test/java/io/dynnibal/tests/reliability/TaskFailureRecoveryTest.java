@@ -3,9 +3,9 @@ package io.dynnibal.tests.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.training.TrainingJob;
-import io.dynnibal.jobs.training.TrainingJobConfig;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.TrainingMetrics;

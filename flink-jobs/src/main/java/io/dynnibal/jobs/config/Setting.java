@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.jobs.config;
 
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;

@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.jobs.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

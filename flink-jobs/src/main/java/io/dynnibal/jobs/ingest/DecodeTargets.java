@@ -1,5 +1,7 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.jobs.ingest;
 
+import io.dynnibal.jobs.shard.ShardInput;
+import io.dynnibal.jobs.shard.ShardKeys;
 import io.dynnibal.schemas.AvroTrust;
 import io.dynnibal.schemas.RecordDecodingException;
 import io.dynnibal.schemas.SingleObjectCodec;
@@ -29,7 +31,7 @@ import org.apache.flink.util.Collector;
  * query batches back until then, so training pairs published before the job started never meet a
  * half-loaded index.
  */
-final class DecodeTargets extends ProcessFunction<KafkaRecord, ShardInput>
+public final class DecodeTargets extends ProcessFunction<KafkaRecord, ShardInput>
     implements CheckpointedFunction {
   private static final long serialVersionUID = 1L;
   static final String STAGE = "decode-targets";
@@ -47,7 +49,7 @@ final class DecodeTargets extends ProcessFunction<KafkaRecord, ShardInput>
 
   private transient ListState<long[]> loadingState;
 
-  DecodeTargets(int[] shardKeys, HashMap<Integer, Long> targetsAtStart) {
+  public DecodeTargets(int[] shardKeys, HashMap<Integer, Long> targetsAtStart) {
     this.shardKeys = shardKeys;
     this.targetsAtStart = targetsAtStart;
   }

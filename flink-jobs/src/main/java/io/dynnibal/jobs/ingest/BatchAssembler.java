@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.jobs.ingest;
 
 import io.dynnibal.schemas.TrainingPair;
 import io.dynnibal.stream.QueryBatch;
@@ -18,7 +18,7 @@ import org.apache.flink.util.Collector;
  * Pairs -> batches of B, numbered 0, 1, 2, ... (runs with parallelism 1, so numbers are global).
  * The partial batch and the counter are operator state: a restore neither loses nor repeats a pair.
  */
-final class BatchAssembler extends ProcessFunction<TrainingPair, QueryBatch>
+public final class BatchAssembler extends ProcessFunction<TrainingPair, QueryBatch>
     implements CheckpointedFunction {
   private static final long serialVersionUID = 1L;
 
@@ -28,7 +28,7 @@ final class BatchAssembler extends ProcessFunction<TrainingPair, QueryBatch>
   private transient ListState<TrainingPair> pendingState;
   private transient ListState<Long> nextBatchState;
 
-  BatchAssembler(int batchSize) {
+  public BatchAssembler(int batchSize) {
     this.batchSize = batchSize;
   }
 

@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.jobs.config;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;

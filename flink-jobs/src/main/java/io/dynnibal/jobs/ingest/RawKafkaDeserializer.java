@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.jobs.ingest;
 
 import io.dynnibal.stream.KafkaRecord;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -7,7 +7,7 @@ import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /** Passes every record on undecoded, so that no value, however malformed, can fail a source. */
-final class RawKafkaDeserializer implements KafkaRecordDeserializationSchema<KafkaRecord> {
+public final class RawKafkaDeserializer implements KafkaRecordDeserializationSchema<KafkaRecord> {
   private static final long serialVersionUID = 1L;
 
   @Override

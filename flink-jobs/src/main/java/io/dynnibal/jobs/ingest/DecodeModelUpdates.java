@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.jobs.ingest;
 
 import io.dynnibal.schemas.AvroTrust;
 import io.dynnibal.schemas.Matrices;
@@ -16,7 +16,7 @@ import org.apache.flink.util.Collector;
  * value, a non-finite number or a wrong shape in its matrices goes to dead letters (a shard must
  * never apply half an update).
  */
-final class DecodeModelUpdates extends ProcessFunction<KafkaRecord, ModelUpdate> {
+public final class DecodeModelUpdates extends ProcessFunction<KafkaRecord, ModelUpdate> {
   private static final long serialVersionUID = 1L;
   static final String STAGE = "decode-model-updates";
 
@@ -28,7 +28,7 @@ final class DecodeModelUpdates extends ProcessFunction<KafkaRecord, ModelUpdate>
    * Updates must have {@code landmarks} (d') landmarks of dimension {@code encodingDim} (d): the
    * job's shape.
    */
-  DecodeModelUpdates(int landmarks, int encodingDim) {
+  public DecodeModelUpdates(int landmarks, int encodingDim) {
     this.landmarks = landmarks;
     this.encodingDim = encodingDim;
   }

@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.jobs.ingest;
 
 import io.dynnibal.schemas.AvroTrust;
 import io.dynnibal.schemas.RecordDecodingException;
@@ -14,7 +14,7 @@ import org.apache.flink.util.Collector;
  * Pairs topic -> TrainingPair records; unreadable values and pairs without a usable query go to
  * dead letters.
  */
-final class DecodePairs extends ProcessFunction<KafkaRecord, TrainingPair> {
+public final class DecodePairs extends ProcessFunction<KafkaRecord, TrainingPair> {
   private static final long serialVersionUID = 1L;
   static final String STAGE = "decode-pairs";
 

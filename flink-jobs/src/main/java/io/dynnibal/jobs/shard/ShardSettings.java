@@ -1,5 +1,6 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.jobs.shard;
 
+import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.negatives.Sampler;
 import java.io.Serializable;
@@ -11,7 +12,7 @@ import java.io.Serializable;
  * @param targetsTopic names the source of a dead-lettered target
  * @param modelUpdatesTopic names the source of a dead-lettered model update
  */
-record ShardSettings(
+public record ShardSettings(
     DualEncoderConfig model,
     Sampler sampler,
     long seed,
@@ -30,7 +31,7 @@ record ShardSettings(
     String modelUpdatesTopic)
     implements Serializable {
 
-  static ShardSettings of(TrainingJobConfig config) {
+  public static ShardSettings of(TrainingJobConfig config) {
     return new ShardSettings(
         config.model(),
         config.sampler(),

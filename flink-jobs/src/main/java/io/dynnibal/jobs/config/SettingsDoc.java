@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.jobs.config;
 
 /**
  * The job's settings for users, read from their declarations: {@code ./dynnibal settings} prints

@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.jobs.shard;
 
 import io.dynnibal.index.nystrom.CacheMap;
 import io.dynnibal.model.features.Features;
@@ -49,12 +49,12 @@ import org.slf4j.LoggerFactory;
  * <p>Hard negatives come from a {@link HardNegativeMiner}; model updates are applied by {@link
  * CacheMigration}. An update whose version is not above the current one is a duplicate and ignored.
  */
-final class ShardIndexFunction
+public final class ShardIndexFunction
     extends KeyedBroadcastProcessFunction<Integer, ShardInput, ModelUpdate, ShardReply> {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(ShardIndexFunction.class);
   static final String STAGE = "shard-index";
-  static final MapStateDescriptor<String, ModelUpdate> MODEL =
+  public static final MapStateDescriptor<String, ModelUpdate> MODEL =
       new MapStateDescriptor<>("model", Types.STRING, new AvroTypeInfo<>(ModelUpdate.class));
   private static final String CURRENT = "current";
   static final int ENCODE_BATCH = 512;
@@ -77,7 +77,7 @@ final class ShardIndexFunction
   private transient Counter targetsRepaired;
   private transient volatile double lastSamplingMillis;
 
-  ShardIndexFunction(ShardSettings settings, int[] shardKeys) {
+  public ShardIndexFunction(ShardSettings settings, int[] shardKeys) {
     this.settings = settings;
     this.shardKeys = shardKeys;
   }

@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.jobs.shard;
 
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 

@@ -1,5 +1,6 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.jobs.merge;
 
+import io.dynnibal.jobs.shard.ShardReply;
 import io.dynnibal.negatives.SharedNegatives;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.MergedBatch;
@@ -32,7 +33,7 @@ import org.apache.flink.util.Collector;
  *   <li>positives: from the shard that holds each target (none: the target is unknown).
  * </ul>
  */
-final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, MergedBatch> {
+public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, MergedBatch> {
   private static final long serialVersionUID = 1L;
 
   private final int shards;
@@ -46,7 +47,7 @@ final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, MergedB
    * @param hardNegatives the batch's shared hard negatives (at most)
    * @param uniformNegatives the batch's uniform negatives
    */
-  NegativeMerge(int shards, int hardNegatives, int uniformNegatives, long seed) {
+  public NegativeMerge(int shards, int hardNegatives, int uniformNegatives, long seed) {
     this.shards = shards;
     this.hardNegatives = hardNegatives;
     this.uniformNegatives = uniformNegatives;

@@ -1,4 +1,4 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.jobs.config;
 
 import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.model.TowerKind;

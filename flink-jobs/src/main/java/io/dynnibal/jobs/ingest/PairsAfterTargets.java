@@ -1,5 +1,6 @@
-package io.dynnibal.jobs.training;
+package io.dynnibal.jobs.ingest;
 
+import io.dynnibal.jobs.shard.ShardInput;
 import io.dynnibal.stream.QueryBatch;
 import java.time.Duration;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -33,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * {@link DecodeTargets} waits for), held batches are released after {@code targets.first.max.wait},
  * with a warning.
  */
-final class PairsAfterTargets
+public final class PairsAfterTargets
     extends KeyedCoProcessFunction<Integer, ShardInput, QueryBatch, ShardInput> {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(PairsAfterTargets.class);
@@ -55,7 +56,7 @@ final class PairsAfterTargets
   /**
    * @param targetsAtStart end offsets of the targets topic when the job was built, per partition
    */
-  PairsAfterTargets(
+  public PairsAfterTargets(
       String targetsTopic,
       Duration targetsFirstMaxWait,
       int[] shardKeys,
