@@ -1,0 +1,195 @@
+package io.dynnibal.jobs.shard;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dynnibal.jobs.config.TrainingJobConfig;
+import io.dynnibal.model.features.Features;
+import io.dynnibal.state.HeapMapState;
+import io.dynnibal.state.ShardIndex;
+import io.dynnibal.state.ShardTargets;
+import io.dynnibal.state.TargetFeatures;
+import io.dynnibal.stream.QueryBatch;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import org.apache.flink.metrics.SimpleCounter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Both miners on one shard of real encodings (the version-0 model): what they offer is never a
+ * query's own positive, the pool miner equals brute force, and the tree miner's negatives score
+ * higher than uniform draws.
+ */
+class HardNegativeMinersTest {
+  private static final String[] WORDS = {
+    "audio", "video", "kernel", "python", "library", "driver", "font", "game", "editor", "network",
+    "shell", "database", "compiler", "image", "crypto", "mail", "web", "server", "client", "docs"
+  };
+  private static final int TARGETS = 400;
+  private static final int QUERIES = 24;
+
+  private final List<AutoCloseable> closing = new ArrayList<>();
+
+  @AfterEach
+  void close() throws Exception {
+    for (AutoCloseable c : closing) {
+      c.close();
+    }
+  }
+
+  private static ShardSettings settings(String sampler, int perQuery) {
+    return ShardSettings.of(
+        new TrainingJobConfig()
+            .apply("sampler", sampler)
+            .apply("negatives.per.query", Integer.toString(perQuery))
+            .apply("model.buckets", "4096")
+            .apply("model.embedding.dim", "16")
+            .apply("model.hidden.dim", "32")
+            .apply("model.output.dim", "16")
+            .apply("landmarks", "8")
+            .apply("regression.samples", "16")
+            .validate());
+  }
+
+  private static String text(SplittableRandom random) {
+    StringBuilder s = new StringBuilder();
+    for (int w = 0; w < 4; w++) {
+      s.append(WORDS[random.nextInt(WORDS.length)]).append(' ');
+    }
+    return s.toString().trim();
+  }
+
+  /** One shard key's targets, encoded by {@code model}, in state and in a heap index. */
+  private HardNegativeMiner.Shard shard(ShardModel model) throws Exception {
+    SplittableRandom random = new SplittableRandom(11);
+    HeapMapState<String, TargetFeatures> state = new HeapMapState<>();
+    List<TargetFeatures> targets = new ArrayList<>();
+    List<Features> features = new ArrayList<>();
+    for (int i = 0; i < TARGETS; i++) {
+      Features f = model.encoder.featurize(text(random) + " t" + i);
+      targets.add(new TargetFeatures("t" + i, f.ids(), f.weights(), null));
+      features.add(f);
+    }
+    float[][] caches = model.targetCaches(features);
+    for (int i = 0; i < TARGETS; i++) {
+      targets.get(i).cache = caches[i];
+      state.put(targets.get(i).id, targets.get(i));
+    }
+    ShardIndex index = ShardTargets.buildIndex(state, 8, 1.3, 3, id -> {});
+    return new HardNegativeMiner.Shard(0, index, state, model);
+  }
+
+  private static QueryBatch batch(ShardModel model, SplittableRandom random, List<Features> out) {
+    QueryBatch batch = new QueryBatch();
+    batch.batchId = random.nextInt(1000);
+    batch.pairIds = new String[QUERIES];
+    batch.queryTexts = new String[QUERIES];
+    batch.targetIds = new String[QUERIES];
+    for (int q = 0; q < QUERIES; q++) {
+      batch.pairIds[q] = "p" + q;
+      batch.queryTexts[q] = text(random);
+      batch.targetIds[q] = "t" + random.nextInt(TARGETS);
+      out.add(model.encoder.featurize(batch.queryTexts[q]));
+    }
+    return batch;
+  }
+
+  @Test
+  void thePoolMinerOffersEachQuerysBestTargetsButItsPositiveAsBruteForceRanksThem()
+      throws Exception {
+    ShardSettings settings = settings("exhaustive", 3);
+    ShardModel model = ShardModel.initial(settings);
+    closing.add(model);
+    PoolMiner miner = new PoolMiner(settings);
+    closing.add(miner);
+    HardNegativeMiner.Shard shard = shard(model);
+    List<Features> queries = new ArrayList<>();
+    QueryBatch batch = batch(model, new SplittableRandom(5), queries);
+    HardNegativeMiner.Mined mined = miner.mine(shard, queries, batch, new SplittableRandom(1));
+
+    float[][] q = model.encoder.encodeQueries(queries);
+    List<String> ids = shard.index().ids();
+    List<Features> targetFeatures = new ArrayList<>();
+    for (String id : ids) {
+      targetFeatures.add(Features.of(shard.targets().get(id)));
+    }
+    float[][] t = model.encoder.encodeTargets(targetFeatures);
+    for (int query = 0; query < QUERIES; query++) {
+      List<String> expected = bruteForceTop(q[query], t, ids, batch.targetIds[query], 3);
+      List<String> got = new ArrayList<>();
+      for (int i = 0; i < mined.queryOf().size(); i++) {
+        if (mined.queryOf().get(i) == query) {
+          got.add(mined.targets().get(i).id);
+        }
+      }
+      assertEquals(expected, got, "query " + query);
+    }
+    assertEquals(TARGETS * 16L, miner.floats(0));
+  }
+
+  private static List<String> bruteForceTop(
+      float[] query, float[][] targets, List<String> ids, String positive, int k) {
+    List<Integer> order = new ArrayList<>();
+    for (int i = 0; i < targets.length; i++) {
+      if (!ids.get(i).equals(positive)) {
+        order.add(i);
+      }
+    }
+    order.sort((a, b) -> Double.compare(dot(query, targets[b]), dot(query, targets[a])));
+    return order.subList(0, k).stream().map(ids::get).toList();
+  }
+
+  @Test
+  void theTreeMinerNeverOffersThePositiveAndItsNegativesBeatUniformDraws() throws Exception {
+    ShardSettings settings = settings("dynnibal-mh", 2);
+    ShardModel model = ShardModel.initial(settings);
+    closing.add(model);
+    TreeMiner miner = TreeMiner.of(settings, new SimpleCounter());
+    HardNegativeMiner.Shard shard = shard(model);
+    SplittableRandom random = new SplittableRandom(7);
+    double mined = 0;
+    double uniform = 0;
+    int count = 0;
+    for (int round = 0; round < 5; round++) {
+      List<Features> queries = new ArrayList<>();
+      QueryBatch batch = batch(model, random, queries);
+      float[][] z = model.queryCaches(queries);
+      HardNegativeMiner.Mined result = miner.mine(shard, queries, batch, random);
+      assertTrue(result.proposals() > 0, "MH counts its proposals");
+      Set<Integer> seen = new HashSet<>();
+      for (int i = 0; i < result.targets().size(); i++) {
+        int query = result.queryOf().get(i);
+        TargetFeatures negative = result.targets().get(i);
+        seen.add(query);
+        assertNotEquals(batch.targetIds[query], negative.id, "a query's positive is never offered");
+        TargetFeatures stored = shard.targets().get(negative.id);
+        assertNotNull(stored);
+        float logit = (float) (settings.scoreScale() * dot(z[query], stored.cache));
+        assertEquals(
+            logit, negative.logit, 1e-3 * (1 + Math.abs(logit)), "the logit is beta <z_q, z_t>");
+        mined += negative.logit;
+        String drawn = shard.index().uniform(random);
+        uniform += settings.scoreScale() * dot(z[query], shard.targets().get(drawn).cache);
+        count++;
+      }
+      assertTrue(seen.size() > QUERIES / 2, "most queries get a negative");
+    }
+    assertTrue(
+        mined / count > uniform / count + 1,
+        "mined logits " + mined / count + " vs uniform " + uniform / count);
+  }
+
+  private static double dot(float[] a, float[] b) {
+    double s = 0;
+    for (int i = 0; i < a.length; i++) {
+      s += a[i] * b[i];
+    }
+    return s;
+  }
+}
