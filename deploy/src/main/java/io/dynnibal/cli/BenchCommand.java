@@ -176,6 +176,7 @@ final class BenchCommand implements Runnable {
 
   @Command(
       name = "index",
+      defaultValueProvider = JobSettingDefaults.class,
       description = {
         "The practical DyNNIBAL sampler vs brute-force top-K on synthetic clustered unit vectors,",
         "same JVM, same vectors, one thread each. TV distance to the softmax (exact, no sampling noise)",
@@ -214,13 +215,13 @@ final class BenchCommand implements Runnable {
 
     @Option(
         names = "--base",
-        defaultValue = "1.3",
+        descriptionKey = "tree.base",
         description = "SG tree base b (default ${DEFAULT-VALUE}).")
     double base;
 
     @Option(
         names = "--candidates",
-        defaultValue = "8",
+        descriptionKey = "mh.candidates.per.negative",
         description =
             "The proposal keeps the closest clusters holding this many targets per negative (default ${DEFAULT-VALUE}).")
     int candidates;
@@ -333,6 +334,7 @@ final class BenchCommand implements Runnable {
 
   @Command(
       name = "tower-reencode",
+      defaultValueProvider = JobSettingDefaults.class,
       description = {
         "Approximate re-encoding with the real DJL tower on a corpus: after --steps training steps, move every cached",
         "vector by one d'xd' map fitted on --samples re-encoded targets vs re-encode every target exactly."
@@ -352,25 +354,25 @@ final class BenchCommand implements Runnable {
 
     @Option(
         names = "--steps",
-        defaultValue = "100",
+        descriptionKey = "reencode.every",
         description = "Steps between cache and re-encode, w (default ${DEFAULT-VALUE}).")
     int steps;
 
     @Option(
         names = "--landmarks",
-        defaultValue = "64",
+        descriptionKey = "landmarks",
         description = "d' (default ${DEFAULT-VALUE}).")
     int landmarks;
 
     @Option(
         names = "--samples",
-        defaultValue = "2048",
+        descriptionKey = "regression.samples",
         description = "s' (default ${DEFAULT-VALUE}).")
     int samples;
 
     @Option(
         names = "--batch",
-        defaultValue = "128",
+        descriptionKey = "batch.size",
         description = "Batch (default ${DEFAULT-VALUE}).")
     int batch;
 

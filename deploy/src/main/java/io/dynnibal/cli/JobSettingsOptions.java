@@ -14,13 +14,14 @@ import picocli.CommandLine.Option;
 class JobSettingsOptions {
   @Option(
       names = "--config",
-      description = "Job configuration (properties file); see --set for the keys.")
+      description = "Job configuration (properties file); ./dynnibal settings lists the keys.")
   Path configFile;
 
   @Option(
       names = "--set",
       description =
-          "Override one job setting, key=value (repeatable), e.g. --set reencode.every=50")
+          "Override one job setting, key=value (repeatable), e.g. --set reencode.every=50;"
+              + " ./dynnibal settings lists them.")
   List<String> overrides = new ArrayList<>();
 
   /** The command's defaults, then {@code --config}, then {@code --set}: what the user says wins. */

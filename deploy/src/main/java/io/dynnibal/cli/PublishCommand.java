@@ -26,6 +26,7 @@ import picocli.CommandLine.Spec;
 /** {@code dynnibal publish}: a corpus from JSONL files onto the job's Kafka topics. */
 @Command(
     name = "publish",
+    defaultValueProvider = JobSettingDefaults.class,
     description = {
       "Publish targets and training pairs from JSONL files (gz or plain) to Kafka as the job reads them: Avro",
       "single-object values, targets keyed by id on the compacted targets topic, pairs keyed by pair id",
@@ -48,7 +49,7 @@ final class PublishCommand implements Callable<Integer> {
 
   @Option(
       names = "--topic-prefix",
-      defaultValue = "dynnibal.",
+      descriptionKey = "topic.prefix",
       description = "Topic prefix (default ${DEFAULT-VALUE}).")
   String topicPrefix;
 

@@ -6,7 +6,7 @@ import java.util.Map;
 import org.apache.flink.api.common.state.MapState;
 
 /** Map state on the heap, for unit tests of code written against Flink's state API. */
-public final class HeapMapState<K, V> implements MapState<K, V> {
+final class HeapMapState<K, V> implements MapState<K, V> {
   private final Map<K, V> map = new LinkedHashMap<>();
 
   @Override

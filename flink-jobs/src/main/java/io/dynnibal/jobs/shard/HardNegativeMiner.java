@@ -7,7 +7,6 @@ import io.dynnibal.stream.QueryBatch;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.metrics.Counter;
 
 /**
@@ -18,9 +17,14 @@ import org.apache.flink.metrics.Counter;
  */
 interface HardNegativeMiner extends AutoCloseable {
 
+  /** A shard key's stored targets by id (its map state, read-only). */
+  @FunctionalInterface
+  interface StoredTargets {
+    TargetFeatures get(String id) throws Exception;
+  }
+
   /** One shard key's data a miner reads. */
-  record Shard(
-      int key, ShardIndex index, MapState<String, TargetFeatures> targets, ShardModel model) {}
+  record Shard(int key, ShardIndex index, StoredTargets targets, ShardModel model) {}
 
   /**
    * Each offered negative with the query (index in the batch) it was mined for, and the MH chains'

@@ -218,7 +218,7 @@ public final class ShardIndexFunction
         && settings.sampler().hardNegatives(settings.negativesSampled()) > 0) {
       mined =
           miner.mine(
-              new HardNegativeMiner.Shard(key, index, targets, model), queries, batch, random);
+              new HardNegativeMiner.Shard(key, index, targets::get, model), queries, batch, random);
     }
     int uniformDraws =
         settings.sampler().uniformDraws(settings.negativesUniform(), settings.negativesSampled());

@@ -4,13 +4,11 @@ import io.dynnibal.model.features.Features;
 import io.dynnibal.negatives.FullDimensionPool;
 import io.dynnibal.negatives.Sampler;
 import io.dynnibal.state.ShardIndex;
-import io.dynnibal.state.TargetFeatures;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
-import org.apache.flink.api.common.state.MapState;
 
 /**
  * One shard's brute-force pool for {@code exhaustive} and {@code stochastic-negative-mining}, and
@@ -46,7 +44,7 @@ final class ShardPool implements AutoCloseable {
       long batchId,
       ShardModel model,
       ShardIndex index,
-      MapState<String, TargetFeatures> state,
+      HardNegativeMiner.StoredTargets state,
       long seed)
       throws Exception {
     long period = refreshEvery == 0 ? 0 : batchId / refreshEvery;

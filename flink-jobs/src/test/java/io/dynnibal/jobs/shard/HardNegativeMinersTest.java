@@ -7,14 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.model.features.Features;
-import io.dynnibal.state.HeapMapState;
 import io.dynnibal.state.ShardIndex;
-import io.dynnibal.state.ShardTargets;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.QueryBatch;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import org.apache.flink.metrics.SimpleCounter;
@@ -68,7 +68,7 @@ class HardNegativeMinersTest {
   /** One shard key's targets, encoded by {@code model}, in state and in a heap index. */
   private HardNegativeMiner.Shard shard(ShardModel model) throws Exception {
     SplittableRandom random = new SplittableRandom(11);
-    HeapMapState<String, TargetFeatures> state = new HeapMapState<>();
+    Map<String, TargetFeatures> state = new LinkedHashMap<>();
     List<TargetFeatures> targets = new ArrayList<>();
     List<Features> features = new ArrayList<>();
     for (int i = 0; i < TARGETS; i++) {
@@ -81,8 +81,10 @@ class HardNegativeMinersTest {
       targets.get(i).cache = caches[i];
       state.put(targets.get(i).id, targets.get(i));
     }
-    ShardIndex index = ShardTargets.buildIndex(state, 8, 1.3, 3, id -> {});
-    return new HardNegativeMiner.Shard(0, index, state, model);
+    List<String> ids = new ArrayList<>(state.keySet());
+    List<float[]> vectors = ids.stream().map(id -> state.get(id).cache.clone()).toList();
+    ShardIndex index = ShardIndex.build(8, 1.3, ids, vectors, 3);
+    return new HardNegativeMiner.Shard(0, index, state::get, model);
   }
 
   private static QueryBatch batch(ShardModel model, SplittableRandom random, List<Features> out) {
