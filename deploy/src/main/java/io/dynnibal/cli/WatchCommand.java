@@ -14,7 +14,9 @@ import picocli.CommandLine.Option;
     description = {
       "Follow a job's metrics topic (bootstrap.servers and topic.prefix from --config/--set) with a live progress",
       "line: step, loss, steps/s, re-encode cycles, cache staleness, pairs trained and dead-lettered; evaluations",
-      "as they come. Runs until Ctrl-C, --until-step or --idle-exit; exit 3 when no report came."
+      "as they come. Starts from the topic's last reports and follows the latest run (--run ID for one, --all for",
+      "every one, --from-beginning to replay). Runs until Ctrl-C, --until-step or --idle-exit; exit 3 when no",
+      "report came."
     })
 final class WatchCommand extends JobSettingsOptions implements Callable<Integer> {
   @Option(
@@ -29,18 +31,41 @@ final class WatchCommand extends JobSettingsOptions implements Callable<Integer>
       description = "Exit after this many seconds without a report (0: never).")
   int idleSeconds;
 
+  @Option(
+      names = "--run",
+      description =
+          "Follow this run only (its id is printed when a view starts; default: the latest).")
+  String run;
+
+  @Option(names = "--all", description = "Show the reports of every run, not only the latest.")
+  boolean all;
+
+  @Option(
+      names = "--from-beginning",
+      description = "Read the topic from its beginning (default: from its last reports).")
+  boolean fromBeginning;
+
   @Override
   public Integer call() throws Exception {
     TrainingJobConfig config = config(List.of());
     System.err.printf(
         "following %s on %s (Ctrl-C to stop)%n", config.metricsTopic(), config.bootstrapServers);
+    MetricsWatch.Runs runs =
+        all
+            ? MetricsWatch.Runs.ALL
+            : run != null ? MetricsWatch.Runs.only(run) : MetricsWatch.Runs.LATEST;
     MetricsWatch.Seen seen =
         MetricsWatch.follow(
             config.clientProperties(),
             config.metricsTopic(),
+            "training",
+            runs,
+            !fromBeginning,
             config.maxSteps,
             untilStep,
             idleSeconds > 0 ? Duration.ofSeconds(idleSeconds) : null,
+            m -> {},
+            () -> {},
             System.err);
     if (seen.last() == null) {
       System.err.println("no report on " + config.metricsTopic());

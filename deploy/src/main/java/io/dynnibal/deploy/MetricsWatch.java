@@ -12,8 +12,11 @@ import java.util.function.Consumer;
 /**
  * A live view of a running job from its metrics topic ({@code dynnibal watch}): one progress line,
  * redrawn as the trainer's reports arrive (committed ones only: what the job's exactly-once sink
- * has published), plus a line for each evaluation. Reads the topic from its beginning, so a view
- * started late catches up at once.
+ * has published), plus a line for each evaluation.
+ *
+ * <p>{@code watch} starts near the end of the topic and follows the latest run (each report names
+ * its run), switching when a newer run starts; it can also follow one run or all, from the
+ * beginning. The demo and the experiments read their own runs' topics from the beginning.
  */
 public final class MetricsWatch {
   /**
@@ -21,7 +24,25 @@ public final class MetricsWatch {
    */
   public record Seen(TrainingMetrics first, TrainingMetrics last, long reports) {}
 
+  /** Which runs a view shows: the latest (switching to newer ones), one, or all. */
+  public record Runs(String only, boolean all) {
+    public static final Runs LATEST = new Runs(null, false);
+    public static final Runs ALL = new Runs(null, true);
+
+    public static Runs only(String runId) {
+      return new Runs(runId, false);
+    }
+  }
+
+  /** Reports read back from the end of the topic when a view starts there. */
+  static final int TAIL = 64;
+
   private MetricsWatch() {}
+
+  /** The run a report belongs to ("" for jobs that did not name their runs). */
+  public static String runOf(TrainingMetrics m) {
+    return m.getRunId() == null ? "" : m.getRunId();
+  }
 
   /**
    * Follows {@code topic} until a report reaches {@code untilStep} (0: never), or no report has
@@ -66,17 +87,63 @@ public final class MetricsWatch {
       Check check,
       PrintStream out)
       throws Exception {
+    return follow(
+        kafka, topic, label, Runs.ALL, false, plannedSteps, untilStep, idle, onReport, check, out);
+  }
+
+  /**
+   * The same for {@code runs} only, read from the beginning or, with {@code fromEnd}, from the
+   * topic's last {@value #TAIL} reports. Following the latest run, a report of another run than the
+   * one shown starts a new view (it is newer: the topic is in order).
+   */
+  public static Seen follow(
+      Properties kafka,
+      String topic,
+      String label,
+      Runs runs,
+      boolean fromEnd,
+      long plannedSteps,
+      long untilStep,
+      Duration idle,
+      Consumer<TrainingMetrics> onReport,
+      Check check,
+      PrintStream out)
+      throws Exception {
     ProgressBar bar = new ProgressBar(out, label, plannedSteps);
+    boolean switching = !runs.all() && runs.only() == null;
+    // From the end, the latest run is the last report's: the older runs' reports before it are
+    // skipped rather than shown and replaced.
+    String latest = switching && fromEnd ? latestRun(kafka, topic) : null;
     TrainingMetrics first = null;
     TrainingMetrics last = null;
     long reports = 0;
     long lastReport = System.nanoTime();
     try (TopicReader<TrainingMetrics> reader =
-        new TopicReader<>(kafka, topic, TrainingMetrics.class)) {
+        fromEnd
+            ? TopicReader.fromLast(kafka, topic, TrainingMetrics.class, TAIL)
+            : new TopicReader<>(kafka, topic, TrainingMetrics.class)) {
       while (!Thread.currentThread().isInterrupted()) {
         check.run();
         List<TrainingMetrics> polled = reader.poll(Duration.ofMillis(500));
         for (TrainingMetrics m : polled) {
+          String run = runOf(m);
+          if (runs.only() != null && !runs.only().equals(run)) {
+            continue;
+          }
+          if (latest != null) {
+            if (!latest.equals(run)) {
+              continue;
+            }
+            latest = null;
+          }
+          if (switching && last != null && !run.equals(runOf(last))) {
+            draw(bar, plannedSteps, last, true); // a newer run: start over
+            first = null;
+            reports = 0;
+          }
+          if (!runs.all() && first == null && out != null && !run.isEmpty()) {
+            out.printf("run %s%n", run);
+          }
           first = first == null ? m : first;
           last = m;
           reports++;
@@ -102,6 +169,24 @@ public final class MetricsWatch {
       draw(bar, plannedSteps, last, true);
     }
     return new Seen(first, last, reports);
+  }
+
+  /** The run of the topic's last report, or null when it has none yet. */
+  static String latestRun(Properties kafka, String topic) {
+    TrainingMetrics last = null;
+    try (TopicReader<TrainingMetrics> reader =
+        TopicReader.fromLast(kafka, topic, TrainingMetrics.class, TAIL)) {
+      for (int polls = 0; polls < 20; polls++) {
+        List<TrainingMetrics> polled = reader.poll(Duration.ofMillis(500));
+        if (polled.isEmpty() && polls > 0) {
+          break;
+        }
+        if (!polled.isEmpty()) {
+          last = polled.get(polled.size() - 1);
+        }
+      }
+    }
+    return last == null ? null : runOf(last);
   }
 
   /** Without a planned total the bar is a moving mark and the step goes into the text. */

@@ -67,6 +67,7 @@ final class SampleRecords {
         .setShardSamplingLatencyMs(Map.of("0", 3.5, "1", 4.0))
         .setEvalRecall(Map.of("1", 0.5, "10", 0.8))
         .setEvalMrr(Map.of("10", 0.6))
+        .setRunId("3f2a9c1e")
         .build();
   }
 

@@ -14,6 +14,7 @@ import java.util.Map;
  * step. Pairs and batches counts survive restores; throughput counts this run only.
  */
 final class StepMetrics {
+  private final String runId;
   private final String sampler;
   private final int outputDim;
   private long pairsTrained;
@@ -25,7 +26,8 @@ final class StepMetrics {
   private volatile long lastStaleness;
   private volatile double lastAcceptance = Double.NaN;
 
-  StepMetrics(String sampler, int outputDim) {
+  StepMetrics(String runId, String sampler, int outputDim) {
+    this.runId = runId;
     this.sampler = sampler;
     this.outputDim = outputDim;
   }
@@ -89,6 +91,7 @@ final class StepMetrics {
         .setModelUpdatesIgnored(merged.updatesIgnored)
         .setNegativeMiningBytes(negativeMiningBytes)
         .setFullDimensionBytes(merged.indexTargets * outputDim * Float.BYTES)
+        .setRunId(runId)
         .build();
   }
 

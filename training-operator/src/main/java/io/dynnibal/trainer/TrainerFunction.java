@@ -83,20 +83,19 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
         settings.sampler() == Sampler.NEGATIVE_CACHE ? new TrainerNegativeCache(settings) : null;
     feedback = new FeedbackTracker(System::currentTimeMillis);
     watched = new WatchedTargets(settings.watchTargets());
-    metrics = new StepMetrics(settings.sampler().id, settings.model().outputDim());
     TrainerCheckpoint saved = null;
     for (TrainerCheckpoint c : state.get()) {
       saved = c;
     }
+    runId = saved == null ? UUID.randomUUID().toString().substring(0, 8) : saved.runId;
+    metrics = new StepMetrics(runId, settings.sampler().id, settings.model().outputDim());
     if (saved == null) {
-      runId = UUID.randomUUID().toString().substring(0, 8);
       versions = new ModelVersionStore(settings.snapshotDir(), runId, settings.seed());
       trainer =
           new DualEncoderTrainer(
               DualEncoder.create(settings.model(), settings.seed()), settings.trainerConfig());
       return;
     }
-    runId = saved.runId;
     versions = new ModelVersionStore(settings.snapshotDir(), runId, settings.seed());
     trainer = ParameterSnapshots.readTrainer(saved.files(), settings.trainerConfig());
     version = saved.version;

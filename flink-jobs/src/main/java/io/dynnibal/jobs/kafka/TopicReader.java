@@ -20,15 +20,29 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * Follows a topic of Avro records from its beginning, reading only committed transactions (what the
- * job's exactly-once sinks have really published): the demo's progress bar and the tests read the
- * metrics topic this way.
+ * Follows a topic of Avro records from its beginning (or its last records), reading only committed
+ * transactions (what the job's exactly-once sinks have really published): the demo's progress bar
+ * and the tests read the metrics topic this way.
  */
 public final class TopicReader<T extends SpecificRecordBase> implements AutoCloseable {
   private final KafkaConsumer<String, byte[]> consumer;
   private final SingleObjectCodec<T> codec;
 
   public TopicReader(Properties clientProperties, String topic, Class<T> type) {
+    this(clientProperties, topic, type, -1);
+  }
+
+  /**
+   * Reads from {@code last} records before the end of each partition (committed ones), or from the
+   * beginning when {@code last < 0}, then follows. A topic that does not exist yet is read from its
+   * beginning once it appears.
+   */
+  public static <T extends SpecificRecordBase> TopicReader<T> fromLast(
+      Properties clientProperties, String topic, Class<T> type, int last) {
+    return new TopicReader<>(clientProperties, topic, type, Math.max(0, last));
+  }
+
+  private TopicReader(Properties clientProperties, String topic, Class<T> type, int last) {
     Properties props = new Properties();
     props.putAll(clientProperties);
     props.put(ConsumerConfig.GROUP_ID_CONFIG, "dynnibal-reader-" + UUID.randomUUID());
@@ -36,8 +50,23 @@ public final class TopicReader<T extends SpecificRecordBase> implements AutoClos
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     consumer = new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
-    consumer.subscribe(List.of(topic));
     codec = SingleObjectCodec.of(type);
+    List<TopicPartition> partitions =
+        last < 0
+            ? List.of()
+            : consumer.partitionsFor(topic).stream()
+                .map(p -> new TopicPartition(topic, p.partition()))
+                .toList();
+    if (partitions.isEmpty()) {
+      consumer.subscribe(List.of(topic));
+      return;
+    }
+    consumer.assign(partitions);
+    Map<TopicPartition, Long> begin = consumer.beginningOffsets(partitions);
+    Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+    for (TopicPartition p : partitions) {
+      consumer.seek(p, Math.max(begin.get(p), end.get(p) - last));
+    }
   }
 
   /** Records that arrived within {@code wait}; undecodable ones are skipped. */
