@@ -20,12 +20,23 @@ import picocli.CommandLine.Spec;
       "Kafka -> Flink (SG-tree index in RocksDB state) -> DJL PyTorch trainer -> model updates -> index."
     },
     subcommands = {
-      VersionCommand.class, DemoCommand.class, PublishCommand.class, TrainCommand.class,
-          EvalCommand.class,
-      BenchCommand.class, ExperimentCommand.class, KafkaCommand.class, ClusterCommand.class,
-          SubmitCommand.class,
-      JobsCommand.class, CancelCommand.class, WatchCommand.class, SettingsCommand.class,
-          CommandLine.HelpCommand.class
+      VersionCommand.class,
+      DemoCommand.class,
+      PublishCommand.class,
+      TrainCommand.class,
+      EvalCommand.class,
+      SearchCommand.class,
+      ExportCommand.class,
+      BenchCommand.class,
+      ExperimentCommand.class,
+      KafkaCommand.class,
+      ClusterCommand.class,
+      SubmitCommand.class,
+      JobsCommand.class,
+      CancelCommand.class,
+      WatchCommand.class,
+      SettingsCommand.class,
+      CommandLine.HelpCommand.class
     })
 public final class DynnibalCli implements Runnable {
   @Spec CommandSpec spec;

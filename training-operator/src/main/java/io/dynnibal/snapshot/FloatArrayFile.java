@@ -15,13 +15,13 @@ import java.util.zip.CRC32;
  * (little endian), then a CRC-32 of all preceding bytes. The checksum turns a truncated or
  * corrupted copy into a clear error instead of a silently different model.
  */
-final class FloatArrayFile {
+public final class FloatArrayFile {
   private static final int MAGIC = 0x464E5944; // "DYNF" read little endian
   private static final int CHUNK = 1 << 20;
 
   private FloatArrayFile() {}
 
-  static void write(Path file, List<float[]> arrays) throws IOException {
+  public static void write(Path file, List<float[]> arrays) throws IOException {
     try (FileChannel channel =
         FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       write(channel, arrays);
@@ -56,7 +56,7 @@ final class FloatArrayFile {
     }
   }
 
-  static List<float[]> read(Path file) throws IOException {
+  public static List<float[]> read(Path file) throws IOException {
     CRC32 crc = new CRC32();
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
       long size = channel.size();

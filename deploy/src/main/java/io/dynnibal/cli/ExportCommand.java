@@ -1,0 +1,110 @@
+package io.dynnibal.cli;
+
+import io.dynnibal.data.JsonlCorpus;
+import io.dynnibal.data.LabelledQuery;
+import io.dynnibal.search.Hit;
+import io.dynnibal.search.LuceneVectorIndex;
+import io.dynnibal.search.Retriever;
+import io.dynnibal.search.TargetEmbeddings;
+import io.dynnibal.snapshot.ParameterSnapshots;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code dynnibal export}: a trained retriever as a Lucene vector index plus its query tower. */
+@Command(
+    name = "export",
+    description = {
+      "Write a Lucene 9 index of the target embeddings (HNSW, dot-product similarity, target_id and target_text",
+      "stored) to --out/index and the snapshot (its query tower) to --out/model; `dynnibal search --index` reads",
+      "them. --verify-queries: how often HNSW returns exactly the top-k of exact search, and the mean overlap."
+    })
+final class ExportCommand implements Callable<Integer> {
+  @Option(
+      names = "--snapshot",
+      required = true,
+      description = "Snapshot directory (a path or file: URI).")
+  String snapshot;
+
+  @Option(
+      names = "--targets",
+      required = true,
+      description = "Targets JSONL {target_id, target_text}.")
+  Path targets;
+
+  @Option(names = "--out", required = true, description = "A new (or empty) directory.")
+  Path out;
+
+  @Option(
+      names = "--verify-queries",
+      description = "Queries JSONL to compare HNSW with exact search on.")
+  Path verifyQueries;
+
+  @Option(
+      names = "--verify-limit",
+      defaultValue = "200",
+      description = "Queries compared, the file's first (default ${DEFAULT-VALUE}).")
+  int verifyLimit;
+
+  @Option(
+      names = "--k",
+      defaultValue = "10",
+      description = "Top k compared (default ${DEFAULT-VALUE}).")
+  int k;
+
+  @Option(names = "--json", description = "Also write the figures as JSON to this file.")
+  Path json;
+
+  @Override
+  public Integer call() throws Exception {
+    URI uri = ParameterSnapshots.parse(snapshot);
+    long start = System.nanoTime();
+    Map<String, Object> figures = new LinkedHashMap<>();
+    try (Retriever exact = Retriever.exact(uri, targets)) {
+      TargetEmbeddings embeddings = exact.embeddings();
+      LuceneVectorIndex.write(out, embeddings, exact.encoder(), ParameterSnapshots.manifest(uri));
+      figures.put("targets", embeddings.vectors().length);
+      figures.put("dimension", embeddings.vectors()[0].length);
+      figures.put("export_seconds", Math.round((System.nanoTime() - start) / 1e8) / 10.0);
+      System.err.printf(
+          "exported %,d targets to %s (index/ and model/)%n", embeddings.vectors().length, out);
+      if (verifyQueries != null) {
+        List<LabelledQuery> queries = JsonlCorpus.readQueries(verifyQueries);
+        queries = queries.subList(0, Math.min(verifyLimit, queries.size()));
+        int same = 0;
+        double overlap = 0;
+        try (Retriever hnsw = Retriever.exported(out)) {
+          for (LabelledQuery q : queries) {
+            Set<String> want = ids(exact.search(q.text(), k));
+            Set<String> got = ids(hnsw.search(q.text(), k));
+            same += want.equals(got) ? 1 : 0;
+            got.retainAll(want);
+            overlap += got.size() / (double) want.size();
+          }
+        }
+        figures.put("verify_queries", queries.size());
+        figures.put("same_top_k_fraction", Math.round(1000.0 * same / queries.size()) / 1000.0);
+        figures.put("mean_overlap_at_k", Math.round(1000.0 * overlap / queries.size()) / 1000.0);
+        figures.put("k", k);
+        System.err.printf(
+            "HNSW vs exact on %d queries: the same top-%d for %.1f %%, mean overlap %.3f%n",
+            queries.size(), k, 100.0 * same / queries.size(), overlap / queries.size());
+      }
+    }
+    BenchCommand.print(figures, json);
+    return 0;
+  }
+
+  private static Set<String> ids(List<Hit> hits) {
+    Set<String> ids = new HashSet<>();
+    hits.forEach(h -> ids.add(h.targetId()));
+    return ids;
+  }
+}
