@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -82,6 +83,13 @@ final class ClusterCommand {
     String jobManagerMemory;
 
     @Option(
+        names = "--prometheus-port",
+        defaultValue = "9249",
+        description =
+            "First Prometheus port (default ${DEFAULT-VALUE}): the JobManager and each TaskManager take one.")
+    int prometheusPort;
+
+    @Option(
         names = "--timeout",
         defaultValue = "180",
         description = "Seconds to wait for it (default ${DEFAULT-VALUE}).")
@@ -93,13 +101,22 @@ final class ClusterCommand {
           FlinkCluster.start(
               dir,
               new FlinkCluster.Options(
-                  restPort, rpcPort, taskManagers, slots, taskManagerMemory, jobManagerMemory),
+                  restPort,
+                  rpcPort,
+                  taskManagers,
+                  slots,
+                  taskManagerMemory,
+                  jobManagerMemory,
+                  prometheusPort),
               Duration.ofSeconds(timeoutSeconds));
       System.out.printf(
           "flink cluster running: jobmanager pid %d, taskmanager pids %s, %d slots%n",
           s.jobManagerPid(), s.taskManagerPids(), s.overview().map(o -> o.slotsTotal()).orElse(0));
       System.out.printf(
-          "web UI and REST API: %s%nlogs: %s%n", s.restUrl(), dir.toAbsolutePath().resolve("log"));
+          "web UI and REST API: %s%nprometheus: %s%nlogs: %s%n",
+          s.restUrl(),
+          s.prometheus().stream().map(Object::toString).collect(Collectors.joining(" ")),
+          dir.toAbsolutePath().resolve("log"));
       return 0;
     }
   }
@@ -150,6 +167,7 @@ final class ClusterCommand {
       figures.put("rest_url", s.restUrl() == null ? null : s.restUrl().toString());
       figures.put("jobmanager_pid", s.jobManagerPid());
       figures.put("taskmanager_pids", s.taskManagerPids());
+      figures.put("prometheus", s.prometheus().stream().map(Object::toString).toList());
       s.overview()
           .ifPresent(
               o -> {

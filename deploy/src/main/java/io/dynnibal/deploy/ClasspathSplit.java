@@ -17,20 +17,20 @@ import java.util.jar.JarFile;
 
 /**
  * This JVM's classpath split in two: what a Flink session cluster runs with (the job's third-party
- * runtime jars: Flink, RocksDB, Kafka clients, DJL and libtorch; plus the web UI and a logging
- * binding) and what a submitted job brings (dynnibal's own classes, the entries that hold {@code
- * io/dynnibal/}, but not the CLI's). Everything else the CLI carries (picocli, JFreeChart, the
- * Kafka broker and its Scala, test libraries) goes to neither.
+ * runtime jars: Flink, RocksDB, Kafka clients, DJL and libtorch; plus the web UI, the Prometheus
+ * reporter and a logging binding) and what a submitted job brings (dynnibal's own classes, the
+ * entries that hold {@code io/dynnibal/}, but not the CLI's). Everything else the CLI carries
+ * (picocli, JFreeChart, the Kafka broker and its Scala, test libraries) goes to neither.
  *
  * <p>Why the split: libtorch's native library loads once per JVM, so DJL must come from the
  * cluster's class loader, never from a job's; a job jar that bundled it would fail on its second
  * submission to the same TaskManagers (a resume from a savepoint is one). Our own classes go with
  * the job, so a new build is submitted, not installed.
  *
- * <p>The job's third-party jars are listed by file name in the resource {@value #JOB_RUNTIME},
- * which the flink-jobs build writes. Under {@code java -jar dynnibal-cli.jar} the classpath is that
- * one jar; its manifest's {@code Class-Path} (lib/*.jar) is expanded here. Under a test runner it
- * is the module and repository paths, expanded the same way.
+ * <p>The job's third-party artifacts are listed in the resource {@value #JOB_RUNTIME}, which the
+ * flink-jobs build writes. Under {@code java -jar dynnibal-cli.jar} the classpath is that one jar;
+ * its manifest's {@code Class-Path} (lib/*.jar) is expanded here. Under a test runner it is the
+ * module and repository paths, expanded the same way.
  */
 record ClasspathSplit(List<Path> cluster, List<Path> job) {
   private static final String OUR_PACKAGE = "io/dynnibal/";
@@ -40,8 +40,9 @@ record ClasspathSplit(List<Path> cluster, List<Path> job) {
 
   static final String JOB_RUNTIME = "io/dynnibal/jobs/runtime-classpath.txt";
 
-  /** What the cluster runs beyond the job's jars: the web UI and a log4j binding. */
-  private static final List<String> CLUSTER_EXTRAS = List.of("flink-runtime-web-", "log4j-");
+  /** What the cluster runs beyond the job's jars: the web UI, the Prometheus reporter, log4j. */
+  private static final List<String> CLUSTER_EXTRAS =
+      List.of("flink-runtime-web-", "flink-metrics-prometheus-", "log4j-");
 
   /** The split of this JVM's classpath. */
   static ClasspathSplit ofThisJvm() {
@@ -64,11 +65,27 @@ record ClasspathSplit(List<Path> cluster, List<Path> job) {
     return new ClasspathSplit(List.copyOf(cluster), List.copyOf(job));
   }
 
-  private static boolean forCluster(String jar, Set<String> jobJars) {
-    return jobJars.contains(jar) || CLUSTER_EXTRAS.stream().anyMatch(jar::startsWith);
+  /**
+   * Whether a jar goes on the cluster: one of the job's artifacts, in whatever version this
+   * classpath resolved (file names are {@code <artifactId>-<version>[-<classifier>].jar}), or an
+   * extra.
+   */
+  private static boolean forCluster(String jar, Set<String> jobArtifacts) {
+    for (String artifact : jobArtifacts) {
+      if (jar.length() > artifact.length() + 1
+          && jar.startsWith(artifact + "-")
+          && Character.isDigit(jar.charAt(artifact.length() + 1))) {
+        return true;
+      }
+    }
+    return CLUSTER_EXTRAS.stream().anyMatch(jar::startsWith);
   }
 
-  /** The file names of the job's third-party runtime jars. */
+  /**
+   * The artifact ids of the job's third-party runtime jars. The resource lists their paths in the
+   * build's repository ({@code .../<artifactId>/<version>/<file>.jar}); versions are left out
+   * because another module's classpath may resolve another version of the same artifact.
+   */
   static Set<String> jobRuntimeJars() {
     try (InputStream in = ClasspathSplit.class.getClassLoader().getResourceAsStream(JOB_RUNTIME)) {
       if (in == null) {
@@ -76,10 +93,10 @@ record ClasspathSplit(List<Path> cluster, List<Path> job) {
             JOB_RUNTIME + " is missing: build flink-jobs with Maven (it lists the job's jars)");
       }
       Set<String> names = new LinkedHashSet<>();
-      for (String path :
-          new String(in.readAllBytes(), StandardCharsets.UTF_8).trim().split(File.pathSeparator)) {
+      String listed = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+      for (String path : listed.split(File.pathSeparator)) {
         if (!path.isBlank()) {
-          names.add(Path.of(path.trim()).getFileName().toString());
+          names.add(Path.of(path.trim()).getParent().getParent().getFileName().toString());
         }
       }
       return names;

@@ -3,6 +3,7 @@ package io.dynnibal.deploy;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.HttpURLConnection;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,7 +51,16 @@ public final class FlinkCluster {
       int taskManagers,
       int slotsPerTaskManager,
       String taskManagerMemory,
-      String jobManagerMemory) {}
+      String jobManagerMemory,
+      int prometheusPort) {
+    /**
+     * The Prometheus reporters' ports: the first free one of this range for each process (the
+     * JobManager and every TaskManager).
+     */
+    String prometheusPorts() {
+      return prometheusPort + "-" + (prometheusPort + taskManagers);
+    }
+  }
 
   /**
    * What {@link #status} finds: the processes that run, and what the JobManager's REST API says.
@@ -59,7 +69,8 @@ public final class FlinkCluster {
       URI restUrl,
       long jobManagerPid,
       List<Long> taskManagerPids,
-      Optional<FlinkClusterClient.Overview> overview) {
+      Optional<FlinkClusterClient.Overview> overview,
+      List<URI> prometheus) {
     public boolean running() {
       return jobManagerPid > 0;
     }
@@ -226,8 +237,45 @@ public final class FlinkCluster {
         overview = client.overview();
       }
     }
-    return new Status(rest, jm, tms, overview);
+    return new Status(rest, jm, tms, overview, jm > 0 ? prometheus(conf) : List.of());
   }
+
+  /** The Prometheus endpoints of the cluster's processes that answer. */
+  private static List<URI> prometheus(Path conf) {
+    if (!Files.exists(conf.resolve("config.yaml"))) {
+      return List.of();
+    }
+    String range =
+        GlobalConfiguration.loadConfiguration(conf.toString())
+            .getOptional(PROMETHEUS_PORT)
+            .orElse("")
+            .trim();
+    if (!range.matches("\\d+-\\d+")) {
+      return List.of();
+    }
+    String[] bounds = range.split("-");
+    List<URI> answering = new ArrayList<>();
+    for (int port = Integer.parseInt(bounds[0]); port <= Integer.parseInt(bounds[1]); port++) {
+      URI uri = URI.create("http://127.0.0.1:" + port + "/metrics");
+      try {
+        HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
+        c.setConnectTimeout(300);
+        c.setReadTimeout(1000);
+        if (c.getResponseCode() == 200) {
+          answering.add(uri);
+        }
+        c.disconnect();
+      } catch (IOException e) {
+        // nothing listens there
+      }
+    }
+    return answering;
+  }
+
+  private static final org.apache.flink.configuration.ConfigOption<String> PROMETHEUS_PORT =
+      org.apache.flink.configuration.ConfigOptions.key("metrics.reporter.prom.port")
+          .stringType()
+          .noDefaultValue();
 
   /**
    * The configuration a cluster on {@code dir} runs with: what the files under {@code conf/} say.
@@ -265,6 +313,10 @@ public final class FlinkCluster {
             // DJL lives on this classpath; a job's class loader must never load a second copy
             // (libtorch loads once).
             "classloader.parent-first-patterns.additional: ai.djl.",
+            // Every process serves its metrics (the job's under `dynnibal_`) to Prometheus.
+            "metrics.reporter.prom.factory.class: "
+                + "org.apache.flink.metrics.prometheus.PrometheusReporterFactory",
+            "metrics.reporter.prom.port: " + options.prometheusPorts(),
             "");
     Files.writeString(conf.resolve("config.yaml"), yaml);
     Files.writeString(

@@ -17,8 +17,9 @@ final class StepMetrics {
   private final String runId;
   private final String sampler;
   private final int outputDim;
-  private long pairsTrained;
-  private long pairsDeadLettered;
+  private volatile long pairsTrained;
+  private volatile long pairsDeadLettered;
+  private volatile double stepsPerSecond;
   private long batchesSkipped;
   private long startNanos = -1;
   private int stepsThisRun;
@@ -67,6 +68,7 @@ final class StepMetrics {
       latency.put(Integer.toString(s), merged.shardMillis[s]);
     }
     double seconds = (System.nanoTime() - startNanos) / 1e9;
+    stepsPerSecond = seconds > 0 ? stepsThisRun / seconds : 0;
     return TrainingMetrics.newBuilder()
         .setStep(result.step())
         .setModelVersion(modelVersion)
@@ -74,7 +76,7 @@ final class StepMetrics {
         .setSampler(sampler)
         .setLoss(result.loss())
         .setLearningRate(result.learningRate())
-        .setStepsPerSecond(seconds > 0 ? stepsThisRun / seconds : 0)
+        .setStepsPerSecond(stepsPerSecond)
         .setCacheStalenessSteps(lastStaleness)
         .setMhAcceptanceRate(Double.isNaN(lastAcceptance) ? null : lastAcceptance)
         .setShardSamplingLatencyMs(latency)
@@ -93,6 +95,18 @@ final class StepMetrics {
         .setFullDimensionBytes(merged.indexTargets * outputDim * Float.BYTES)
         .setRunId(runId)
         .build();
+  }
+
+  double stepsPerSecond() {
+    return stepsPerSecond;
+  }
+
+  long pairsTrained() {
+    return pairsTrained;
+  }
+
+  long pairsDeadLettered() {
+    return pairsDeadLettered;
   }
 
   double lastLoss() {

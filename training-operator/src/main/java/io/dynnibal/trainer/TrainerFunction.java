@@ -8,6 +8,7 @@ import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.snapshot.ParameterSnapshots;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.DeadLetters;
+import io.dynnibal.stream.JobMetrics;
 import io.dynnibal.stream.MergedBatch;
 import io.dynnibal.stream.QueryBatch;
 import io.dynnibal.training.DualEncoderTrainer;
@@ -117,12 +118,22 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
 
   @Override
   public void open(OpenContext context) {
-    var group = getRuntimeContext().getMetricGroup();
-    group.gauge("step", () -> trainer == null ? 0 : trainer.step());
-    group.gauge("loss", () -> metrics.lastLoss());
-    group.gauge("cacheStalenessSteps", () -> metrics.lastStaleness());
-    group.gauge("mhAcceptanceRate", () -> metrics.lastAcceptance());
-    group.gauge("modelVersion", () -> version);
+    var group = getRuntimeContext().getMetricGroup().addGroup(JobMetrics.GROUP);
+    group.gauge(JobMetrics.STEP, () -> trainer == null ? 0 : trainer.step());
+    group.gauge(JobMetrics.LOSS, () -> metrics.lastLoss());
+    group.gauge(JobMetrics.STEPS_PER_SECOND, () -> metrics.stepsPerSecond());
+    group.gauge(JobMetrics.CACHE_STALENESS_STEPS, () -> metrics.lastStaleness());
+    group.gauge(JobMetrics.MH_ACCEPTANCE_RATE, () -> metrics.lastAcceptance());
+    group.gauge(JobMetrics.MODEL_VERSION, () -> version);
+    group.gauge(JobMetrics.REENCODE_CYCLES, () -> feedback.versionEverywhere());
+    group.gauge(JobMetrics.FEEDBACK_LATENCY_STEPS, () -> orNaN(feedback.latencySteps()));
+    group.gauge(JobMetrics.FEEDBACK_LATENCY_MS, () -> orNaN(feedback.latencyMs()));
+    group.gauge(JobMetrics.PAIRS_TRAINED, () -> metrics.pairsTrained());
+    group.gauge(JobMetrics.PAIRS_DEAD_LETTERED, () -> metrics.pairsDeadLettered());
+  }
+
+  private static double orNaN(Number n) {
+    return n == null ? Double.NaN : n.doubleValue();
   }
 
   @Override

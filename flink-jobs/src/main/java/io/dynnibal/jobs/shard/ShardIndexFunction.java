@@ -10,6 +10,7 @@ import io.dynnibal.state.ShardIndex;
 import io.dynnibal.state.ShardTargets;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.DeadLetters;
+import io.dynnibal.stream.JobMetrics;
 import io.dynnibal.stream.QueryBatch;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -89,13 +90,13 @@ public final class ShardIndexFunction
     indexes = new HashMap<>();
     unencoded = new HashMap<>();
     indexedTargets = new AtomicLong();
-    var metrics = getRuntimeContext().getMetricGroup();
-    metrics.gauge("indexTargets", () -> indexedTargets.get());
-    metrics.gauge("samplingMillis", () -> lastSamplingMillis);
-    updatesApplied = metrics.counter("modelUpdatesApplied");
-    duplicateUpdates = metrics.counter("modelUpdatesIgnored");
-    targetsRepaired = metrics.counter("repairTargetsMoved");
-    miner = HardNegativeMiner.of(settings, metrics.counter("samplingGaveUp"));
+    var metrics = getRuntimeContext().getMetricGroup().addGroup(JobMetrics.GROUP);
+    metrics.gauge(JobMetrics.INDEX_TARGETS, () -> indexedTargets.get());
+    metrics.gauge(JobMetrics.SAMPLING_MILLIS, () -> lastSamplingMillis);
+    updatesApplied = metrics.counter(JobMetrics.MODEL_UPDATES_APPLIED);
+    duplicateUpdates = metrics.counter(JobMetrics.MODEL_UPDATES_IGNORED);
+    targetsRepaired = metrics.counter(JobMetrics.REPAIR_TARGETS_MOVED);
+    miner = HardNegativeMiner.of(settings, metrics.counter(JobMetrics.SAMPLING_GAVE_UP));
   }
 
   @Override

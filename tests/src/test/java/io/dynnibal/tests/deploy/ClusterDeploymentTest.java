@@ -15,6 +15,7 @@ import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.schemas.TrainingMetrics;
+import io.dynnibal.stream.JobMetrics;
 import io.dynnibal.tests.harness.TrainingJobs;
 import io.dynnibal.tests.training.SyntheticCorpus;
 import java.net.ServerSocket;
@@ -55,7 +56,7 @@ class ClusterDeploymentTest {
       FlinkCluster.Status cluster =
           FlinkCluster.start(
               clusterDir,
-              new FlinkCluster.Options(freePort(), freePort(), 2, 1, "2g", "768m"),
+              new FlinkCluster.Options(freePort(), freePort(), 2, 1, "2g", "768m", freePort()),
               Duration.ofSeconds(120));
       pids.add(cluster.jobManagerPid());
       pids.addAll(cluster.taskManagerPids());
@@ -93,6 +94,14 @@ class ClusterDeploymentTest {
       String first = JobSubmission.submit(rest, config, null, false);
       MetricsWatch.Seen before = follow(rest, first, kafka, config, 20);
       assertTrue(before.last().getStep() >= 20, "the metrics topic advanced");
+
+      // What Prometheus scrapes: the job's figures under stable names, from the TaskManagers.
+      String scraped = scrape(FlinkCluster.status(clusterDir).prometheus());
+      for (String name : List.of(JobMetrics.STEP, JobMetrics.LOSS, JobMetrics.INDEX_TARGETS)) {
+        assertTrue(
+            scraped.contains(JobMetrics.prometheusName(name)),
+            JobMetrics.prometheusName(name) + " is exposed");
+      }
 
       String savepoint = rest.stopWithSavepoint(first, null, Duration.ofMinutes(2));
       assertTrue(savepoint.contains(clusterDir.resolve("savepoints").toString()), savepoint);
@@ -152,6 +161,21 @@ class ClusterDeploymentTest {
    * Follows the metrics topic until {@code step}; a job that fails or stalls fails the test with
    * its exception.
    */
+  /** Every endpoint's metrics, concatenated. */
+  private static String scrape(List<java.net.URI> endpoints) throws Exception {
+    assertEquals(3, endpoints.size(), "the JobManager and both TaskManagers serve metrics");
+    StringBuilder all = new StringBuilder();
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    for (java.net.URI uri : endpoints) {
+      all.append(
+          http.send(
+                  java.net.http.HttpRequest.newBuilder(uri).build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString())
+              .body());
+    }
+    return all.toString();
+  }
+
   private static MetricsWatch.Seen follow(
       FlinkClusterClient rest, String job, Properties kafka, TrainingJobConfig config, long step)
       throws Exception {

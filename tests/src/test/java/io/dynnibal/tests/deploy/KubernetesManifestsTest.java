@@ -71,6 +71,21 @@ class KubernetesManifestsTest {
   // -------------------------------------------------------------------------------------
 
   @Test
+  void everyPodServesPrometheusMetricsOnTheNamedPort() {
+    JsonNode conf = deployment.path("spec").path("flinkConfiguration");
+    assertEquals(
+        "org.apache.flink.metrics.prometheus.PrometheusReporterFactory",
+        conf.path("metrics.reporter.prom.factory.class").asText());
+    String port = conf.path("metrics.reporter.prom.port").asText();
+    JsonNode template = deployment.path("spec").path("podTemplate");
+    assertEquals(
+        port, template.path("metadata").path("annotations").path("prometheus.io/port").asText());
+    JsonNode ports = template.path("spec").path("containers").get(0).path("ports");
+    assertEquals("metrics", ports.get(0).path("name").asText());
+    assertEquals(port, ports.get(0).path("containerPort").asText());
+  }
+
+  @Test
   void jobPropertiesValidate() {
     assertEquals(List.of(), config.problems());
   }

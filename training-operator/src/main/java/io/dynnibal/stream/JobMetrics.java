@@ -1,0 +1,62 @@
+package io.dynnibal.stream;
+
+import java.util.List;
+
+/**
+ * The job's figures as Flink metrics: every name registered under the operator group {@value
+ * #GROUP}, so a Prometheus reporter exposes them as {@code
+ * flink_taskmanager_job_task_operator_dynnibal_<name>} (a Grafana dashboard over these names is in
+ * {@code deploy/grafana/}). Names are stable: dashboards and alerts depend on them.
+ */
+public final class JobMetrics {
+  public static final String GROUP = "dynnibal";
+
+  // The trainer's.
+  public static final String STEP = "step";
+  public static final String LOSS = "loss";
+  public static final String STEPS_PER_SECOND = "stepsPerSecond";
+  public static final String CACHE_STALENESS_STEPS = "cacheStalenessSteps";
+  public static final String MH_ACCEPTANCE_RATE = "mhAcceptanceRate";
+  public static final String MODEL_VERSION = "modelVersion";
+  public static final String REENCODE_CYCLES = "reencodeCycles";
+  public static final String FEEDBACK_LATENCY_STEPS = "feedbackLatencySteps";
+  public static final String FEEDBACK_LATENCY_MS = "feedbackLatencyMs";
+  public static final String PAIRS_TRAINED = "pairsTrained";
+  public static final String PAIRS_DEAD_LETTERED = "pairsDeadLettered";
+
+  // Each shard's.
+  public static final String INDEX_TARGETS = "indexTargets";
+  public static final String SAMPLING_MILLIS = "samplingMillis";
+  public static final String MODEL_UPDATES_APPLIED = "modelUpdatesApplied";
+  public static final String MODEL_UPDATES_IGNORED = "modelUpdatesIgnored";
+  public static final String REPAIR_TARGETS_MOVED = "repairTargetsMoved";
+  public static final String SAMPLING_GAVE_UP = "samplingGaveUp";
+
+  /** Every name, trainer's first. */
+  public static final List<String> ALL =
+      List.of(
+          STEP,
+          LOSS,
+          STEPS_PER_SECOND,
+          CACHE_STALENESS_STEPS,
+          MH_ACCEPTANCE_RATE,
+          MODEL_VERSION,
+          REENCODE_CYCLES,
+          FEEDBACK_LATENCY_STEPS,
+          FEEDBACK_LATENCY_MS,
+          PAIRS_TRAINED,
+          PAIRS_DEAD_LETTERED,
+          INDEX_TARGETS,
+          SAMPLING_MILLIS,
+          MODEL_UPDATES_APPLIED,
+          MODEL_UPDATES_IGNORED,
+          REPAIR_TARGETS_MOVED,
+          SAMPLING_GAVE_UP);
+
+  /** The Prometheus name of one of {@link #ALL}. */
+  public static String prometheusName(String name) {
+    return "flink_taskmanager_job_task_operator_" + GROUP + "_" + name;
+  }
+
+  private JobMetrics() {}
+}
