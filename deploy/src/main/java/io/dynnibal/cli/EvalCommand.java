@@ -3,6 +3,7 @@ package io.dynnibal.cli;
 import io.dynnibal.data.JsonlCorpus;
 import io.dynnibal.data.LabelledQuery;
 import io.dynnibal.data.TargetText;
+import io.dynnibal.eval.Bm25Baseline;
 import io.dynnibal.eval.RetrievalEvaluator;
 import io.dynnibal.eval.RetrievalMetrics;
 import io.dynnibal.model.DualEncoder;
@@ -22,7 +23,8 @@ import picocli.CommandLine.Option;
     name = "eval",
     description = {
       "Evaluate a parameter snapshot: encode every target with its target tower, rank all of them for each query",
-      "exactly, print R@1/5/10/20/100 and MRR@10/100. JSONL inputs (gz or plain) as in data/debian-packages."
+      "exactly, print R@1/5/10/20/100 and MRR@10/100 next to BM25's on the same queries (Lucene, k1 = 1.2,",
+      "b = 0.75, the targets' texts). JSONL inputs (gz or plain) as in data/debian-packages."
     })
 final class EvalCommand implements Callable<Integer> {
   @Option(
@@ -56,8 +58,12 @@ final class EvalCommand implements Callable<Integer> {
     try (DualEncoder encoder = ParameterSnapshots.readEncoder(uri)) {
       metrics = RetrievalEvaluator.evaluate(encoder, targetList, queryList);
     }
+    RetrievalMetrics bm25 = Bm25Baseline.evaluate(targetList, queryList);
     System.err.print(
-        MetricsTable.render(List.of(new MetricsTable.Row("model " + manifest.version(), metrics))));
+        MetricsTable.render(
+            List.of(
+                new MetricsTable.Row("model " + manifest.version(), metrics),
+                new MetricsTable.Row("bm25", bm25))));
     if (metrics.unknownTargets() > 0) {
       System.err.println(
           metrics.unknownTargets()
@@ -70,6 +76,7 @@ final class EvalCommand implements Callable<Integer> {
     figures.put("model_version", manifest.version());
     figures.put("step", manifest.step());
     figures.putAll(metrics.figures());
+    bm25.figures().forEach((k, v) -> figures.put("bm25_" + k, v));
     BenchCommand.print(figures, json);
     return 0;
   }

@@ -2,6 +2,7 @@ package io.dynnibal.experiment;
 
 import io.dynnibal.data.LabelledQuery;
 import io.dynnibal.data.TargetText;
+import io.dynnibal.eval.Bm25Baseline;
 import io.dynnibal.eval.RetrievalEvaluator;
 import io.dynnibal.eval.RetrievalMetrics;
 import io.dynnibal.jobs.config.TrainingJobConfig;
@@ -80,7 +81,14 @@ public final class Experiment {
       long reencodeCycles,
       List<RecallPlot.Point> curve) {}
 
-  public record Result(Map<String, Object> dataset, Map<String, String> config, List<Run> runs) {}
+  /**
+   * @param bm25 the lexical baseline on the same evaluation queries
+   */
+  public record Result(
+      Map<String, Object> dataset,
+      Map<String, String> config,
+      List<Run> runs,
+      RetrievalMetrics bm25) {}
 
   public static Result run(Options options, PrintStream out) throws Exception {
     Corpus corpus = options.corpus();
@@ -178,7 +186,8 @@ public final class Experiment {
       config.remove("seed");
       config.put("seeds", String.valueOf(options.seeds()));
       config.put("first.seed", String.valueOf(base.seed));
-      return new Result(dataset, config, runs);
+      return new Result(
+          dataset, config, runs, Bm25Baseline.evaluate(corpus.targets(), corpus.eval()));
     } finally {
       if (embedded != null) {
         embedded.close();

@@ -32,7 +32,7 @@ public final class ExperimentReport {
     List<Experiment.Run> runs = result.runs();
     Map<String, List<Experiment.Run>> bySampler = bySampler(runs);
     boolean severalSeeds = bySampler.values().stream().anyMatch(l -> l.size() > 1);
-    int width = Math.max(12, runs.stream().mapToInt(r -> r.sampler().length() + 8).max().orElse(0));
+    int width = Math.max(18, runs.stream().mapToInt(r -> r.sampler().length() + 8).max().orElse(0));
     StringBuilder out = new StringBuilder(String.format("%-" + width + "s", "sampler"));
     for (String c : COLUMNS) {
       out.append(String.format("  %7s", c));
@@ -44,6 +44,24 @@ public final class ExperimentReport {
     if (severalSeeds) {
       out.append("mean over seeds\n");
       bySampler.forEach((sampler, list) -> row(out, width, sampler, mean(list)));
+    }
+    if (result.bm25() != null) {
+      RetrievalMetrics b = result.bm25();
+      row(
+          out,
+          width,
+          "bm25 (no training)",
+          new double[] {
+            Double.NaN,
+            b.recallAt(1),
+            b.recallAt(5),
+            b.recallAt(10),
+            b.recallAt(20),
+            b.recallAt(100),
+            b.mrr().get(10),
+            Double.NaN,
+            Double.NaN
+          });
     }
     Map<String, Double> closed = gapClosed(runs);
     if (!closed.isEmpty()) {
@@ -112,6 +130,12 @@ public final class ExperimentReport {
       samplers.add(m);
     }
     json.put("samplers", samplers);
+    if (result.bm25() != null) {
+      Map<String, Object> bm25 = new LinkedHashMap<>();
+      result.bm25().recall().forEach((k, v) -> bm25.put("recall_" + k, round(v, 4)));
+      result.bm25().mrr().forEach((k, v) -> bm25.put("mrr_" + k, round(v, 4)));
+      json.put("bm25", bm25);
+    }
     Map<String, Double> closed = gapClosed(result.runs());
     if (!closed.isEmpty()) {
       Map<String, Object> rounded = new LinkedHashMap<>();
@@ -206,7 +230,8 @@ public final class ExperimentReport {
     for (int i = 1; i <= 6; i++) {
       out.append(String.format("  %7.3f", v[i]));
     }
-    out.append(String.format("  %7.1f  %7.0f", v[7], v[8]));
+    out.append(
+        Double.isNaN(v[7]) ? "        -        -" : String.format("  %7.1f  %7.0f", v[7], v[8]));
     out.append('\n');
   }
 

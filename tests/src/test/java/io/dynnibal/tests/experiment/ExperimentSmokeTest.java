@@ -185,6 +185,9 @@ class ExperimentSmokeTest {
       assertTrue(table.contains(sampler), sampler + " missing:\n" + table);
     }
     assertTrue(table.contains("share of the R@1 gap"), table);
+    assertTrue(table.contains("bm25 (no training)"), "the lexical baseline is shown:\n" + table);
+    // The synthetic queries share no word with their targets: only training can solve them.
+    assertEquals(0.0, result.bm25().recallAt(100), "BM25 cannot, on the same queries");
     Path png = work.resolve("curves.png");
     ExperimentReport.writePlot(result, png);
     BufferedImage image = ImageIO.read(png.toFile());
