@@ -80,10 +80,13 @@ final class ExportCommand implements Callable<Integer> {
         queries = queries.subList(0, Math.min(verifyLimit, queries.size()));
         int same = 0;
         double overlap = 0;
-        try (Retriever hnsw = Retriever.exported(out)) {
+        // The exported model is a copy of this one: each query is embedded once, searched both
+        // ways.
+        try (LuceneVectorIndex hnsw = LuceneVectorIndex.open(out)) {
           for (LabelledQuery q : queries) {
-            Set<String> want = ids(exact.search(q.text(), k));
-            Set<String> got = ids(hnsw.search(q.text(), k));
+            float[] query = exact.embed(q.text());
+            Set<String> want = ids(exact.search(query, k));
+            Set<String> got = ids(hnsw.search(query, k));
             same += want.equals(got) ? 1 : 0;
             got.retainAll(want);
             overlap += got.size() / (double) want.size();

@@ -11,7 +11,6 @@ import java.nio.file.StandardCopyOption;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -61,52 +60,5 @@ public record TargetEmbeddings(List<TargetText> targets, float[][] vectors) {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  /** The best {@code k} targets for one query vector, exactly (a dot product with every target). */
-  public List<Hit> search(float[] query, int k) {
-    int n = Math.min(k, vectors.length);
-    int[] best = new int[n];
-    double[] scores = new double[n];
-    int filled = 0;
-    for (int t = 0; t < vectors.length; t++) {
-      double s = dot(query, vectors[t]);
-      if (filled < n) {
-        best[filled] = t;
-        scores[filled++] = s;
-        sift(best, scores, filled - 1);
-      } else if (s > scores[n - 1]) {
-        best[n - 1] = t;
-        scores[n - 1] = s;
-        sift(best, scores, n - 1);
-      }
-    }
-    List<Hit> hits = new ArrayList<>(filled);
-    for (int i = 0; i < filled; i++) {
-      TargetText target = targets.get(best[i]);
-      hits.add(new Hit(target.targetId(), target.text(), scores[i]));
-    }
-    return hits;
-  }
-
-  /** Moves entry {@code i} up to its place in the descending order (ties: earlier target first). */
-  private static void sift(int[] best, double[] scores, int i) {
-    while (i > 0 && scores[i] > scores[i - 1]) {
-      double s = scores[i];
-      scores[i] = scores[i - 1];
-      scores[i - 1] = s;
-      int b = best[i];
-      best[i] = best[i - 1];
-      best[i - 1] = b;
-      i--;
-    }
-  }
-
-  static double dot(float[] a, float[] b) {
-    double s = 0;
-    for (int i = 0; i < a.length; i++) {
-      s += a[i] * b[i];
-    }
-    return s;
   }
 }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dynnibal.cli.DynnibalCli;
 import io.dynnibal.data.JsonlCorpus;
 import io.dynnibal.data.TargetText;
+import io.dynnibal.index.VectorMath;
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.model.features.FeatureConfig;
@@ -81,7 +82,7 @@ class SearchAndExportTest {
       List<String> expected =
           IntStream.range(0, t.length)
               .boxed()
-              .sorted(Comparator.comparingDouble(i -> -TargetEmbeddings.dot(q, t[i])))
+              .sorted(Comparator.comparingDouble(i -> -VectorMath.dot(q, t[i])))
               .limit(10)
               .map(i -> targets.get(i).targetId())
               .toList();
