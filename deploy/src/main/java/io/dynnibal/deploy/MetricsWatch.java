@@ -5,6 +5,7 @@ import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.training.ProgressBar;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.function.Consumer;
@@ -111,9 +112,6 @@ public final class MetricsWatch {
       throws Exception {
     ProgressBar bar = new ProgressBar(out, label, plannedSteps);
     boolean switching = !runs.all() && runs.only() == null;
-    // From the end, the latest run is the last report's: the older runs' reports before it are
-    // skipped rather than shown and replaced.
-    String latest = switching && fromEnd ? latestRun(kafka, topic) : null;
     TrainingMetrics first = null;
     TrainingMetrics last = null;
     long reports = 0;
@@ -122,9 +120,15 @@ public final class MetricsWatch {
         fromEnd
             ? TopicReader.fromLast(kafka, topic, TrainingMetrics.class, TAIL)
             : new TopicReader<>(kafka, topic, TrainingMetrics.class)) {
+      // From the end, the latest run is the last report of the tail: the older runs' reports
+      // before it are skipped rather than shown and replaced.
+      List<TrainingMetrics> polled = switching && fromEnd ? drain(reader) : List.of();
+      String latest = polled.isEmpty() ? null : runOf(polled.get(polled.size() - 1));
       while (!Thread.currentThread().isInterrupted()) {
         check.run();
-        List<TrainingMetrics> polled = reader.poll(Duration.ofMillis(500));
+        if (polled.isEmpty()) {
+          polled = reader.poll(Duration.ofMillis(500));
+        }
         for (TrainingMetrics m : polled) {
           String run = runOf(m);
           if (runs.only() != null && !runs.only().equals(run)) {
@@ -154,6 +158,7 @@ public final class MetricsWatch {
             out.printf("  evaluation at step %d: %s%n", m.getStep(), m.getEvalRecall());
           }
         }
+        polled = List.of();
         if (last != null) {
           draw(bar, plannedSteps, last, false);
           if (untilStep > 0 && last.getStep() >= untilStep) {
@@ -171,22 +176,17 @@ public final class MetricsWatch {
     return new Seen(first, last, reports);
   }
 
-  /** The run of the topic's last report, or null when it has none yet. */
-  static String latestRun(Properties kafka, String topic) {
-    TrainingMetrics last = null;
-    try (TopicReader<TrainingMetrics> reader =
-        TopicReader.fromLast(kafka, topic, TrainingMetrics.class, TAIL)) {
-      for (int polls = 0; polls < 20; polls++) {
-        List<TrainingMetrics> polled = reader.poll(Duration.ofMillis(500));
-        if (polled.isEmpty() && polls > 0) {
-          break;
-        }
-        if (!polled.isEmpty()) {
-          last = polled.get(polled.size() - 1);
-        }
+  /** What the reader holds now: polls until one returns nothing (the tail is read). */
+  private static List<TrainingMetrics> drain(TopicReader<TrainingMetrics> reader) {
+    List<TrainingMetrics> all = new ArrayList<>();
+    for (int polls = 0; polls < 20; polls++) {
+      List<TrainingMetrics> polled = reader.poll(Duration.ofMillis(500));
+      if (polled.isEmpty() && polls > 0) {
+        break;
       }
+      all.addAll(polled);
     }
-    return last == null ? null : runOf(last);
+    return all;
   }
 
   /** Without a planned total the bar is a moving mark and the step goes into the text. */
