@@ -65,14 +65,17 @@ final class SettingsTable {
       }
     }
 
-    /** The bound this value breaks, or null. */
+    /** The bound this value breaks (every number must be finite), or null. */
     String problem(TrainingJobConfig config) {
       Setting s = declaration;
       Object v = get(config);
       if (v instanceof Number n) {
         double x = n.doubleValue();
         boolean low = s.aboveMin() ? !(x > s.min()) : !(x >= s.min());
-        if (low || !(x <= s.max()) || Double.isNaN(x)) {
+        if (Double.isInfinite(x) || Double.isNaN(x)) {
+          return key + " must be a finite number, got " + v;
+        }
+        if (low || !(x <= s.max())) {
           return key + " must be " + range() + ", got " + v;
         }
       } else if (v instanceof String text) {

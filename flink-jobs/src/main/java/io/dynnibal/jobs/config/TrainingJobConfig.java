@@ -268,9 +268,6 @@ public final class TrainingJobConfig implements Serializable {
     if (!TowerKind.NAMES.contains(modelTower)) {
       p.add("model.tower must be one of " + TowerKind.NAMES + ", got " + modelTower);
     }
-    if (Float.isInfinite(scoreScale) || Float.isInfinite(learningRate)) {
-      p.add("score.scale and learning.rate must be finite");
-    }
     return p;
   }
 

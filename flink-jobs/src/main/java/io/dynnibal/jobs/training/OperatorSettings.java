@@ -1,11 +1,13 @@
 package io.dynnibal.jobs.training;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
-import io.dynnibal.jobs.shard.ShardSettings;
 import io.dynnibal.trainer.TrainerSettings;
 import java.util.List;
 
-/** The settings each operator of the job receives: only those it reads. */
+/**
+ * What the trainer operator receives of the job's settings: only those it reads (it cannot see
+ * {@link TrainingJobConfig}, a module above it). The shards' are {@code ShardSettings.of}.
+ */
 final class OperatorSettings {
   private OperatorSettings() {}
 
@@ -29,10 +31,5 @@ final class OperatorSettings {
         c.snapshotDir,
         c.pairsTopic(),
         List.of(c.watchTargets.split(",")));
-  }
-
-  /** What the shard operator reads of the job's settings. */
-  static ShardSettings shard(TrainingJobConfig c) {
-    return ShardSettings.of(c);
   }
 }

@@ -14,6 +14,7 @@ import io.dynnibal.jobs.shard.ShardIndexFunction;
 import io.dynnibal.jobs.shard.ShardInput;
 import io.dynnibal.jobs.shard.ShardKeys;
 import io.dynnibal.jobs.shard.ShardReply;
+import io.dynnibal.jobs.shard.ShardSettings;
 import io.dynnibal.schemas.DeadLetter;
 import io.dynnibal.schemas.ModelUpdate;
 import io.dynnibal.schemas.TrainingMetrics;
@@ -229,7 +230,7 @@ public final class TrainingJob {
         shardInputs
             .keyBy(in -> in.shardKey, org.apache.flink.api.common.typeinfo.Types.INT)
             .connect(broadcastUpdates)
-            .process(new ShardIndexFunction(OperatorSettings.shard(config), shardKeys))
+            .process(new ShardIndexFunction(ShardSettings.of(config), shardKeys))
             .name("shard-index")
             .uid("shard-index")
             .setParallelism(config.parallelism);

@@ -43,6 +43,9 @@ class SettingsDocumentationTest {
   void boundsComeFromTheDeclaration() {
     TrainingJobConfig c = new TrainingJobConfig().apply("batch.size", "0");
     assertEquals(java.util.List.of("batch.size must be at least 1, got 0"), c.problems());
+    c = new TrainingJobConfig().apply("tree.base", "Infinity");
+    assertEquals(
+        java.util.List.of("tree.base must be a finite number, got Infinity"), c.problems());
     c = new TrainingJobConfig().apply("snm.pool.fraction", "0");
     assertEquals(java.util.List.of("snm.pool.fraction must be in (0, 1], got 0.0"), c.problems());
   }
