@@ -5,9 +5,10 @@ import io.dynnibal.data.TargetText;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
+import java.util.stream.IntStream;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
@@ -45,7 +46,7 @@ public final class Bm25Baseline implements AutoCloseable {
   private final ByteBuffersDirectory directory = new ByteBuffersDirectory();
   private final DirectoryReader reader;
   private final IndexSearcher searcher;
-  private final int targets;
+  private final Set<String> targetIds = new HashSet<>();
 
   private Bm25Baseline(List<TargetText> targets) throws IOException {
     IndexWriterConfig config = new IndexWriterConfig(analyzer).setSimilarity(similarity());
@@ -60,7 +61,7 @@ public final class Bm25Baseline implements AutoCloseable {
     this.reader = DirectoryReader.open(directory);
     this.searcher = new IndexSearcher(reader);
     this.searcher.setSimilarity(similarity());
-    this.targets = targets.size();
+    targets.forEach(t -> targetIds.add(t.targetId()));
   }
 
   public static Bm25Baseline of(List<TargetText> targets) {
@@ -89,13 +90,17 @@ public final class Bm25Baseline implements AutoCloseable {
   }
 
   /** R@k and MRR@k of BM25 on {@code queries}, as {@link RetrievalEvaluator} reports a model's. */
-  public RetrievalMetrics evaluate(List<LabelledQuery> queries, Map<String, ?> knownTargetIds) {
+  public RetrievalMetrics evaluate(List<LabelledQuery> queries) {
     long start = System.nanoTime();
-    int depth = Math.max(max(RetrievalMetrics.RECALL_AT), max(RetrievalMetrics.MRR_AT));
+    int depth =
+        IntStream.concat(
+                IntStream.of(RetrievalMetrics.RECALL_AT), IntStream.of(RetrievalMetrics.MRR_AT))
+            .max()
+            .orElseThrow();
     long[] ranks = new long[queries.size()];
     for (int i = 0; i < queries.size(); i++) {
       LabelledQuery q = queries.get(i);
-      if (!knownTargetIds.containsKey(q.targetId())) {
+      if (!targetIds.contains(q.targetId())) {
         ranks[i] = Long.MAX_VALUE;
         continue;
       }
@@ -103,15 +108,13 @@ public final class Bm25Baseline implements AutoCloseable {
       // Not among BM25's results (no shared word, or deeper than any cut-off): a miss at every k.
       ranks[i] = rank < 0 ? Long.MAX_VALUE - 1 : rank;
     }
-    return RetrievalEvaluator.summarize(ranks, targets, (System.nanoTime() - start) / 1e9);
+    return RetrievalEvaluator.summarize(ranks, reader.numDocs(), (System.nanoTime() - start) / 1e9);
   }
 
   /** The same, for a targets list. */
   public static RetrievalMetrics evaluate(List<TargetText> targets, List<LabelledQuery> queries) {
-    Map<String, Boolean> known = new HashMap<>();
-    targets.forEach(t -> known.put(t.targetId(), true));
     try (Bm25Baseline bm25 = of(targets)) {
-      return bm25.evaluate(queries, known);
+      return bm25.evaluate(queries);
     }
   }
 
@@ -128,14 +131,6 @@ public final class Bm25Baseline implements AutoCloseable {
       tokens.end();
     }
     return query.build();
-  }
-
-  private static int max(int[] values) {
-    int m = 0;
-    for (int v : values) {
-      m = Math.max(m, v);
-    }
-    return m;
   }
 
   @Override
