@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code dynnibal eval}: exact retrieval quality of a parameter snapshot over all targets. */
@@ -27,17 +28,7 @@ import picocli.CommandLine.Option;
       "b = 0.75, the targets' texts). JSONL inputs (gz or plain) as in data/debian-packages."
     })
 final class EvalCommand implements Callable<Integer> {
-  @Option(
-      names = "--snapshot",
-      required = true,
-      description = "Snapshot directory (a path or file: URI).")
-  String snapshot;
-
-  @Option(
-      names = "--targets",
-      required = true,
-      description = "Targets JSONL: {target_id, target_text}.")
-  Path targets;
+  @Mixin SnapshotAndTargets model;
 
   @Option(
       names = "--queries",
@@ -50,9 +41,9 @@ final class EvalCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    URI uri = ParameterSnapshots.parse(snapshot);
+    URI uri = model.snapshotUri();
     SnapshotManifest manifest = ParameterSnapshots.manifest(uri);
-    List<TargetText> targetList = JsonlCorpus.readTargets(targets);
+    List<TargetText> targetList = JsonlCorpus.readTargets(model.targets);
     List<LabelledQuery> queryList = JsonlCorpus.readQueries(queries);
     RetrievalMetrics metrics;
     try (DualEncoder encoder = ParameterSnapshots.readEncoder(uri)) {
@@ -68,7 +59,7 @@ final class EvalCommand implements Callable<Integer> {
       System.err.println(
           metrics.unknownTargets()
               + " queries name a target_id missing from "
-              + targets
+              + model.targets
               + "; they count as misses.");
     }
     Map<String, Object> figures = new LinkedHashMap<>();

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code dynnibal export}: a trained retriever as a Lucene vector index plus its query tower. */
@@ -27,17 +28,7 @@ import picocli.CommandLine.Option;
       "them. --verify-queries: how often HNSW returns exactly the top-k of exact search, and the mean overlap."
     })
 final class ExportCommand implements Callable<Integer> {
-  @Option(
-      names = "--snapshot",
-      required = true,
-      description = "Snapshot directory (a path or file: URI).")
-  String snapshot;
-
-  @Option(
-      names = "--targets",
-      required = true,
-      description = "Targets JSONL {target_id, target_text}.")
-  Path targets;
+  @Mixin SnapshotAndTargets model;
 
   @Option(names = "--out", required = true, description = "A new (or empty) directory.")
   Path out;
@@ -64,17 +55,18 @@ final class ExportCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    URI uri = ParameterSnapshots.parse(snapshot);
+    URI uri = model.snapshotUri();
     long start = System.nanoTime();
     Map<String, Object> figures = new LinkedHashMap<>();
-    try (Retriever exact = Retriever.exact(uri, targets)) {
+    try (Retriever exact = Retriever.exact(uri, model.targets)) {
       TargetEmbeddings embeddings = exact.embeddings();
       LuceneVectorIndex.write(out, embeddings, exact.encoder(), ParameterSnapshots.manifest(uri));
       figures.put("targets", embeddings.vectors().length);
       figures.put("dimension", embeddings.vectors()[0].length);
       figures.put("export_seconds", Math.round((System.nanoTime() - start) / 1e8) / 10.0);
       System.err.printf(
-          "exported %,d targets to %s (index/ and model/)%n", embeddings.vectors().length, out);
+          "exported %,d model.targets to %s (index/ and model/)%n",
+          embeddings.vectors().length, out);
       if (verifyQueries != null) {
         List<LabelledQuery> queries = JsonlCorpus.readQueries(verifyQueries);
         queries = queries.subList(0, Math.min(verifyLimit, queries.size()));

@@ -46,22 +46,11 @@ public final class ExperimentReport {
       bySampler.forEach((sampler, list) -> row(out, width, sampler, mean(list)));
     }
     if (result.bm25() != null) {
-      RetrievalMetrics b = result.bm25();
       row(
           out,
           width,
           "bm25 (no training)",
-          new double[] {
-            Double.NaN,
-            b.recallAt(1),
-            b.recallAt(5),
-            b.recallAt(10),
-            b.recallAt(20),
-            b.recallAt(100),
-            b.mrr().get(10),
-            Double.NaN,
-            Double.NaN
-          });
+          values(result.bm25(), Double.NaN, Double.NaN, Double.NaN));
     }
     Map<String, Double> closed = gapClosed(runs);
     if (!closed.isEmpty()) {
@@ -194,17 +183,22 @@ public final class ExperimentReport {
   }
 
   private static double[] values(Experiment.Run r) {
-    RetrievalMetrics m = r.metrics();
+    return values(r.metrics(), r.memPercent(), r.stepsPerSecond(), r.wallSeconds());
+  }
+
+  /** A row's columns, in {@link #COLUMNS}' order. */
+  private static double[] values(
+      RetrievalMetrics m, double memPercent, double stepsPerSecond, double wallSeconds) {
     return new double[] {
-      r.memPercent(),
+      memPercent,
       m.recallAt(1),
       m.recallAt(5),
       m.recallAt(10),
       m.recallAt(20),
       m.recallAt(100),
       m.mrr().get(10),
-      r.stepsPerSecond(),
-      r.wallSeconds()
+      stepsPerSecond,
+      wallSeconds
     };
   }
 
