@@ -162,6 +162,7 @@ public final class ParameterSnapshots {
       if (trainer != null) {
         SparseEmbeddingTable table = tower.table();
         float[] zeros = table.mean() == null ? new float[table.values().length] : null;
+        float[] updates = table.mean() == null ? new float[table.rows()] : table.updateCounts();
         files.put(
             name + ".table.adam",
             channel ->
@@ -169,7 +170,8 @@ public final class ParameterSnapshots {
                     channel,
                     List.of(
                         zeros != null ? zeros : table.mean(),
-                        zeros != null ? zeros : table.variance())));
+                        zeros != null ? zeros : table.variance(),
+                        updates)));
         List<float[]> moments = networkMoments.get(i);
         files.put(name + ".network.adam", channel -> FloatArrayFile.write(channel, moments));
       }
@@ -252,7 +254,15 @@ public final class ParameterSnapshots {
       for (int i = 0; i < towers.size(); i++) {
         String name = manifest.towers().get(i);
         List<float[]> tableMoments = FloatArrayFile.read(dir.resolve(name + ".table.adam"));
-        towers.get(i).table().restoreMoments(tableMoments.get(0), tableMoments.get(1));
+        // Snapshots from before per-row bias correction hold two arrays (no update counts).
+        towers
+            .get(i)
+            .table()
+            .restoreMoments(
+                tableMoments.get(0),
+                tableMoments.get(1),
+                tableMoments.size() > 2 ? tableMoments.get(2) : null,
+                manifest.step());
         networkMoments.add(FloatArrayFile.read(dir.resolve(name + ".network.adam")));
       }
       trainer.restore(manifest.step(), networkMoments);

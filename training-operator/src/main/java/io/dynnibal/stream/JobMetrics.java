@@ -23,6 +23,9 @@ public final class JobMetrics {
   public static final String FEEDBACK_LATENCY_MS = "feedbackLatencyMs";
   public static final String PAIRS_TRAINED = "pairsTrained";
   public static final String PAIRS_DEAD_LETTERED = "pairsDeadLettered";
+  public static final String GRADIENT_NORM = "gradientNorm";
+  public static final String STEPS_REFUSED = "stepsRefused";
+  public static final String LOSS_SPIKES = "lossSpikes";
 
   // Each shard's.
   public static final String INDEX_TARGETS = "indexTargets";

@@ -2,18 +2,25 @@ package io.dynnibal.trainer;
 
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.stream.MergedBatch;
+import io.dynnibal.training.LossWatch;
 import io.dynnibal.training.StepResult;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The trainer's running figures (pairs trained and dead-lettered, batches skipped, throughput, the
- * last step's loss, staleness and MH acceptance) and the {@link TrainingMetrics} record of each
- * step. Pairs and batches counts survive restores; throughput counts this run only.
+ * last step's loss, staleness and MH acceptance, the optimiser's health: gradient norm, clipped and
+ * refused steps, loss spikes and divergence) and the {@link TrainingMetrics} record of each step.
+ * Counts and the loss watch survive restores; throughput counts this run only. Loss spikes and
+ * divergence are also logged as warnings (the first few spikes, then every hundredth).
  */
 final class StepMetrics {
+  private static final Logger LOG = LoggerFactory.getLogger(StepMetrics.class);
+
   private final String runId;
   private final String sampler;
   private final int outputDim;
@@ -26,6 +33,10 @@ final class StepMetrics {
   private volatile double lastLoss;
   private volatile long lastStaleness;
   private volatile double lastAcceptance = Double.NaN;
+  private volatile double lastGradientNorm = Double.NaN;
+  private long stepsClipped;
+  private volatile long stepsRefused;
+  private final LossWatch lossWatch = new LossWatch();
 
   StepMetrics(String runId, String sampler, int outputDim) {
     this.runId = runId;
@@ -39,6 +50,12 @@ final class StepMetrics {
 
   void skipped() {
     batchesSkipped++;
+  }
+
+  /** A batch the trainer refused (non-finite loss or gradient): skipped, and counted apart. */
+  void stepRefused() {
+    batchesSkipped++;
+    stepsRefused++;
   }
 
   /** Called before the first step of this run: indexing before it is not training time. */
@@ -60,6 +77,11 @@ final class StepMetrics {
     stepsThisRun++;
     pairsTrained += trainedPairs.size();
     lastLoss = result.loss();
+    lastGradientNorm = result.gradientNorm();
+    if (result.clipped()) {
+      stepsClipped++;
+    }
+    watchLoss(result);
     lastStaleness = result.step() - merged.minModelStep;
     lastAcceptance =
         merged.proposals == 0 ? Double.NaN : merged.accepted / (double) merged.proposals;
@@ -94,7 +116,49 @@ final class StepMetrics {
         .setNegativeMiningBytes(negativeMiningBytes)
         .setFullDimensionBytes(merged.indexTargets * outputDim * Float.BYTES)
         .setRunId(runId)
+        .setGradientNorm((double) result.gradientNorm())
+        .setStepsClipped(stepsClipped)
+        .setStepsRefused(stepsRefused)
+        .setLossSpikes(lossWatch.spikes())
+        .setDiverged(lossWatch.diverged())
         .build();
+  }
+
+  private void watchLoss(StepResult result) {
+    boolean wasDiverged = lossWatch.diverged();
+    double trend = lossWatch.trend();
+    if (lossWatch.observe(result.loss())) {
+      long spikes = lossWatch.spikes();
+      if (spikes <= 5 || spikes % 100 == 0) {
+        LOG.warn(
+            "step {}: loss spike {} (loss {}, smoothed {}, gradient norm {}{}); {} spikes so far",
+            result.step(),
+            spikes,
+            String.format("%.3f", result.loss()),
+            String.format("%.3f", trend),
+            String.format("%.2f", result.gradientNorm()),
+            result.clipped() ? ", clipped" : "",
+            spikes);
+      }
+    }
+    if (lossWatch.diverged() && !wasDiverged) {
+      LOG.warn(
+          "step {}: training diverged: the smoothed loss {} is more than twice its lowest",
+          result.step(),
+          String.format("%.3f", lossWatch.trend()));
+    }
+  }
+
+  double lastGradientNorm() {
+    return lastGradientNorm;
+  }
+
+  long stepsRefused() {
+    return stepsRefused;
+  }
+
+  long lossSpikes() {
+    return lossWatch.spikes();
   }
 
   double stepsPerSecond() {
@@ -125,11 +189,17 @@ final class StepMetrics {
     c.pairsTrained = pairsTrained;
     c.pairsDeadLettered = pairsDeadLettered;
     c.batchesSkipped = batchesSkipped;
+    c.stepsClipped = stepsClipped;
+    c.stepsRefused = stepsRefused;
+    c.lossWatch = lossWatch.save();
   }
 
   void restore(TrainerCheckpoint c) {
     pairsTrained = c.pairsTrained;
     pairsDeadLettered = c.pairsDeadLettered;
     batchesSkipped = c.batchesSkipped;
+    stepsClipped = c.stepsClipped;
+    stepsRefused = c.stepsRefused;
+    lossWatch.restore(c.lossWatch);
   }
 }

@@ -22,6 +22,12 @@ public class TrainerCheckpoint {
   public long pairsTrained;
   public long pairsDeadLettered;
   public long batchesSkipped;
+  public long stepsClipped;
+  public long stepsRefused;
+
+  /** {@link io.dynnibal.training.LossWatch#save}; null in checkpoints from before it. */
+  public double[] lossWatch;
+
   public long lastVersionEverywhere;
   public long feedbackSteps = -1;
   public double feedbackMs = -1;

@@ -12,6 +12,7 @@ import io.dynnibal.stream.JobMetrics;
 import io.dynnibal.stream.MergedBatch;
 import io.dynnibal.stream.QueryBatch;
 import io.dynnibal.training.DualEncoderTrainer;
+import io.dynnibal.training.SkippedStep;
 import io.dynnibal.training.StepResult;
 import java.util.List;
 import java.util.UUID;
@@ -130,6 +131,9 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     group.gauge(JobMetrics.FEEDBACK_LATENCY_MS, () -> orNaN(feedback.latencyMs()));
     group.gauge(JobMetrics.PAIRS_TRAINED, () -> metrics.pairsTrained());
     group.gauge(JobMetrics.PAIRS_DEAD_LETTERED, () -> metrics.pairsDeadLettered());
+    group.gauge(JobMetrics.GRADIENT_NORM, () -> metrics.lastGradientNorm());
+    group.gauge(JobMetrics.STEPS_REFUSED, () -> metrics.stepsRefused());
+    group.gauge(JobMetrics.LOSS_SPIKES, () -> metrics.lossSpikes());
   }
 
   private static double orNaN(Number n) {
@@ -176,9 +180,10 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     StepResult result;
     try {
       result = trainer.step(inputs.batch());
-    } catch (IllegalStateException e) {
-      // A non-finite loss leaves the parameters untouched; the batch is reported and skipped.
-      metrics.skipped();
+    } catch (SkippedStep e) {
+      // A non-finite loss or gradient leaves the parameters untouched; the batch is reported and
+      // skipped.
+      metrics.stepRefused();
       ctx.output(
           DeadLetters.TAG,
           DeadLetters.ofDecoded(

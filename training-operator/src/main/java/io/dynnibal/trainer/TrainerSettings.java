@@ -21,6 +21,7 @@ public record TrainerSettings(
     Sampler sampler,
     long seed,
     float learningRate,
+    float gradientClipNorm,
     int warmupSteps,
     int decaySteps,
     long maxSteps,
@@ -42,12 +43,13 @@ public record TrainerSettings(
 
   /**
    * The optimiser's schedule: linear warm-up, then polynomial decay to 5 % over {@code decaySteps};
-   * gradients clipped at norm 10.
+   * tables at 10x the networks' rate; gradients clipped at {@code gradientClipNorm}.
    */
   TrainerConfig trainerConfig() {
     return new TrainerConfig(
         new LearningRateSchedule(learningRate, warmupSteps, decaySteps, 0.05f, 1f),
         10f,
-        AdamSettings.DEFAULT);
+        AdamSettings.DEFAULT,
+        gradientClipNorm);
   }
 }

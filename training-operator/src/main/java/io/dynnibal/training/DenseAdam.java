@@ -30,8 +30,29 @@ final class DenseAdam {
     }
   }
 
-  /** One step with the gradients the last backward pass left; zeroes them afterwards. */
-  void step(float learningRate, int step, NDManager scope) {
+  /** The squared L2 norm of the gradients the last backward pass left, all parameters together. */
+  double squaredGradientNorm(NDManager scope) {
+    double sum = 0;
+    for (Parameter p : parameters) {
+      NDArray gradient = scoped(p.getArray().getGradient(), scope);
+      NDArray squares = scoped(gradient.square(), scope);
+      sum += scoped(squares.sum(), scope).getFloat();
+    }
+    return sum;
+  }
+
+  /** Zeroes the gradients without a step (a skipped batch). */
+  void clearGradients(NDManager scope) {
+    for (Parameter p : parameters) {
+      scoped(p.getArray().getGradient(), scope).muli(0f);
+    }
+  }
+
+  /**
+   * One step with the gradients the last backward pass left, scaled by {@code gradientScale}
+   * (global-norm clipping; 1: none); zeroes them afterwards.
+   */
+  void step(float learningRate, int step, float gradientScale, NDManager scope) {
     float b1 = adam.beta1();
     float b2 = adam.beta2();
     float stepSize =
@@ -40,6 +61,9 @@ final class DenseAdam {
       NDArray weight = parameters.get(i).getArray();
       NDArray gradient = weight.getGradient();
       gradient.attach(scope);
+      if (gradientScale != 1f) {
+        gradient.muli(gradientScale);
+      }
       NDArray m = mean.get(i);
       NDArray v = variance.get(i);
       // Every new array belongs to its first operand's manager (the model's, which lives as long as

@@ -16,6 +16,10 @@ import java.util.List;
  * {@link io.dynnibal.model.SparseEmbeddingTable#adamStep} for the tables) at the {@link
  * LearningRateSchedule}'s rate.
  *
+ * <p>A step cannot move the parameters by an unbounded amount: the global gradient norm (networks
+ * and tables) is clipped to {@link TrainerConfig#clipNorm}, and a batch whose loss or gradient is
+ * not finite is refused ({@link SkippedStep}) with nothing changed.
+ *
  * <p>Deterministic: the same encoder seed and the same batches give the same parameters (on the
  * CPU). Not thread-safe.
  */
@@ -52,6 +56,12 @@ public final class DualEncoderTrainer {
     return totalMillis == 0 ? 0 : stepsSinceStart / (totalMillis / 1000);
   }
 
+  /**
+   * One step on {@code batch}.
+   *
+   * @throws SkippedStep when the loss or the gradient is not finite: the parameters and the
+   *     optimiser's state are left exactly as they were, and the caller reports the batch
+   */
   public StepResult step(TrainingBatch batch) {
     long start = System.nanoTime();
     int next = step + 1;
@@ -72,7 +82,7 @@ public final class DualEncoderTrainer {
                 queries.output(), targets.output(), mask, encoder.config().scoreScale(), scope);
         lossValue = loss.getFloat();
         if (!Float.isFinite(lossValue)) {
-          throw new IllegalStateException(
+          throw new SkippedStep(
               "loss is "
                   + lossValue
                   + " at step "
@@ -81,31 +91,73 @@ public final class DualEncoderTrainer {
         }
         collector.backward(loss);
       }
-      TorchRuntime
-          .noGradOnThisThread(); // the collector restores the thread's grad mode, which may have
-      // been on
+      // The collector restores the thread's grad mode, which may have been on.
+      TorchRuntime.noGradOnThisThread();
       encoder.queryTower().backpropagateToTable(queries);
       encoder.targetTower().backpropagateToTable(targets);
+      double gradientNorm = Math.sqrt(squaredGradientNorm(scope));
+      if (!Double.isFinite(gradientNorm)) {
+        clearGradients(scope);
+        throw new SkippedStep(
+            "gradient norm is "
+                + gradientNorm
+                + " at step "
+                + next
+                + " (loss "
+                + lossValue
+                + "); parameters left unchanged");
+      }
+      float clipNorm = config.clipNorm();
+      boolean clipped = clipNorm > 0 && gradientNorm > clipNorm;
+      float gradientScale = clipped ? (float) (clipNorm / gradientNorm) : 1f;
       float rate = config.schedule().rate(next);
       for (DenseAdam adam : networkOptimizers) {
-        adam.step(rate, next, scope);
+        adam.step(rate, next, gradientScale, scope);
       }
       int rowsUpdated = 0;
       float tableRate = rate * config.embeddingRateFactor();
       for (Tower tower : encoder.distinctTowers()) {
         rowsUpdated += tower.table().pendingRows();
-        tower.table().adamStep(tableRate, next, config.adam());
+        tower.table().adamStep(tableRate, gradientScale, config.adam());
       }
       step = next;
       double millis = (System.nanoTime() - start) / 1e6;
       totalMillis += millis;
       return new StepResult(
-          next, lossValue, rate, SampledSoftmaxLoss.maskedCount(mask), rowsUpdated, millis);
+          next,
+          lossValue,
+          rate,
+          SampledSoftmaxLoss.maskedCount(mask),
+          rowsUpdated,
+          (float) gradientNorm,
+          clipped,
+          millis);
     } catch (RuntimeException e) {
       for (Tower tower : encoder.distinctTowers()) {
         tower.table().clearGradients();
       }
       throw e;
+    }
+  }
+
+  /** Networks and tables together: the norm that clipping bounds. */
+  private double squaredGradientNorm(NDManager scope) {
+    double sum = 0;
+    for (DenseAdam adam : networkOptimizers) {
+      sum += adam.squaredGradientNorm(scope);
+    }
+    for (Tower tower : encoder.distinctTowers()) {
+      sum += tower.table().pendingGradientSquaredNorm();
+    }
+    return sum;
+  }
+
+  private void clearGradients(NDManager scope) {
+    for (DenseAdam adam : networkOptimizers) {
+      adam.clearGradients(scope);
+    }
+    for (Tower tower : encoder.distinctTowers()) {
+      tower.table().clearGradients();
     }
   }
 

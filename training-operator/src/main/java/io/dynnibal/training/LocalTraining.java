@@ -122,7 +122,8 @@ public final class LocalTraining {
               new LearningRateSchedule(
                   options.learningRate(), options.warmupSteps(), plannedSteps, 0.05f, 1f),
               options.embeddingRateFactor(),
-              io.dynnibal.model.AdamSettings.DEFAULT);
+              io.dynnibal.model.AdamSettings.DEFAULT,
+              TrainerConfig.DEFAULT_CLIP_NORM);
       DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, config);
       Random random = new Random(options.seed());
       float[] losses = new float[plannedSteps];

@@ -9,6 +9,8 @@ package io.dynnibal.training;
  * @param maskedCandidates (query, candidate) pairs removed because the candidate was the query's
  *     own positive
  * @param embeddingRowsUpdated distinct embedding rows the step changed
+ * @param gradientNorm the global gradient norm before clipping
+ * @param clipped whether the gradient was scaled down to the clipping norm
  * @param millis wall time of the step
  */
 public record StepResult(
@@ -17,4 +19,6 @@ public record StepResult(
     float learningRate,
     int maskedCandidates,
     int embeddingRowsUpdated,
+    float gradientNorm,
+    boolean clipped,
     double millis) {}

@@ -10,9 +10,21 @@ import io.dynnibal.model.AdamSettings;
  *     a gradient only in the steps whose batch holds their feature, so they need a larger step to
  *     learn in one or two epochs.
  * @param adam Adam's constants
+ * @param clipNorm the largest global gradient norm a step applies (networks and tables together); a
+ *     larger gradient is scaled down to it. 0: no clipping
  */
 public record TrainerConfig(
-    LearningRateSchedule schedule, float embeddingRateFactor, AdamSettings adam) {
+    LearningRateSchedule schedule, float embeddingRateFactor, AdamSettings adam, float clipNorm) {
+
+  /**
+   * The default {@link #clipNorm}. Adam bounds one step's move, but not what a single outsized
+   * gradient leaves in its moments: the first moment carries its direction for about ten more steps
+   * (about 30x the rate in total) while the inflated second moment slows learning for a thousand.
+   * Measured on the Debian corpus (bag tower, batch 128), healthy norms fall from about 2 in the
+   * first steps to 0.3-0.8 after a hundred; 1.0 (the common choice for fine-tuning) touches only
+   * the first steps and outliers.
+   */
+  public static final float DEFAULT_CLIP_NORM = 1f;
 
   /**
    * Settings for a model trained from scratch: peak 2e-3 (networks) and 2e-2 (tables) after {@code
@@ -23,7 +35,8 @@ public record TrainerConfig(
     return new TrainerConfig(
         new LearningRateSchedule(2e-3f, warmupSteps, totalSteps, 0.05f, 1f),
         10f,
-        AdamSettings.DEFAULT);
+        AdamSettings.DEFAULT,
+        DEFAULT_CLIP_NORM);
   }
 
   public TrainerConfig {
@@ -33,6 +46,9 @@ public record TrainerConfig(
     if (!(embeddingRateFactor > 0) || Float.isInfinite(embeddingRateFactor)) {
       throw new IllegalArgumentException(
           "embeddingRateFactor must be positive and finite, got " + embeddingRateFactor);
+    }
+    if (!(clipNorm >= 0) || Float.isInfinite(clipNorm)) {
+      throw new IllegalArgumentException("clipNorm must be >= 0 and finite, got " + clipNorm);
     }
   }
 }

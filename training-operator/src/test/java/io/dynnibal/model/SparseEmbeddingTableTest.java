@@ -53,7 +53,7 @@ class SparseEmbeddingTableTest {
         assertEquals(analytic, (up - down) / (2 * eps), 1e-3);
       }
     }
-    table.adamStep(0.01f, 1, AdamSettings.DEFAULT);
+    table.adamStep(0.01f, 1f, AdamSettings.DEFAULT);
     for (int row : new int[] {1, 4, 9}) {
       for (int k = 0; k < DIM; k++) {
         float moved = table.values()[row * DIM + k] - before[row * DIM + k];
@@ -73,7 +73,7 @@ class SparseEmbeddingTableTest {
     float[] g = new float[DIM];
     Arrays.fill(g, 1f);
     table.accumulateGradient(new Features(new int[] {5, 17}, new float[] {1f, 1f}), g, 0);
-    table.adamStep(0.1f, 1, AdamSettings.DEFAULT);
+    table.adamStep(0.1f, 1f, AdamSettings.DEFAULT);
     for (int row = 0; row < ROWS; row++) {
       float[] was = Arrays.copyOfRange(before, row * DIM, (row + 1) * DIM);
       float[] now = Arrays.copyOfRange(table.values(), row * DIM, (row + 1) * DIM);
@@ -88,6 +88,64 @@ class SparseEmbeddingTableTest {
       }
     }
     assertEquals(0, table.pendingRows());
+  }
+
+  @Test
+  void aRowFirstTouchedLateMovesByTheRateNotAMultipleOfIt() {
+    // With the global step's bias correction a row first touched at step 726 moved 2.3x the rate.
+    SparseEmbeddingTable table = SparseEmbeddingTable.random(ROWS, DIM, 7);
+    float[] g = new float[DIM];
+    Arrays.fill(g, 1f);
+    for (int step = 1; step <= 725; step++) {
+      table.accumulateGradient(new Features(new int[] {2}, new float[] {1f}), g, 0);
+      table.adamStep(0.01f, 1f, AdamSettings.DEFAULT);
+    }
+    float[] before = table.values().clone();
+    table.accumulateGradient(new Features(new int[] {2, 11}, new float[] {1f, 1f}), g, 0);
+    table.adamStep(0.01f, 1f, AdamSettings.DEFAULT);
+    for (int k = 0; k < DIM; k++) {
+      assertEquals(-0.01f, table.values()[11 * DIM + k] - before[11 * DIM + k], 1e-6);
+    }
+    assertEquals(726, table.updateCounts()[2]);
+    assertEquals(1, table.updateCounts()[11]);
+    assertEquals(0, table.updateCounts()[3]);
+  }
+
+  @Test
+  void theGradientScaleScalesWhatAdamSees() {
+    // Adam is scale-invariant after the first step only through its moments: two tables fed the
+    // same gradients, one pre-scaled by hand and one through gradientScale, end identical.
+    SparseEmbeddingTable scaled = SparseEmbeddingTable.random(ROWS, DIM, 8);
+    SparseEmbeddingTable byHand = SparseEmbeddingTable.random(ROWS, DIM, 8);
+    Random random = new Random(9);
+    for (int step = 0; step < 5; step++) {
+      float[] g = new float[DIM];
+      float[] quarter = new float[DIM];
+      for (int k = 0; k < DIM; k++) {
+        g[k] = (float) random.nextGaussian();
+        quarter[k] = g[k] * 0.25f;
+      }
+      Features f = new Features(new int[] {1, 6}, new float[] {1f, 0.5f});
+      scaled.accumulateGradient(f, g, 0);
+      byHand.accumulateGradient(f, quarter, 0);
+      assertEquals(
+          byHand.pendingGradientSquaredNorm() * 16, scaled.pendingGradientSquaredNorm(), 1e-4);
+      scaled.adamStep(0.01f, 0.25f, AdamSettings.DEFAULT);
+      byHand.adamStep(0.01f, 1f, AdamSettings.DEFAULT);
+    }
+    assertArrayEquals(byHand.values(), scaled.values(), 1e-7f);
+  }
+
+  @Test
+  void momentsWithoutUpdateCountsRestoreWithTheStepAsEveryTouchedRowsCount() {
+    SparseEmbeddingTable table = SparseEmbeddingTable.random(ROWS, DIM, 10);
+    float[] mean = new float[ROWS * DIM];
+    float[] variance = new float[ROWS * DIM];
+    variance[4 * DIM + 1] = 1e-4f; // row 4 was touched, the others never
+    table.restoreMoments(mean, variance, null, 300);
+    float[] counts = table.updateCounts();
+    assertEquals(300, counts[4]);
+    assertEquals(0, counts[5]);
   }
 
   @Test

@@ -92,11 +92,65 @@ class DualEncoderTrainerTest {
               .values()[batch.queries().get(0).ids()[0] * SMALL.embeddingDim()] =
           Float.NaN;
       float[][] before = encoder.encodeTargets(batch.negatives());
-      IllegalStateException e =
-          assertThrows(IllegalStateException.class, () -> trainer.step(batch));
+      SkippedStep e = assertThrows(SkippedStep.class, () -> trainer.step(batch));
       assertTrue(e.getMessage().contains("loss is NaN"), e.getMessage());
       assertEquals(0, trainer.step());
       assertArrayEquals(before[0], encoder.encodeTargets(batch.negatives())[0]);
+      assertEquals(0, encoder.queryTower().table().pendingRows(), "gradients left pending");
+    }
+  }
+
+  @Test
+  void aClipNormAboveEveryGradientChangesNothing() {
+    SyntheticRetrievalTask task = new SyntheticRetrievalTask(50, 100, 6, 2, 25);
+    Trained unclipped = trainFewSteps(task, 0f);
+    Trained loose = trainFewSteps(task, 1e6f);
+    for (int i = 0; i < unclipped.targets.length; i++) {
+      assertArrayEquals(unclipped.targets[i], loose.targets[i], "target " + i);
+    }
+    assertEquals(0, loose.clippedSteps);
+  }
+
+  @Test
+  void aClipNormBelowTheGradientScalesTheStepAndReportsTheNormBeforeClipping() {
+    SyntheticRetrievalTask task = new SyntheticRetrievalTask(50, 100, 6, 2, 25);
+    Trained unclipped = trainFewSteps(task, 0f);
+    Trained clipped = trainFewSteps(task, 0.05f);
+    assertEquals(6, clipped.clippedSteps, "every step's norm is above 0.05");
+    assertArrayEquals(unclipped.norms, clipped.norms.clone(), 1e-6f, "step 1's norm, pre-clip");
+    boolean differs = false;
+    for (int i = 0; i < unclipped.targets.length && !differs; i++) {
+      differs = !java.util.Arrays.equals(unclipped.targets[i], clipped.targets[i]);
+    }
+    assertTrue(differs, "clipping every step changed nothing");
+  }
+
+  /** What {@link #trainFewSteps} leaves: target embeddings, clipped steps, step 1's norm. */
+  private record Trained(float[][] targets, int clippedSteps, float[] norms) {}
+
+  private static Trained trainFewSteps(SyntheticRetrievalTask task, float clipNorm) {
+    try (DualEncoder encoder = DualEncoder.create(SMALL, 4, Device.cpu())) {
+      TrainerConfig scratch = TrainerConfig.fromScratch(2, 6);
+      DualEncoderTrainer trainer =
+          new DualEncoderTrainer(
+              encoder,
+              new TrainerConfig(
+                  scratch.schedule(), scratch.embeddingRateFactor(), scratch.adam(), clipNorm));
+      Random draw = new Random(9);
+      int clipped = 0;
+      float[] firstNorm = new float[1];
+      for (int i = 0; i < 6; i++) {
+        StepResult r = trainer.step(task.batch(encoder, draw, 8, 4));
+        clipped += r.clipped() ? 1 : 0;
+        if (i == 0) {
+          firstNorm[0] = r.gradientNorm();
+        }
+        assertTrue(r.gradientNorm() > 0 && Float.isFinite(r.gradientNorm()), "" + r);
+      }
+      return new Trained(
+          encoder.encodeTargetTexts(task.targets.stream().map(t -> t.text()).toList()),
+          clipped,
+          firstNorm);
     }
   }
 

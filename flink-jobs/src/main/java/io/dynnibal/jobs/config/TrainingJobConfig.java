@@ -4,6 +4,7 @@ import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.model.TowerKind;
 import io.dynnibal.model.features.FeatureConfig;
 import io.dynnibal.negatives.Sampler;
+import io.dynnibal.training.TrainerConfig;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Serializable;
@@ -141,6 +142,11 @@ public final class TrainingJobConfig implements Serializable {
 
   @Setting(value = "peak learning rate", min = 0, aboveMin = true)
   public float learningRate = 2e-3f;
+
+  @Setting(
+      value = "largest global gradient norm a step applies; larger ones are scaled down (0: off)",
+      min = 0)
+  public float gradientClipNorm = TrainerConfig.DEFAULT_CLIP_NORM;
 
   @Setting(value = "learning-rate warm-up steps", min = 0)
   public int warmupSteps = 100;

@@ -18,6 +18,7 @@ final class OperatorSettings {
         c.sampler(),
         c.seed,
         c.learningRate,
+        c.gradientClipNorm,
         c.warmupSteps,
         c.decaySteps,
         c.maxSteps,
