@@ -79,6 +79,15 @@ final class DemoCommand implements Callable<Integer> {
           r.deadLetters(),
           r.indexSeconds(),
           r.trainSeconds());
+      System.err.printf(
+          "optimiser: %d of %d steps clipped, %d refused (non-finite), %d loss spikes%s%n",
+          last.getStepsClipped(),
+          r.steps(),
+          last.getStepsRefused(),
+          last.getLossSpikes(),
+          Boolean.TRUE.equals(last.getDiverged())
+              ? "; TRAINING DIVERGED (smoothed loss above twice its lowest)"
+              : "");
       Map<String, Object> figures = new LinkedHashMap<>();
       figures.put("steps", r.steps());
       figures.put("pairs_trained", last.getPairsTrained());
@@ -94,6 +103,10 @@ final class DemoCommand implements Callable<Integer> {
               (s, ms) ->
                   figures.put("shard_" + s + "_mean_sampling_ms", Math.round(ms * 10) / 10.0));
       figures.put("dead_letters", r.deadLetters());
+      figures.put("diverged", Boolean.TRUE.equals(last.getDiverged()));
+      figures.put("loss_spikes", last.getLossSpikes());
+      figures.put("steps_clipped", last.getStepsClipped());
+      figures.put("steps_refused", last.getStepsRefused());
       figures.put("checkpoint_bytes", r.checkpointBytes());
       figures.put(
           "checkpoint_bytes_per_million_targets",

@@ -68,6 +68,9 @@ public final class Experiment {
   /**
    * @param reencodeCycles model versions every shard had applied by the last step (0 would mean the
    *     shards mined with the untrained model all along)
+   * @param diverged whether the trainer's loss watch saw the smoothed loss rise above twice its
+   *     lowest
+   * @param lossSpikes steps whose loss was more than twice the smoothed loss
    */
   public record Run(
       String sampler,
@@ -79,6 +82,8 @@ public final class Experiment {
       double wallSeconds,
       long pairsDeadLettered,
       long reencodeCycles,
+      boolean diverged,
+      long lossSpikes,
       List<RecallPlot.Point> curve) {}
 
   /**
@@ -252,7 +257,7 @@ public final class Experiment {
             ? Double.NaN
             : 100.0 * miningBytes / allBytes;
     out.printf(
-        "%s: R@1 %.3f  R@10 %.3f  R@100 %.3f  Mem %.2f%%  %.1f steps/s  %.0f s  re-encodes %d%n",
+        "%s: R@1 %.3f  R@10 %.3f  R@100 %.3f  Mem %.2f%%  %.1f steps/s  %.0f s  re-encodes %d%s%n",
         label,
         metrics.recallAt(1),
         metrics.recallAt(10),
@@ -260,7 +265,8 @@ public final class Experiment {
         mem,
         last.getStepsPerSecond(),
         wall,
-        last.getReencodeCycles());
+        last.getReencodeCycles(),
+        Boolean.TRUE.equals(last.getDiverged()) ? "  DIVERGED" : "");
     return new Run(
         config.sampler,
         config.seed,
@@ -271,6 +277,8 @@ public final class Experiment {
         wall,
         last.getPairsDeadLettered(),
         last.getReencodeCycles(),
+        Boolean.TRUE.equals(last.getDiverged()),
+        last.getLossSpikes(),
         curve);
   }
 

@@ -111,6 +111,8 @@ public final class ExperimentReport {
       m.put("wall_s", round(r.wallSeconds(), 1));
       m.put("pairs_dead_lettered", r.pairsDeadLettered());
       m.put("reencode_cycles", r.reencodeCycles());
+      m.put("diverged", r.diverged());
+      m.put("loss_spikes", r.lossSpikes());
       List<Map<String, Object>> curve = new ArrayList<>();
       for (RecallPlot.Point p : r.curve()) {
         curve.add(Map.of("step", p.step(), "recall_1", round(p.value(), 4)));
