@@ -5,7 +5,10 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import io.dynnibal.model.RowMajor;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
 
 /**
  * Targets held at the encoder's full dimension for brute-force mining: the exhaustive oracle (every
@@ -28,6 +31,7 @@ public final class FullDimensionPool implements AutoCloseable {
   private final int dimension;
   private final NDManager manager;
   private final NDArray transposed;
+  private Map<String, Integer> memberById;
 
   private FullDimensionPool(
       List<String> ids, int dimension, NDManager manager, NDArray transposed) {
@@ -76,6 +80,85 @@ public final class FullDimensionPool implements AutoCloseable {
   }
 
   /**
+   * Per query, members drawn from the softmax (indices into the pool, in draw order, with repeats),
+   * their scores (dot products), and {@code log sum exp(beta * score)} over the members drawn from.
+   */
+  public record Drawn(int[][] members, float[][] scores, double[] logMass) {}
+
+  /** The member holding {@code id}, or -1. */
+  public int memberOf(String id) {
+    if (memberById == null) {
+      Map<String, Integer> index = new HashMap<>(ids.size() * 2);
+      for (int i = 0; i < ids.size(); i++) {
+        index.put(ids.get(i), i);
+      }
+      memberById = index;
+    }
+    return memberById.getOrDefault(id, -1);
+  }
+
+  /**
+   * For each query, {@code count} members drawn independently from the softmax {@code exp(beta *
+   * score)} over all members but {@code excluded[q]} (a member index, or -1: none); none when no
+   * member is left.
+   */
+  public Drawn sample(
+      float[][] queries, int count, float beta, int[] excluded, SplittableRandom random) {
+    int n = size();
+    int[][] members = new int[queries.length][];
+    float[][] scores = new float[queries.length][];
+    double[] logMass = new double[queries.length];
+    java.util.Arrays.fill(logMass, Double.NaN);
+    float[] all = scoreAll(queries);
+    double[] cumulative = new double[n];
+    for (int q = 0; q < queries.length; q++) {
+      int offset = q * n;
+      float max = Float.NEGATIVE_INFINITY;
+      for (int i = 0; i < n; i++) {
+        if (i != excluded[q]) {
+          max = Math.max(max, all[offset + i]);
+        }
+      }
+      double total = 0;
+      for (int i = 0; i < n; i++) {
+        total += i == excluded[q] ? 0 : Math.exp(beta * (all[offset + i] - max));
+        cumulative[i] = total;
+      }
+      if (!(total > 0)) {
+        members[q] = new int[0];
+        scores[q] = new float[0];
+        continue;
+      }
+      logMass[q] = beta * max + Math.log(total);
+      members[q] = new int[count];
+      scores[q] = new float[count];
+      for (int j = 0; j < count; j++) {
+        double u = random.nextDouble() * total;
+        int at = java.util.Arrays.binarySearch(cumulative, u);
+        at = at >= 0 ? at + 1 : -at - 1; // the first member whose cumulative weight exceeds u
+        at = Math.min(at, n - 1);
+        while (at == excluded[q] || (at > 0 && cumulative[at] == cumulative[at - 1])) {
+          at = at == n - 1 ? at - 1 : at + 1; // never a zero-weight member
+        }
+        members[q][j] = at;
+        scores[q][j] = all[offset + at];
+      }
+    }
+    return new Drawn(members, scores, logMass);
+  }
+
+  /** Every query's score against every member, query-major. */
+  private float[] scoreAll(float[][] queries) {
+    float[] flat = RowMajor.flatten(queries, dimension);
+    try (NDManager scope = manager.newSubManager()) {
+      return scope
+          .create(flat, new Shape(queries.length, dimension))
+          .matMul(transposed)
+          .toFloatArray();
+    }
+  }
+
+  /**
    * For each query, its {@code min(k, size)} highest-scoring members, best first; equal scores keep
    * the lower member index first, so results are deterministic.
    */
@@ -87,15 +170,7 @@ public final class FullDimensionPool implements AutoCloseable {
     if (keep == 0 || queries.length == 0) {
       return new TopK(members, scores);
     }
-    float[] flat = RowMajor.flatten(queries, dimension);
-    float[] all;
-    try (NDManager scope = manager.newSubManager()) {
-      all =
-          scope
-              .create(flat, new Shape(queries.length, dimension))
-              .matMul(transposed)
-              .toFloatArray();
-    }
+    float[] all = scoreAll(queries);
     for (int q = 0; q < queries.length; q++) {
       int[] best = members[q];
       float[] bestScores = scores[q];

@@ -9,9 +9,9 @@ import java.util.List;
  *
  * <ul>
  *   <li>{@code in-batch}: nothing more;
- *   <li>{@code uniform}: {@code negatives.uniform + negatives.sampled} uniform draws from all
- *       targets (the same number of negatives per step as the hard-negative samplers, so a
- *       comparison measures only how they are chosen);
+ *   <li>{@code uniform}: {@code negatives.uniform} + B x {@code negatives.per.example} uniform
+ *       draws from all targets (the same number of negatives per step as the hard-negative
+ *       samplers, so a comparison measures only how they are chosen);
  *   <li>{@code stochastic-negative-mining} (Reddi et al. 2019): each shard scores a random fraction
  *       of its targets at full dimension and offers each query its best; the pool is redrawn every
  *       {@code snm.refresh.every} steps and whenever the shard gets newer parameters;
@@ -70,23 +70,25 @@ public enum Sampler {
   }
 
   /**
-   * Uniform negatives per step, given the {@code negatives.uniform} and {@code negatives.sampled}
-   * settings.
+   * Hard negatives per step (at most: duplicates across examples collapse, and a small index or
+   * cache may offer fewer): {@code negatives.per.example} for each of the batch's queries, shared
+   * across the batch as the paper does.
    */
-  public int uniformDraws(int uniformNegatives, int sampledNegatives) {
-    return switch (this) {
-      case IN_BATCH -> 0;
-      case UNIFORM -> uniformNegatives + sampledNegatives;
-      default -> uniformNegatives;
-    };
+  public int hardNegatives(int perExample, int batchSize) {
+    return mining == Mining.NONE ? 0 : perExample * batchSize;
   }
 
   /**
-   * Hard negatives per step (at most: a small index or cache may offer fewer), given the {@code
-   * negatives.sampled} setting.
+   * Uniform negatives per step, given the {@code negatives.uniform} setting: the uniform sampler
+   * also draws what the others mine, so every sampler but in-batch trains on the same number of
+   * negatives per step and a comparison measures only how they are chosen.
    */
-  public int hardNegatives(int sampledNegatives) {
-    return mining == Mining.NONE ? 0 : sampledNegatives;
+  public int uniformDraws(int uniformNegatives, int perExample, int batchSize) {
+    return switch (this) {
+      case IN_BATCH -> 0;
+      case UNIFORM -> uniformNegatives + perExample * batchSize;
+      default -> uniformNegatives;
+    };
   }
 
   @Override

@@ -6,6 +6,7 @@ import io.dynnibal.negatives.NegativeCache;
 import io.dynnibal.negatives.SharedNegatives;
 import io.dynnibal.state.TargetFeatures;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -15,23 +16,22 @@ import java.util.SplittableRandom;
  */
 final class TrainerNegativeCache {
   private final NegativeCache<TargetFeatures> cache;
-  private final int perQuery;
-  private final int shared;
+  private final int perExample;
   private final float scoreScale;
   private final long seed;
 
   TrainerNegativeCache(TrainerSettings settings) {
     this.cache = new NegativeCache<>(settings.negativeCacheSize(), settings.model().outputDim());
-    this.perQuery = settings.negativesPerQuery();
-    this.shared = settings.negativesSampled();
+    this.perExample = settings.negativesPerExample();
     this.scoreScale = settings.model().scoreScale();
     this.seed = settings.seed();
   }
 
   /**
-   * Each query draws {@code negatives.per.query} targets from the softmax over the cache (its
-   * current query embedding against the cached, stale target embeddings), its own positive
-   * excluded; the batch shares them round-robin like the shards' hard negatives.
+   * Each query draws {@code negatives.per.example} targets from the softmax over the cache (its
+   * current query embedding against the cached, stale target embeddings), its own positive excluded
+   * (drawn again, a few rounds at most); the batch shares the union like the shards' hard
+   * negatives. Lindgren et al.'s cache samples, so it does so in either negatives mode.
    */
   List<TargetFeatures> draw(
       DualEncoder encoder, List<Features> queries, List<String> positiveIds, long batchId) {
@@ -40,19 +40,28 @@ final class TrainerNegativeCache {
     }
     SplittableRandom random = new SplittableRandom(seed * 0x2545F4914F6CDD1DL + batchId);
     float[][] embedded = encoder.encodeQueries(queries);
-    List<List<NegativeCache.Entry<TargetFeatures>>> drawn =
-        cache.sample(encoder.manager(), embedded, perQuery, scoreScale, random);
     List<List<TargetFeatures>> candidates = new ArrayList<>();
-    for (int q = 0; q < drawn.size(); q++) {
-      List<TargetFeatures> own = new ArrayList<>();
-      for (NegativeCache.Entry<TargetFeatures> e : drawn.get(q)) {
-        if (!e.id().equals(positiveIds.get(q))) {
-          own.add(e.payload());
-        }
-      }
-      candidates.add(own);
+    for (int q = 0; q < embedded.length; q++) {
+      candidates.add(new ArrayList<>());
     }
-    return SharedNegatives.roundRobin(candidates, shared, t -> t.id);
+    for (int round = 0; round < 4; round++) {
+      List<List<NegativeCache.Entry<TargetFeatures>>> drawn =
+          cache.sample(encoder.manager(), embedded, perExample, scoreScale, random);
+      boolean anyShort = false;
+      for (int q = 0; q < drawn.size(); q++) {
+        List<TargetFeatures> own = candidates.get(q);
+        for (NegativeCache.Entry<TargetFeatures> e : drawn.get(q)) {
+          if (own.size() < perExample && !e.id().equals(positiveIds.get(q))) {
+            own.add(e.payload());
+          }
+        }
+        anyShort |= own.size() < perExample;
+      }
+      if (!anyShort) {
+        break;
+      }
+    }
+    return SharedNegatives.union(candidates, new HashSet<>(positiveIds), t -> t.id);
   }
 
   /** The batch's positives enter with their embeddings under the parameters just updated. */

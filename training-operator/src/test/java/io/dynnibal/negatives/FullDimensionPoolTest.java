@@ -2,6 +2,7 @@ package io.dynnibal.negatives;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -27,6 +28,50 @@ class FullDimensionPoolTest {
           assertEquals(dot(queries[q], vectors[expected[r]]), top.scores()[q][r], 1e-4);
         }
       }
+    }
+  }
+
+  @Test
+  void samplesFollowTheExactSoftmaxWithoutTheExcludedMember() {
+    // Chi-square of 60,000 draws against the exact softmax over 200 members (beta 5), member 3
+    // excluded: it must never be drawn, and the rest must fit at the 0.999 level.
+    SplittableRandom random = new SplittableRandom(8);
+    float[][] vectors = randomVectors(random, 200);
+    float[][] query = randomVectors(random, 1);
+    float beta = 5f;
+    int excluded = 3;
+    int draws = 60_000;
+    try (FullDimensionPool pool = FullDimensionPool.of(ids(vectors.length), vectors, DIM)) {
+      FullDimensionPool.Drawn drawn =
+          pool.sample(query, draws, beta, new int[] {excluded}, new SplittableRandom(9));
+      int[] counts = new int[vectors.length];
+      for (int m : drawn.members()[0]) {
+        counts[m]++;
+      }
+      assertEquals(0, counts[excluded], "the excluded member was drawn");
+      double[] p = new double[vectors.length];
+      double max = Double.NEGATIVE_INFINITY;
+      for (int i = 0; i < p.length; i++) {
+        max = Math.max(max, beta * dot(query[0], vectors[i]));
+      }
+      double sum = 0;
+      for (int i = 0; i < p.length; i++) {
+        p[i] = i == excluded ? 0 : Math.exp(beta * dot(query[0], vectors[i]) - max);
+        sum += p[i];
+      }
+      double chi = 0;
+      int bins = 0;
+      for (int i = 0; i < p.length; i++) {
+        double expected = p[i] / sum * draws;
+        if (expected >= 5) {
+          chi += (counts[i] - expected) * (counts[i] - expected) / expected;
+          bins++;
+        }
+      }
+      double k = bins - 1; // Wilson-Hilferty 0.999 quantile
+      double t = 1 - 2 / (9 * k) + 3.09 * Math.sqrt(2 / (9 * k));
+      assertTrue(chi < k * t * t * t, "chi-square " + chi + " over " + k + " degrees of freedom");
+      assertEquals(max + Math.log(sum), drawn.logMass()[0], 1e-3, "log mass without member 3");
     }
   }
 

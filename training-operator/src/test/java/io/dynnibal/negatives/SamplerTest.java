@@ -7,15 +7,17 @@ import org.junit.jupiter.api.Test;
 
 class SamplerTest {
   @Test
-  void samplersShareOneNegativeBudget() {
-    int sampled = 64;
+  void everySamplerButInBatchGetsTheSameDosePerExample() {
+    int perExample = 2;
+    int batch = 16;
     int uniform = 32;
-    for (Sampler s : new Sampler[] {Sampler.UNIFORM, Sampler.DYNNIBAL_MH, Sampler.EXHAUSTIVE}) {
-      assertEquals(96, s.uniformDraws(uniform, sampled) + s.hardNegatives(sampled), s.id);
+    for (Sampler s : Sampler.values()) {
+      int total = s.uniformDraws(uniform, perExample, batch) + s.hardNegatives(perExample, batch);
+      assertEquals(s == Sampler.IN_BATCH ? 0 : 32 + 2 * 16, total, s.id);
     }
-    assertEquals(
-        0,
-        Sampler.IN_BATCH.uniformDraws(uniform, sampled) + Sampler.IN_BATCH.hardNegatives(sampled));
+    assertEquals(32, Sampler.DYNNIBAL_MH.hardNegatives(perExample, batch));
+    assertEquals(32, Sampler.EXHAUSTIVE.hardNegatives(perExample, batch));
+    assertEquals(32, Sampler.STOCHASTIC_NEGATIVE_MINING.hardNegatives(perExample, batch));
   }
 
   @Test

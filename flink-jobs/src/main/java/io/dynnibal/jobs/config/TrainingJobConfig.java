@@ -3,6 +3,7 @@ package io.dynnibal.jobs.config;
 import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.model.TowerKind;
 import io.dynnibal.model.features.FeatureConfig;
+import io.dynnibal.negatives.NegativesMode;
 import io.dynnibal.negatives.Sampler;
 import io.dynnibal.training.TrainerConfig;
 import java.io.IOException;
@@ -92,14 +93,25 @@ public final class TrainingJobConfig implements Serializable {
   @Setting(value = "queries per training step (B)", min = 1)
   public int batchSize = 128;
 
-  @Setting(value = "hard negatives a step shares across its batch", min = 0)
-  public int negativesSampled = 64;
+  /**
+   * The paper draws 64 per example (B x 64 shared negatives a step). On 2 CPU cores the trainer's
+   * cost grows with the candidates it encodes (B positives + B x k hard + uniform), so the default
+   * is 1: every example gets a hard negative of its own and a step encodes 320 candidates.
+   */
+  @Setting(
+      value =
+          "hard negatives drawn for each query (its own positive excluded), shared across the"
+              + " batch",
+      min = 1)
+  public int negativesPerExample = 1;
+
+  @Setting(
+      "how hard negatives are chosen: sample (from the softmax exp(beta score)) or top-k (the"
+          + " highest-scoring)")
+  public String negativesMode = NegativesMode.SAMPLE.id;
 
   @Setting(value = "uniform negatives per step (the re-encoding regression's data)", min = 0)
   public int negativesUniform = 64;
-
-  @Setting(value = "hard negatives each shard samples per query", min = 1)
-  public int negativesPerQuery = 1;
 
   @Setting(value = "steps between approximate re-encodings (the paper's w)", min = 1)
   public int reencodeEvery = 100;
@@ -175,8 +187,15 @@ public final class TrainingJobConfig implements Serializable {
   @Setting(value = "SG tree base (level radius ratio)", min = 1, aboveMin = true)
   public double treeBase = 1.3;
 
-  @Setting(value = "MH proposal: closest clusters holding this many targets per negative", min = 0)
+  @Setting(
+      value =
+          "MH in top-k mode: the proposal keeps the closest clusters holding this many targets per"
+              + " negative",
+      min = 0)
   public int mhCandidatesPerNegative = 8;
+
+  @Setting(value = "MH in sample mode: proposals per chain (one chain per negative)", min = 1)
+  public int mhChainLength = 8;
 
   @Setting(value = "FindClustering's frontier: clusters kept per query", min = 0)
   public int mhMaxClusters = 100;
@@ -203,6 +222,21 @@ public final class TrainingJobConfig implements Serializable {
 
   public String pairsTopic() {
     return topicPairs.isEmpty() ? topic("pairs") : topicPairs;
+  }
+
+  /** The negatives.mode setting (validate first). */
+  public NegativesMode negativesMode() {
+    return NegativesMode.of(negativesMode);
+  }
+
+  /** Hard negatives a step shares (at most), by the sampler, dose and batch size. */
+  public int hardNegativesPerStep() {
+    return sampler().hardNegatives(negativesPerExample, batchSize);
+  }
+
+  /** Uniform draws a step makes, by the sampler, dose and batch size. */
+  public int uniformDrawsPerStep() {
+    return sampler().uniformDraws(negativesUniform, negativesPerExample, batchSize);
   }
 
   /** The sampler setting as a {@link Sampler} (validate first). */
@@ -264,6 +298,9 @@ public final class TrainingJobConfig implements Serializable {
     }
     if (!Sampler.NAMES.contains(sampler)) {
       p.add("sampler must be one of " + Sampler.NAMES + ", got " + sampler);
+    }
+    if (!NegativesMode.NAMES.contains(negativesMode)) {
+      p.add("negatives.mode must be one of " + NegativesMode.NAMES + ", got " + negativesMode);
     }
     if (negativesUniform < 1 && !Sampler.IN_BATCH.id.equals(sampler)) {
       p.add(

@@ -1,13 +1,18 @@
 package io.dynnibal.jobs.merge;
 
 import io.dynnibal.jobs.shard.ShardReply;
+import io.dynnibal.negatives.NegativesMode;
 import io.dynnibal.negatives.SharedNegatives;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.MergedBatch;
 import io.dynnibal.stream.QueryBatch;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
@@ -21,13 +26,15 @@ import org.apache.flink.util.Collector;
 
 /**
  * Waits for every shard's reply to a batch (keyed by batch id, replies in keyed state) and merges
- * them into one step's input, deterministically (replies in shard order):
+ * them into one step's input, deterministically (replies in shard order, a seeded random per
+ * batch):
  *
  * <ul>
- *   <li>hard negatives: per query, the candidates of all shards ranked by logit (the paper's forest
- *       merge: the trees are sampled independently, the highest unnormalised probabilities win);
- *       the batch's shared set takes each query's best not yet taken, round-robin over queries, so
- *       every query contributes its hardest negatives;
+ *   <li>hard negatives, {@code negatives.per.example} for each query from all shards' offers: in
+ *       sample mode each pick takes the next draw of a shard chosen in proportion to its softmax
+ *       mass for the query, so the picks follow the softmax over all targets (each shard drew from
+ *       its own part of it); in top-k mode the best offers across shards (the paper's forest
+ *       merge). The batch shares the union of every query's picks;
  *   <li>uniform negatives: shard s is drawn with probability size_s / total, then its next uniform
  *       draw is taken, so the merged draws are uniform over all targets;
  *   <li>positives: from the shard that holds each target (none: the target is unknown).
@@ -37,19 +44,22 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
   private static final long serialVersionUID = 1L;
 
   private final int shards;
-  private final int hardNegatives;
+  private final int perExample;
+  private final NegativesMode mode;
   private final int uniformNegatives;
   private final long seed;
   private transient ListState<ShardReply> replies;
   private transient ValueState<Integer> received;
 
   /**
-   * @param hardNegatives the batch's shared hard negatives (at most)
+   * @param perExample hard negatives per query (0: none)
    * @param uniformNegatives the batch's uniform negatives
    */
-  public NegativeMerge(int shards, int hardNegatives, int uniformNegatives, long seed) {
+  public NegativeMerge(
+      int shards, int perExample, NegativesMode mode, int uniformNegatives, long seed) {
     this.shards = shards;
-    this.hardNegatives = hardNegatives;
+    this.perExample = perExample;
+    this.mode = mode;
     this.uniformNegatives = uniformNegatives;
     this.seed = seed;
   }
@@ -80,11 +90,11 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
     }
     replies.clear();
     received.clear();
-    out.collect(merge(all, hardNegatives, uniformNegatives, seed));
+    out.collect(merge(all, perExample, mode, uniformNegatives, seed));
   }
 
   static MergedBatch merge(
-      List<ShardReply> replies, int sampledCount, int uniformCount, long seed) {
+      List<ShardReply> replies, int perExample, NegativesMode mode, int uniformCount, long seed) {
     replies.sort(Comparator.comparingInt(r -> r.shard));
     QueryBatch batch = replies.get(0).batch; // shard 0 carries it
     int n = batch.size();
@@ -94,19 +104,25 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
     for (int q = 0; q < n; q++) {
       merged.positives[q] = new TargetFeatures(); // id null: unknown unless a shard has it
     }
-    List<List<TargetFeatures>> perQuery = new ArrayList<>();
+    // offers.get(q).get(s): shard s's offers to query q, in the order it drew them.
+    List<List<List<TargetFeatures>>> offers = new ArrayList<>();
     for (int q = 0; q < n; q++) {
-      perQuery.add(new ArrayList<>());
+      List<List<TargetFeatures>> byShard = new ArrayList<>();
+      for (int s = 0; s < replies.size(); s++) {
+        byShard.add(new ArrayList<>());
+      }
+      offers.add(byShard);
     }
     merged.minModelVersion = Long.MAX_VALUE;
     merged.minModelStep = Long.MAX_VALUE;
     merged.shardMillis = new double[replies.size()];
-    for (ShardReply r : replies) {
+    for (int s = 0; s < replies.size(); s++) {
+      ShardReply r = replies.get(s);
       for (int i = 0; i < r.positives.length; i++) {
         merged.positives[r.positiveQuery[i]] = r.positives[i];
       }
       for (int i = 0; i < r.sampled.length; i++) {
-        perQuery.get(r.sampledQuery[i]).add(r.sampled[i]);
+        offers.get(r.sampledQuery[i]).get(s).add(r.sampled[i]);
       }
       merged.minModelVersion = Math.min(merged.minModelVersion, r.modelVersion);
       merged.minModelStep = Math.min(merged.minModelStep, r.modelStep);
@@ -117,12 +133,16 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
       merged.accepted += r.accepted;
       merged.miningFloats += r.miningFloats;
     }
-    for (List<TargetFeatures> candidates : perQuery) {
-      candidates.sort(
-          Comparator.comparingDouble((TargetFeatures t) -> -t.logit).thenComparing(t -> t.id));
+    SplittableRandom random = new SplittableRandom(seed ^ (batch.batchId * 0x9E3779B97F4A7C15L));
+    List<List<TargetFeatures>> picks = new ArrayList<>();
+    for (int q = 0; q < n; q++) {
+      picks.add(
+          mode == NegativesMode.TOP_K
+              ? best(offers.get(q), perExample)
+              : byMass(offers.get(q), logMass(replies, q), perExample, random));
     }
     merged.sampled =
-        SharedNegatives.roundRobin(perQuery, sampledCount, t -> t.id)
+        SharedNegatives.union(picks, new HashSet<>(Arrays.asList(batch.targetIds)), t -> t.id)
             .toArray(new TargetFeatures[0]);
     merged.uniform =
         uniform(
@@ -130,6 +150,94 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
             uniformCount,
             new SplittableRandom(seed ^ (batch.batchId * 0xBF58476D1CE4E5B9L)));
     return merged;
+  }
+
+  /** The {@code k} highest-logit distinct offers of all shards (ties by id). */
+  static List<TargetFeatures> best(List<List<TargetFeatures>> byShard, int k) {
+    Map<String, TargetFeatures> distinct = new HashMap<>();
+    for (List<TargetFeatures> offers : byShard) {
+      for (TargetFeatures t : offers) {
+        distinct.putIfAbsent(t.id, t);
+      }
+    }
+    return distinct.values().stream()
+        .sorted(Comparator.comparingDouble((TargetFeatures t) -> -t.logit).thenComparing(t -> t.id))
+        .limit(k)
+        .toList();
+  }
+
+  /**
+   * {@code k} picks, each the next draw of a shard chosen with probability proportional to its mass
+   * among the shards with draws left. Shard s drew from the softmax over its own targets, so a pick
+   * follows the softmax over all of them when the masses are right. A shard without a mass estimate
+   * (NaN) counts as the mean of the others (or 1 when none has one).
+   */
+  static List<TargetFeatures> byMass(
+      List<List<TargetFeatures>> byShard, double[] logMass, int k, SplittableRandom random) {
+    int shards = byShard.size();
+    double[] mass = shardMasses(logMass);
+    int[] next = new int[shards];
+    List<TargetFeatures> out = new ArrayList<>(k);
+    while (out.size() < k) {
+      double total = 0;
+      for (int s = 0; s < shards; s++) {
+        total += next[s] < byShard.get(s).size() ? mass[s] : 0;
+      }
+      if (!(total > 0)) {
+        break; // every shard's draws are used up
+      }
+      double u = random.nextDouble() * total;
+      int chosen = -1;
+      for (int s = 0; s < shards && chosen < 0; s++) {
+        double m = next[s] < byShard.get(s).size() ? mass[s] : 0;
+        if (u < m) {
+          chosen = s;
+        }
+        u -= m;
+      }
+      if (chosen < 0) { // rounding at the end of the range: the last shard with draws left
+        for (int s = shards - 1; s >= 0 && chosen < 0; s--) {
+          chosen = next[s] < byShard.get(s).size() ? s : -1;
+        }
+      }
+      out.add(byShard.get(chosen).get(next[chosen]++));
+    }
+    return out;
+  }
+
+  /** Masses relative to the largest (so exp cannot overflow); NaN ones as described above. */
+  private static double[] shardMasses(double[] logMass) {
+    double max = Double.NEGATIVE_INFINITY;
+    double knownSum = 0;
+    int known = 0;
+    for (double l : logMass) {
+      if (!Double.isNaN(l)) {
+        max = Math.max(max, l);
+      }
+    }
+    double[] mass = new double[logMass.length];
+    for (int s = 0; s < logMass.length; s++) {
+      if (!Double.isNaN(logMass[s])) {
+        mass[s] = Math.exp(logMass[s] - max);
+        knownSum += mass[s];
+        known++;
+      }
+    }
+    for (int s = 0; s < logMass.length; s++) {
+      if (Double.isNaN(logMass[s])) {
+        mass[s] = known == 0 ? 1 : knownSum / known;
+      }
+    }
+    return mass;
+  }
+
+  private static double[] logMass(List<ShardReply> replies, int query) {
+    double[] out = new double[replies.size()];
+    for (int s = 0; s < replies.size(); s++) {
+      double[] l = replies.get(s).logMass;
+      out[s] = l == null || query >= l.length ? Double.NaN : l[query];
+    }
+    return out;
   }
 
   private static TargetFeatures[] uniform(

@@ -27,12 +27,19 @@ interface HardNegativeMiner extends AutoCloseable {
   record Shard(int key, ShardIndex index, StoredTargets targets, ShardModel model) {}
 
   /**
-   * Each offered negative with the query (index in the batch) it was mined for, and the MH chains'
-   * proposal and acceptance counts (zero for other miners).
+   * Each offered negative with the query (index in the batch) it was mined for, in the order drawn
+   * (sample mode) or best first (top-k mode); per query the shard's log softmax mass without the
+   * query's positive (NaN where unknown; see {@link ShardReply#logMass}); the MH chains' proposal
+   * and acceptance counts (zero for other miners).
    */
-  record Mined(List<Integer> queryOf, List<TargetFeatures> targets, long proposals, long accepted) {
+  record Mined(
+      List<Integer> queryOf,
+      List<TargetFeatures> targets,
+      double[] logMass,
+      long proposals,
+      long accepted) {
     static Mined none() {
-      return new Mined(List.of(), List.of(), 0, 0);
+      return new Mined(List.of(), List.of(), null, 0, 0);
     }
 
     public Mined {
@@ -42,6 +49,10 @@ interface HardNegativeMiner extends AutoCloseable {
     }
   }
 
+  /**
+   * Mines {@code settings.negativesPerExample()} negatives for each query, never the query's own
+   * positive.
+   */
   Mined mine(Shard shard, List<Features> queries, QueryBatch batch, SplittableRandom random)
       throws Exception;
 
@@ -66,16 +77,35 @@ interface HardNegativeMiner extends AutoCloseable {
   final class Collected {
     private final List<Integer> queryOf = new ArrayList<>();
     private final List<TargetFeatures> targets = new ArrayList<>();
+    private final double[] logMass;
     long proposals;
     long accepted;
+
+    Collected(int queries) {
+      logMass = new double[queries];
+      java.util.Arrays.fill(logMass, Double.NaN);
+    }
 
     void add(int query, TargetFeatures target) {
       queryOf.add(query);
       targets.add(target);
     }
 
-    Mined result() {
-      return new Mined(queryOf, targets, proposals, accepted);
+    void logMass(int query, double value) {
+      logMass[query] = value;
     }
+
+    Mined result() {
+      return new Mined(queryOf, targets, logMass, proposals, accepted);
+    }
+  }
+
+  /**
+   * {@code log(exp(logMass) - exp(logit))}: a mass without one of its targets, floored at a
+   * thousandth of the mass (the estimate may be smaller than the one target it should contain).
+   */
+  static double withoutOne(double logMass, double logit) {
+    double rest = 1 - Math.exp(logit - logMass);
+    return logMass + Math.log(Math.max(rest, 1e-3));
   }
 }

@@ -2,6 +2,7 @@ package io.dynnibal.jobs.shard;
 
 import io.dynnibal.model.features.Features;
 import io.dynnibal.negatives.FullDimensionPool;
+import io.dynnibal.negatives.NegativesMode;
 import io.dynnibal.stream.QueryBatch;
 import java.util.HashMap;
 import java.util.List;
@@ -9,8 +10,9 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * Exhaustive and stochastic negative mining: each query's best members of the shard key's pool,
- * scored at full dimension.
+ * Exhaustive and stochastic negative mining: for each query, {@code negatives.per.example} members
+ * of the shard key's pool scored at full dimension, its positive excluded: drawn from the exact
+ * softmax over the pool (sample mode) or the best (top-k mode, the paper's oracle).
  */
 final class PoolMiner implements HardNegativeMiner {
   private final ShardSettings settings;
@@ -23,7 +25,7 @@ final class PoolMiner implements HardNegativeMiner {
   @Override
   public Mined mine(Shard shard, List<Features> queries, QueryBatch batch, SplittableRandom random)
       throws Exception {
-    int perQuery = settings.negativesPerQuery();
+    int perExample = settings.negativesPerExample();
     ShardPool pool = pools.computeIfAbsent(shard.key(), k -> ShardPool.of(settings));
     FullDimensionPool members =
         pool.forBatch(
@@ -32,17 +34,38 @@ final class PoolMiner implements HardNegativeMiner {
             shard.index(),
             shard.targets(),
             settings.seed() ^ shard.key());
-    FullDimensionPool.TopK top =
-        members.topK(shard.model().encoder.encodeQueries(queries), perQuery + 1);
-    Collected out = new Collected();
+    float[][] embedded = shard.model().encoder.encodeQueries(queries);
+    Collected out = new Collected(queries.size());
+    if (settings.negativesMode() == NegativesMode.TOP_K) {
+      FullDimensionPool.TopK top = members.topK(embedded, perExample + 1);
+      for (int q = 0; q < queries.size(); q++) {
+        int taken = 0;
+        for (int r = 0; r < top.members()[q].length && taken < perExample; r++) {
+          String id = members.id(top.members()[q][r]);
+          if (!id.equals(batch.targetIds[q]) && shard.index().contains(id)) {
+            float logit = settings.scoreScale() * top.scores()[q][r];
+            out.add(q, shard.targets().get(id).withoutCache(logit));
+            taken++;
+          }
+        }
+      }
+      return out.result();
+    }
+    int[] positives = new int[queries.size()];
     for (int q = 0; q < queries.size(); q++) {
-      int taken = 0;
-      for (int r = 0; r < top.members()[q].length && taken < perQuery; r++) {
-        String id = members.id(top.members()[q][r]);
-        if (!id.equals(batch.targetIds[q]) && shard.index().contains(id)) {
-          float logit = settings.scoreScale() * top.scores()[q][r];
+      positives[q] = members.memberOf(batch.targetIds[q]);
+    }
+    FullDimensionPool.Drawn drawn =
+        members.sample(embedded, perExample, settings.scoreScale(), positives, random);
+    // A pool of a fraction of the shard stands for all of it: its mass scales by the fraction.
+    double scale = Math.log(shard.index().size() / (double) Math.max(1, members.size()));
+    for (int q = 0; q < queries.size(); q++) {
+      out.logMass(q, drawn.logMass()[q] + scale);
+      for (int j = 0; j < drawn.members()[q].length; j++) {
+        String id = members.id(drawn.members()[q][j]);
+        if (shard.index().contains(id)) { // deleted since the pool was built: skipped
+          float logit = settings.scoreScale() * drawn.scores()[q][j];
           out.add(q, shard.targets().get(id).withoutCache(logit));
-          taken++;
         }
       }
     }

@@ -214,15 +214,12 @@ public final class ShardIndexFunction
       queries.add(model.encoder.featurize(text));
     }
     HardNegativeMiner.Mined mined = HardNegativeMiner.Mined.none();
-    if (miner != null
-        && index.size() > 0
-        && settings.sampler().hardNegatives(settings.negativesSampled()) > 0) {
+    if (miner != null && index.size() > 0 && settings.hardNegativesPerStep() > 0) {
       mined =
           miner.mine(
               new HardNegativeMiner.Shard(key, index, targets::get, model), queries, batch, random);
     }
-    int uniformDraws =
-        settings.sampler().uniformDraws(settings.negativesUniform(), settings.negativesSampled());
+    int uniformDraws = settings.uniformDrawsPerStep();
     List<TargetFeatures> uniform = new ArrayList<>();
     for (int i = 0; i < uniformDraws && index.size() > 0; i++) {
       uniform.add(targets.get(index.uniform(random)));
@@ -248,6 +245,7 @@ public final class ShardIndexFunction
     reply.uniform = uniform.toArray(new TargetFeatures[0]);
     reply.positiveQuery = positiveQuery.stream().mapToInt(Integer::intValue).toArray();
     reply.positives = positives.toArray(new TargetFeatures[0]);
+    reply.logMass = mined.logMass();
     reply.proposals = mined.proposals();
     reply.accepted = mined.accepted();
     reply.updatesIgnored = duplicateUpdates.getCount();

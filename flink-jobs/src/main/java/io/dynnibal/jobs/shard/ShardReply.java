@@ -31,6 +31,14 @@ public class ShardReply {
   public TargetFeatures[] sampled;
 
   /**
+   * Per query, this shard's estimate of {@code log sum exp(logit)} over its targets but the query's
+   * positive (NaN when its miner has none): in sample mode the merge picks shards in proportion to
+   * their mass, so the merged draws follow the softmax over all shards. Null when nothing was
+   * mined.
+   */
+  public double[] logMass;
+
+  /**
    * Uniform draws from this shard's targets, with their cache vectors (the trainer's regression
    * data).
    */

@@ -2,6 +2,7 @@ package io.dynnibal.jobs.shard;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.model.DualEncoderConfig;
+import io.dynnibal.negatives.NegativesMode;
 import io.dynnibal.negatives.Sampler;
 import java.io.Serializable;
 
@@ -18,12 +19,14 @@ public record ShardSettings(
     long seed,
     int landmarks,
     double treeBase,
-    int negativesSampled,
+    int negativesPerExample,
+    NegativesMode negativesMode,
     int negativesUniform,
-    int negativesPerQuery,
+    int batchSize,
     double snmPoolFraction,
     int snmRefreshEvery,
     int mhCandidatesPerNegative,
+    int mhChainLength,
     int mhMaxClusters,
     double rejectionGamma,
     int rejectionMaxClusters,
@@ -38,17 +41,29 @@ public record ShardSettings(
         config.seed,
         config.landmarks,
         config.treeBase,
-        config.negativesSampled,
+        config.negativesPerExample,
+        config.negativesMode(),
         config.negativesUniform,
-        config.negativesPerQuery,
+        config.batchSize,
         config.snmPoolFraction,
         config.snmRefreshEvery,
         config.mhCandidatesPerNegative,
+        config.mhChainLength,
         config.mhMaxClusters,
         config.rejectionGamma,
         config.rejectionMaxClusters,
         config.targetsTopic(),
         config.modelUpdatesTopic());
+  }
+
+  /** Hard negatives a step shares (at most). */
+  int hardNegativesPerStep() {
+    return sampler.hardNegatives(negativesPerExample, batchSize);
+  }
+
+  /** Uniform draws a step makes. */
+  int uniformDrawsPerStep() {
+    return sampler.uniformDraws(negativesUniform, negativesPerExample, batchSize);
   }
 
   float scoreScale() {

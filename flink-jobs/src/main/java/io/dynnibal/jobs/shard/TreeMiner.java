@@ -1,13 +1,19 @@
 package io.dynnibal.jobs.shard;
 
+import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.sampling.FindClustering;
 import io.dynnibal.index.sampling.MetropolisHastingsSampler;
 import io.dynnibal.index.sampling.NegativeSampler;
 import io.dynnibal.index.sampling.RejectionSampler;
 import io.dynnibal.index.sampling.Samples;
 import io.dynnibal.model.features.Features;
+import io.dynnibal.negatives.NegativesMode;
+import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.QueryBatch;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.apache.flink.metrics.Counter;
 import org.slf4j.Logger;
@@ -15,7 +21,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * DyNNIBAL's hard negatives: each query projected into the cache space and sampled from the shard's
- * SG tree by the Metropolis-Hastings or the rejection sampler.
+ * SG tree by the Metropolis-Hastings or the rejection sampler, {@code negatives.per.example} per
+ * query without its own positive: drawn from the softmax (sample mode; a draw of the positive is
+ * drawn again) or the best of the draws (top-k mode). Each query's shard mass (the sampler's
+ * normaliser estimate, the positive's cache mass taken out) lets the merge weigh the shards.
  */
 final class TreeMiner implements HardNegativeMiner {
   private static final Logger LOG = LoggerFactory.getLogger(TreeMiner.class);
@@ -29,40 +38,63 @@ final class TreeMiner implements HardNegativeMiner {
   /** FindClustering stops splitting clusters whose radius is below this (unit-norm vectors). */
   static final double DEEPEST_RADIUS = 0.3;
 
+  /**
+   * Rounds of draws per query in sample mode: a draw of the query's own positive is discarded and
+   * drawn again (sampling from the softmax without it); a positive that holds nearly all the mass
+   * may leave the query short after this many rounds.
+   */
+  static final int SAMPLE_ROUNDS = 4;
+
   private final NegativeSampler sampler;
-  private final int perQuery;
+  private final int perExample;
+  private final boolean topK;
+  private final double beta;
   private final boolean mayGiveUp;
   private final Counter gaveUp;
 
-  private TreeMiner(NegativeSampler sampler, int perQuery, boolean mayGiveUp, Counter gaveUp) {
+  private TreeMiner(
+      NegativeSampler sampler,
+      ShardSettings settings,
+      boolean topK,
+      boolean mayGiveUp,
+      Counter gaveUp) {
     this.sampler = sampler;
-    this.perQuery = perQuery;
+    this.perExample = settings.negativesPerExample();
+    this.topK = topK;
+    this.beta = settings.scoreScale();
     this.mayGiveUp = mayGiveUp;
     this.gaveUp = gaveUp;
   }
 
   static TreeMiner of(ShardSettings s, Counter gaveUp) {
+    boolean topK = s.negativesMode() == NegativesMode.TOP_K;
+    FindClustering.Options mhClustering =
+        new FindClustering.Options(s.scoreScale(), MH_GAMMA, DEEPEST_RADIUS, s.mhMaxClusters());
     return switch (s.sampler()) {
       case DYNNIBAL_MH ->
           new TreeMiner(
               new MetropolisHastingsSampler(
-                  MetropolisHastingsSampler.Options.practical(
-                      new FindClustering.Options(
-                          s.scoreScale(), MH_GAMMA, DEEPEST_RADIUS, s.mhMaxClusters()),
-                      s.mhCandidatesPerNegative())),
-              s.negativesPerQuery(),
+                  topK
+                      ? MetropolisHastingsSampler.Options.practical(
+                          mhClustering, s.mhCandidatesPerNegative())
+                      : MetropolisHastingsSampler.Options.sampling(
+                          mhClustering, s.mhChainLength())),
+              s,
+              topK,
               false,
               gaveUp);
       // Exact sampling restarts about gamma times per sample: it starts from a fine partition
       // (small gamma, a large cluster budget), not the MH proposal's coarse one. Restarts beyond
       // ~100 gamma mean the partition is far coarser than asked: it gives up early, not at 100k.
+      // In top-k mode it keeps the best of its exact samples.
       case DYNNIBAL_REJECTION ->
           new TreeMiner(
               new RejectionSampler(
                   new FindClustering.Options(
                       s.scoreScale(), s.rejectionGamma(), DEEPEST_RADIUS, s.rejectionMaxClusters()),
                   (long) Math.max(1_000, 100 * s.rejectionGamma())),
-              s.negativesPerQuery(),
+              s,
+              topK,
               true,
               gaveUp);
       default -> throw new IllegalArgumentException(s.sampler() + " does not mine the SG tree");
@@ -73,36 +105,73 @@ final class TreeMiner implements HardNegativeMiner {
   public Mined mine(Shard shard, List<Features> queries, QueryBatch batch, SplittableRandom random)
       throws Exception {
     float[][] z = shard.model().queryCaches(queries);
-    Collected out = new Collected();
+    Collected out = new Collected(z.length);
     for (int q = 0; q < z.length; q++) {
-      Samples samples;
-      try {
-        samples = shard.index().sample(sampler, z[q], perQuery, random);
-      } catch (IllegalStateException e) {
-        if (!mayGiveUp) {
-          throw e; // a bug, not a sampler's documented limit
+      String positive = batch.targetIds[q];
+      double positiveLogit = Double.NaN;
+      if (shard.index().contains(positive)) {
+        TargetFeatures p = shard.targets().get(positive);
+        if (p != null && p.cache != null) {
+          positiveLogit = beta * VectorMath.dot(z[q], p.cache);
         }
-        // Rejection sampling gave up (a partition too coarse for this query): this query gets no
-        // hard negative from this shard; the batch still trains. Counted, so a user sees when to
-        // refine the partition.
-        gaveUp.inc();
-        if (gaveUp.getCount() == 1 || gaveUp.getCount() % 1000 == 0) {
-          LOG.warn(
-              "{} (query {} of batch {}; {} times so far)",
-              e.getMessage(),
-              q,
-              batch.batchId,
-              gaveUp.getCount());
-        }
-        continue;
       }
-      out.proposals += samples.proposals();
-      out.accepted += samples.accepted();
-      for (int i = 0; i < samples.size(); i++) {
-        String id = shard.index().idOf(samples.targets()[i]);
-        if (!id.equals(batch.targetIds[q])) {
-          out.add(q, shard.targets().get(id).withoutCache((float) samples.logits()[i]));
+      Map<String, TargetFeatures> best = topK ? new HashMap<>() : null;
+      int taken = 0;
+      for (int round = 0; round < (topK ? 1 : SAMPLE_ROUNDS) && taken < perExample; round++) {
+        Samples samples;
+        try {
+          // Top-k asks for one more than it keeps: the positive may be among the best.
+          samples =
+              shard
+                  .index()
+                  .sample(sampler, z[q], topK ? perExample + 1 : perExample - taken, random);
+        } catch (IllegalStateException e) {
+          if (!mayGiveUp) {
+            throw e; // a bug, not a sampler's documented limit
+          }
+          // Rejection sampling gave up (a partition too coarse for this query): this query gets no
+          // hard negative from this shard; the batch still trains. Counted, so a user sees when to
+          // refine the partition.
+          gaveUp.inc();
+          if (gaveUp.getCount() == 1 || gaveUp.getCount() % 1000 == 0) {
+            LOG.warn(
+                "{} (query {} of batch {}; {} times so far)",
+                e.getMessage(),
+                q,
+                batch.batchId,
+                gaveUp.getCount());
+          }
+          break;
         }
+        out.proposals += samples.proposals();
+        out.accepted += samples.accepted();
+        if (round == 0 && !Double.isNaN(samples.logMass())) {
+          out.logMass(
+              q,
+              Double.isNaN(positiveLogit)
+                  ? samples.logMass()
+                  : HardNegativeMiner.withoutOne(samples.logMass(), positiveLogit));
+        }
+        for (int i = 0; i < samples.size(); i++) {
+          String id = shard.index().idOf(samples.targets()[i]);
+          if (id.equals(positive)) {
+            continue;
+          }
+          if (topK) {
+            best.putIfAbsent(id, shard.targets().get(id).withoutCache((float) samples.logits()[i]));
+          } else if (taken < perExample) {
+            out.add(q, shard.targets().get(id).withoutCache((float) samples.logits()[i]));
+            taken++;
+          }
+        }
+      }
+      if (topK) {
+        int query = q;
+        best.values().stream()
+            .sorted(
+                Comparator.comparingDouble((TargetFeatures t) -> -t.logit).thenComparing(t -> t.id))
+            .limit(perExample)
+            .forEachOrdered(t -> out.add(query, t));
       }
     }
     return out.result();

@@ -240,8 +240,9 @@ public final class TrainingJob {
             .process(
                 new NegativeMerge(
                     config.shards,
-                    config.sampler().hardNegatives(config.negativesSampled),
-                    config.sampler().uniformDraws(config.negativesUniform, config.negativesSampled),
+                    config.hardNegativesPerStep() > 0 ? config.negativesPerExample : 0,
+                    config.negativesMode(),
+                    config.uniformDrawsPerStep(),
                     config.seed))
             .name("negative-merge")
             .uid("negative-merge")

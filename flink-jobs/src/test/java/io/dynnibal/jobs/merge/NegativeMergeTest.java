@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.jobs.shard.ShardReply;
+import io.dynnibal.negatives.NegativesMode;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.MergedBatch;
 import io.dynnibal.stream.QueryBatch;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 class NegativeMergeTest {
   @Test
-  void eachQueryContributesItsHardestNegativesRoundRobin() {
+  void topKGivesEachQueryItsBestAcrossShardsAndTheBatchSharesTheUnion() {
     QueryBatch batch = batch(2);
     ShardReply a =
         reply(
@@ -27,10 +28,65 @@ class NegativeMergeTest {
             new float[] {9, 5, 7});
     ShardReply b =
         reply(batch, 1, 10, new int[] {0, 1}, new String[] {"c1", "d1"}, new float[] {8, 1});
-    MergedBatch merged = NegativeMerge.merge(new ArrayList<>(List.of(b, a)), 3, 0, 1);
-    // Query 0 ranks a1 (9), c1 (8), a2 (5); query 1 ranks b1 (7), d1 (1). Rank 0 of each, then rank
-    // 1 of query 0.
-    assertArrayEquals(new String[] {"a1", "b1", "c1"}, ids(merged.sampled));
+    MergedBatch merged =
+        NegativeMerge.merge(new ArrayList<>(List.of(b, a)), 2, NegativesMode.TOP_K, 0, 1);
+    // Query 0 ranks a1 (9), c1 (8), a2 (5); query 1 ranks b1 (7), d1 (1).
+    assertArrayEquals(new String[] {"a1", "c1", "b1", "d1"}, ids(merged.sampled));
+  }
+
+  @Test
+  void theUnionHoldsEachTargetOnceAndNoBatchPositive() {
+    QueryBatch batch = batch(2); // positives t0, t1
+    ShardReply a =
+        reply(
+            batch,
+            0,
+            10,
+            new int[] {0, 0, 1, 1},
+            new String[] {"x", "t1", "x", "y"},
+            new float[] {3, 2, 3, 1});
+    MergedBatch merged =
+        NegativeMerge.merge(new ArrayList<>(List.of(a)), 2, NegativesMode.TOP_K, 0, 1);
+    // t1 is query 1's positive: already every query's candidate, never a shared negative.
+    assertArrayEquals(new String[] {"x", "y"}, ids(merged.sampled));
+  }
+
+  @Test
+  void sampleModePicksShardsInProportionToTheirMass() {
+    // Shard 0 holds three times shard 1's softmax mass for the query: a pick comes from it with
+    // probability 3/4, whatever the order of the replies.
+    int fromHeavy = 0;
+    int picks = 0;
+    for (long id = 0; id < 400; id++) {
+      QueryBatch batch = batch(1);
+      batch.batchId = id;
+      ShardReply heavy =
+          reply(batch, 0, 10, new int[] {0, 0}, new String[] {"h1", "h2"}, new float[] {1, 1});
+      heavy.logMass = new double[] {Math.log(3)};
+      ShardReply light =
+          reply(batch, 1, 10, new int[] {0, 0}, new String[] {"l1", "l2"}, new float[] {5, 5});
+      light.logMass = new double[] {0};
+      MergedBatch merged =
+          NegativeMerge.merge(
+              new ArrayList<>(List.of(light, heavy)), 1, NegativesMode.SAMPLE, 0, 3);
+      assertEquals(1, merged.sampled.length);
+      picks++;
+      fromHeavy += merged.sampled[0].id.startsWith("h") ? 1 : 0;
+    }
+    double share = fromHeavy / (double) picks;
+    // Binomial(400, 0.75): standard deviation 0.022; a top-k merge would always take "l1" (logit
+    // 5).
+    assertTrue(share > 0.68 && share < 0.82, "share of the heavy shard: " + share);
+  }
+
+  @Test
+  void sampleModeTakesEachShardsDrawsInOrderAndFallsBackWhenOneRunsOut() {
+    List<List<TargetFeatures>> byShard =
+        List.of(List.of(target("a1"), target("a2")), List.of(target("b1")));
+    // Shard 1 has all the mass but one draw: the second and third picks must come from shard 0.
+    List<TargetFeatures> picks =
+        NegativeMerge.byMass(byShard, new double[] {-50, 0}, 3, new java.util.SplittableRandom(1));
+    assertArrayEquals(new String[] {"b1", "a1", "a2"}, ids(picks.toArray(new TargetFeatures[0])));
   }
 
   @Test
@@ -42,7 +98,8 @@ class NegativeMergeTest {
     ShardReply b = reply(batch, 1, 5, new int[0], new String[0], new float[0]);
     b.positiveQuery = new int[] {0};
     b.positives = new TargetFeatures[] {target("t0")};
-    MergedBatch merged = NegativeMerge.merge(new ArrayList<>(List.of(a, b)), 0, 0, 1);
+    MergedBatch merged =
+        NegativeMerge.merge(new ArrayList<>(List.of(a, b)), 0, NegativesMode.SAMPLE, 0, 1);
     assertEquals("t0", merged.positives[0].id);
     assertNull(merged.positives[1].id);
     assertEquals("t2", merged.positives[2].id);
@@ -60,7 +117,8 @@ class NegativeMergeTest {
       big.uniform = uniform("big", 20);
       ShardReply small = reply(batch, 1, 100, new int[0], new String[0], new float[0]);
       small.uniform = uniform("small", 20);
-      MergedBatch merged = NegativeMerge.merge(new ArrayList<>(List.of(big, small)), 0, 20, 7);
+      MergedBatch merged =
+          NegativeMerge.merge(new ArrayList<>(List.of(big, small)), 0, NegativesMode.SAMPLE, 20, 7);
       for (TargetFeatures t : merged.uniform) {
         total++;
         fromBig += t.id.startsWith("big") ? 1 : 0;

@@ -43,11 +43,12 @@ class HardNegativeMinersTest {
     }
   }
 
-  private static ShardSettings settings(String sampler, int perQuery) {
+  private static ShardSettings settings(String sampler, int perExample, String mode) {
     return ShardSettings.of(
         new TrainingJobConfig()
             .apply("sampler", sampler)
-            .apply("negatives.per.query", Integer.toString(perQuery))
+            .apply("negatives.per.example", Integer.toString(perExample))
+            .apply("negatives.mode", mode)
             .apply("model.buckets", "4096")
             .apply("model.embedding.dim", "16")
             .apply("model.hidden.dim", "32")
@@ -105,7 +106,7 @@ class HardNegativeMinersTest {
   @Test
   void thePoolMinerOffersEachQuerysBestTargetsButItsPositiveAsBruteForceRanksThem()
       throws Exception {
-    ShardSettings settings = settings("exhaustive", 3);
+    ShardSettings settings = settings("exhaustive", 3, "top-k");
     ShardModel model = ShardModel.initial(settings);
     closing.add(model);
     PoolMiner miner = new PoolMiner(settings);
@@ -148,8 +149,41 @@ class HardNegativeMinersTest {
   }
 
   @Test
-  void theTreeMinerNeverOffersThePositiveAndItsNegativesBeatUniformDraws() throws Exception {
-    ShardSettings settings = settings("dynnibal-mh", 2);
+  void thePoolMinerSamplesTheDoseForEveryQueryWithoutItsPositive() throws Exception {
+    ShardSettings settings = settings("exhaustive", 3, "sample");
+    ShardModel model = ShardModel.initial(settings);
+    closing.add(model);
+    PoolMiner miner = new PoolMiner(settings);
+    closing.add(miner);
+    HardNegativeMiner.Shard shard = shard(model);
+    List<Features> queries = new ArrayList<>();
+    QueryBatch batch = batch(model, new SplittableRandom(6), queries);
+    HardNegativeMiner.Mined mined = miner.mine(shard, queries, batch, new SplittableRandom(2));
+    int[] perQuery = new int[QUERIES];
+    for (int i = 0; i < mined.queryOf().size(); i++) {
+      int query = mined.queryOf().get(i);
+      perQuery[query]++;
+      assertNotEquals(batch.targetIds[query], mined.targets().get(i).id);
+    }
+    for (int query = 0; query < QUERIES; query++) {
+      assertEquals(3, perQuery[query], "query " + query);
+      assertTrue(Double.isFinite(mined.logMass()[query]), "query " + query + " has a mass");
+    }
+  }
+
+  @Test
+  void theTreeMinerGivesEveryQueryTheDoseInTopKMode() throws Exception {
+    theTreeMinerNeverOffersThePositiveAndItsNegativesBeatUniformDraws("top-k");
+  }
+
+  @Test
+  void theTreeMinerGivesEveryQueryTheDoseInSampleMode() throws Exception {
+    theTreeMinerNeverOffersThePositiveAndItsNegativesBeatUniformDraws("sample");
+  }
+
+  private void theTreeMinerNeverOffersThePositiveAndItsNegativesBeatUniformDraws(String mode)
+      throws Exception {
+    ShardSettings settings = settings("dynnibal-mh", 2, mode);
     ShardModel model = ShardModel.initial(settings);
     closing.add(model);
     TreeMiner miner = TreeMiner.of(settings, new SimpleCounter());
@@ -180,7 +214,13 @@ class HardNegativeMinersTest {
         uniform += settings.scoreScale() * dot(z[query], shard.targets().get(drawn).cache);
         count++;
       }
-      assertTrue(seen.size() > QUERIES / 2, "most queries get a negative");
+      int[] perQuery = new int[QUERIES];
+      result.queryOf().forEach(q -> perQuery[q]++);
+      for (int query = 0; query < QUERIES; query++) {
+        assertEquals(2, perQuery[query], mode + ": negatives of query " + query);
+        assertTrue(Double.isFinite(result.logMass()[query]), mode + ": mass of query " + query);
+      }
+      assertEquals(QUERIES, seen.size());
     }
     assertTrue(
         mined / count > uniform / count + 1,

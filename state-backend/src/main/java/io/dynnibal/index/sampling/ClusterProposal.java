@@ -48,6 +48,14 @@ public final class ClusterProposal {
     this.logNormaliser = max + Math.log(weights.total());
   }
 
+  /**
+   * {@code log sum over clusters C of |C| exp(beta <x, rep(C)>)}: the softmax normaliser of the
+   * proposal's targets, each scored through its representative.
+   */
+  public double logNormaliser() {
+    return logNormaliser;
+  }
+
   /** A target drawn from Q, with what MH needs to weigh it. */
   public record Draw(int target, SgNode node, double logQ) {}
 

@@ -19,11 +19,14 @@ import java.util.stream.IntStream;
  * size cancels only in that form. With {@code P/Q <= gamma} everywhere (FindClustering's guarantee)
  * the chain's distance to the softmax falls like {@code (1 - 1/gamma)^(s-1)}.
  *
- * <p>Two modes:
+ * <p>Three modes:
  *
  * <ul>
  *   <li>{@link Options#exact}: {@code count} independent chains, the last state of each is a sample
  *       (with repeats);
+ *   <li>{@link Options#sampling}: the same over FindClustering's partition (its budget of clusters,
+ *       finer near the query): the training sampler that draws from the softmax, as the paper's
+ *       method intends, rather than keeping the best;
  *   <li>{@link Options#practical} (the paper's training setting, App. D): the proposal restricted
  *       to the closest clusters (highest representative score), chains of length 2, and the {@code
  *       count} highest-scoring distinct targets seen across all chains. Harder negatives, no longer
@@ -70,6 +73,11 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
       return new Options(clustering, chainLength, 0, false, 1);
     }
 
+    /** Samples from the softmax: one chain of {@code chainLength} per sample, all clusters. */
+    public static Options sampling(FindClustering.Options clustering, int chainLength) {
+      return new Options(clustering, chainLength, 0, false, 1);
+    }
+
     /** The paper's setting: chains of 2 over the closest clusters, 4 chains per negative. */
     public static Options practical(FindClustering.Options clustering, int candidatesPerSample) {
       return new Options(clustering, 2, candidatesPerSample, true, 4);
@@ -103,10 +111,10 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
     long proposals = 0;
     long accepted = 0;
     for (int chain = 0; chain < chains; chain++) {
+      // A chain's start is a draw, not a proposal: counting it as accepted would put the
+      // acceptance rate of chains of 2 at 0.5 or more whatever the proposal's quality.
       ClusterProposal.Draw current = proposal.draw(random);
       double currentLogit = beta * VectorMath.dot(query, current.node().vector());
-      proposals++;
-      accepted++;
       if (options.keepTopScoring()) {
         seen.put(current.target(), currentLogit);
       }
@@ -129,9 +137,9 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
       logits[chain] = currentLogit;
     }
     if (options.keepTopScoring()) {
-      return Samples.best(seen, count, proposals, accepted);
+      return Samples.best(seen, count, proposals, accepted, proposal.logNormaliser());
     }
-    return new Samples(targets, logits, proposals, accepted);
+    return new Samples(targets, logits, proposals, accepted, proposal.logNormaliser());
   }
 
   /** The highest-scoring clusters, best first, until they hold at least {@code targets} targets. */

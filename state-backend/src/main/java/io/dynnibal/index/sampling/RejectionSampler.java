@@ -94,7 +94,9 @@ public final class RejectionSampler implements NegativeSampler {
       targets[s] = found;
       logits[s] = beta * VectorMath.dot(query, tree.nodeOf(found).vector());
     }
-    return new Samples(targets, logits, attempts, count);
+    // An attempt succeeds with probability Z / sum of envelopes: successes per attempt estimate Z.
+    double logMass = shift + Math.log(clusters.total()) + Math.log(count / (double) attempts);
+    return new Samples(targets, logits, attempts, count, logMass);
   }
 
   /**

@@ -12,10 +12,19 @@ import java.util.Map;
  *     variants: distinct)
  * @param logits {@code beta * <x, y>} of each target, the unnormalised log-probability under the
  *     softmax
- * @param proposals proposals made (MH steps, or rejection-sampling attempts)
+ * @param proposals proposals made (MH moves after each chain's start, or rejection-sampling
+ *     attempts)
  * @param accepted proposals accepted
+ * @param logMass an estimate of {@code log sum_y exp(logit_y)} over the targets sampled from (the
+ *     tree's softmax normaliser), which weighs this tree against others when several are sampled as
+ *     one forest; NaN when the sampler has none
  */
-public record Samples(int[] targets, double[] logits, long proposals, long accepted) {
+public record Samples(
+    int[] targets, double[] logits, long proposals, long accepted, double logMass) {
+
+  public Samples(int[] targets, double[] logits, long proposals, long accepted) {
+    this(targets, logits, proposals, accepted, Double.NaN);
+  }
 
   public int size() {
     return targets.length;
@@ -27,7 +36,11 @@ public record Samples(int[] targets, double[] logits, long proposals, long accep
    * negatives.
    */
   static Samples best(
-      Map<Integer, Double> logitByTarget, int count, long proposals, long accepted) {
+      Map<Integer, Double> logitByTarget,
+      int count,
+      long proposals,
+      long accepted,
+      double logMass) {
     List<Map.Entry<Integer, Double>> ranked = new ArrayList<>(logitByTarget.entrySet());
     ranked.sort(
         Comparator.comparingDouble((Map.Entry<Integer, Double> e) -> -e.getValue())
@@ -39,7 +52,7 @@ public record Samples(int[] targets, double[] logits, long proposals, long accep
       targets[i] = ranked.get(i).getKey();
       logits[i] = ranked.get(i).getValue();
     }
-    return new Samples(targets, logits, proposals, accepted);
+    return new Samples(targets, logits, proposals, accepted, logMass);
   }
 
   /** Accepted / proposed; 1 when nothing was proposed. */

@@ -101,14 +101,29 @@ public final class SgForest {
     Map<Integer, Double> best = new HashMap<>();
     long proposals = 0;
     long accepted = 0;
+    double logMass = Double.NEGATIVE_INFINITY; // the trees' masses add up
     for (SgTree tree : trees) {
       Samples s = sampler.sample(tree, query, count, random);
       proposals += s.proposals();
       accepted += s.accepted();
+      logMass = logSumExp(logMass, s.logMass());
       for (int i = 0; i < s.size(); i++) {
         best.put(s.targets()[i], s.logits()[i]);
       }
     }
-    return Samples.best(best, count, proposals, accepted);
+    return Samples.best(best, count, proposals, accepted, logMass);
+  }
+
+  /**
+   * log(e^a + e^b), NaN when either is (a tree without an estimate leaves the forest without one).
+   */
+  private static double logSumExp(double a, double b) {
+    if (Double.isNaN(a) || Double.isNaN(b)) {
+      return Double.NaN;
+    }
+    double max = Math.max(a, b);
+    return max == Double.NEGATIVE_INFINITY
+        ? max
+        : max + Math.log(Math.exp(a - max) + Math.exp(b - max));
   }
 }

@@ -31,7 +31,8 @@ class MetropolisHastingsSamplerTest {
   private static double tvAfter(SamplerFixture f, int chainLength) {
     int draws = 40_000;
     Samples samples =
-        new MetropolisHastingsSampler(MetropolisHastingsSampler.Options.exact(COARSE, chainLength))
+        new MetropolisHastingsSampler(
+                MetropolisHastingsSampler.Options.sampling(COARSE, chainLength))
             .sample(f.tree, f.query, draws, new SplittableRandom(chainLength));
     return Softmax.totalVariation(
         Softmax.empirical(f.histogram(samples.targets()), draws),
@@ -59,12 +60,29 @@ class MetropolisHastingsSamplerTest {
   }
 
   @Test
+  void aChainThatNeverMovesProposesNothingAndEstimatesTheMass() {
+    SamplerFixture f = new SamplerFixture(400, 8, 54);
+    Samples samples =
+        new MetropolisHastingsSampler(MetropolisHastingsSampler.Options.sampling(COARSE, 1))
+            .sample(f.tree, f.query, 100, new SplittableRandom(2));
+    assertEquals(0, samples.proposals());
+    assertEquals(0, samples.accepted());
+    // The proposal scores each target through its cluster's representative: its normaliser is the
+    // softmax's within a factor exp(beta * radius) either way.
+    double exact = Softmax.logPartition(f.vectors, f.query, BETA);
+    assertTrue(
+        Math.abs(samples.logMass() - exact) < BETA * 1.0,
+        "log mass " + samples.logMass() + " vs exact " + exact);
+  }
+
+  @Test
   void chainsMoveAndSometimesReject() {
     SamplerFixture f = new SamplerFixture(400, 8, 52);
     Samples samples =
         new MetropolisHastingsSampler(MetropolisHastingsSampler.Options.exact(COARSE, 10))
             .sample(f.tree, f.query, 1_000, new SplittableRandom(1));
-    assertEquals(10_000, samples.proposals());
+    // A chain's first state is a draw, not a proposal: 9 proposals per chain of 10.
+    assertEquals(9_000, samples.proposals());
     assertTrue(
         samples.acceptanceRate() > 0.1 && samples.acceptanceRate() < 1,
         "rate " + samples.acceptanceRate());

@@ -24,6 +24,19 @@ final class Softmax {
     return p;
   }
 
+  /** {@code log sum_y exp(beta <query, y>)}. */
+  static double logPartition(float[][] vectors, float[] query, double beta) {
+    double max = Double.NEGATIVE_INFINITY;
+    for (float[] v : vectors) {
+      max = Math.max(max, beta * VectorMath.dot(query, v));
+    }
+    double sum = 0;
+    for (float[] v : vectors) {
+      sum += Math.exp(beta * VectorMath.dot(query, v) - max);
+    }
+    return max + Math.log(sum);
+  }
+
   static double totalVariation(double[] p, double[] q) {
     double sum = 0;
     for (int i = 0; i < p.length; i++) {

@@ -55,7 +55,7 @@ class ExperimentSmokeTest {
             List.of(
                 "topic.prefix=exp-smoke.",
                 "batch.size=16",
-                "negatives.sampled=8",
+                "negatives.per.example=1",
                 "negatives.uniform=8",
                 "reencode.every=5",
                 "landmarks=16",

@@ -48,7 +48,6 @@ public final class TrainingJobs {
     c.checkpointInterval = Duration.ofMillis(500);
     c.snapshotDir = workDir.resolve("snapshots").toString();
     c.batchSize = 10;
-    c.negativesSampled = 8;
     c.negativesUniform = 8;
     c.reencodeEvery = 6;
     c.landmarks = 8;

@@ -33,7 +33,7 @@ class DemoSmokeTest {
                 "topic.prefix=smoke.",
                 "group.id=smoke",
                 "batch.size=16",
-                "negatives.sampled=8",
+                "negatives.per.example=1",
                 "negatives.uniform=8",
                 "reencode.every=5",
                 "landmarks=16",

@@ -265,7 +265,7 @@ class StreamingTrainingJobTest {
   private static TrainingJobConfig config(EmbeddedKafkaBroker kafka) {
     TrainingJobConfig c = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "job-test");
     c.batchSize = 16;
-    c.negativesPerQuery = 2;
+    c.negativesPerExample = 2;
     c.reencodeEvery = 4;
     c.landmarks = 16;
     c.regressionSamples = 64;
