@@ -44,7 +44,7 @@ final class ExperimentCommand implements Callable<Integer> {
 
   @Option(
       names = "--seeds",
-      defaultValue = "2",
+      defaultValue = "3",
       description = "Seeds per sampler (default ${DEFAULT-VALUE}).")
   int seeds;
 

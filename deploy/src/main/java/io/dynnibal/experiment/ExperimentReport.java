@@ -44,6 +44,8 @@ public final class ExperimentReport {
     if (severalSeeds) {
       out.append("mean over seeds\n");
       bySampler.forEach((sampler, list) -> row(out, width, sampler, mean(list)));
+      out.append("standard deviation over seeds (a difference of means below it is a tie)\n");
+      bySampler.forEach((sampler, list) -> row(out, width, sampler, std(list)));
     }
     if (result.bm25() != null) {
       row(
@@ -211,6 +213,22 @@ public final class ExperimentReport {
       for (int i = 0; i < v.length; i++) {
         sum[i] += v[i] / runs.size();
       }
+    }
+    return sum;
+  }
+
+  /** Sample standard deviation per column (n - 1; 0 for one run). */
+  private static double[] std(List<Experiment.Run> runs) {
+    double[] mean = mean(runs);
+    double[] sum = new double[COLUMNS.length];
+    for (Experiment.Run r : runs) {
+      double[] v = values(r);
+      for (int i = 0; i < v.length; i++) {
+        sum[i] += (v[i] - mean[i]) * (v[i] - mean[i]);
+      }
+    }
+    for (int i = 0; i < sum.length; i++) {
+      sum[i] = runs.size() < 2 ? 0 : Math.sqrt(sum[i] / (runs.size() - 1));
     }
     return sum;
   }
