@@ -107,6 +107,8 @@ final class DemoCommand implements Callable<Integer> {
       figures.put("loss_spikes", last.getLossSpikes());
       figures.put("steps_clipped", last.getStepsClipped());
       figures.put("steps_refused", last.getStepsRefused());
+      figures.put("reencode_mean_cosine", last.getReencodeMeanCosine());
+      figures.put("reencode_min_cosine", last.getReencodeMinCosine());
       figures.put("checkpoint_bytes", r.checkpointBytes());
       figures.put(
           "checkpoint_bytes_per_million_targets",

@@ -71,6 +71,8 @@ public final class Experiment {
    * @param diverged whether the trainer's loss watch saw the smoothed loss rise above twice its
    *     lowest
    * @param lossSpikes steps whose loss was more than twice the smoothed loss
+   * @param reencodeMeanCosine the last re-encode cycle's held-out cosine of the map's cache to the
+   *     exact re-encoding (NaN without a cycle)
    */
   public record Run(
       String sampler,
@@ -84,6 +86,7 @@ public final class Experiment {
       long reencodeCycles,
       boolean diverged,
       long lossSpikes,
+      double reencodeMeanCosine,
       List<RecallPlot.Point> curve) {}
 
   /**
@@ -279,6 +282,7 @@ public final class Experiment {
         last.getReencodeCycles(),
         Boolean.TRUE.equals(last.getDiverged()),
         last.getLossSpikes(),
+        last.getReencodeMeanCosine() == null ? Double.NaN : last.getReencodeMeanCosine(),
         curve);
   }
 

@@ -115,6 +115,9 @@ public final class ExperimentReport {
       m.put("reencode_cycles", r.reencodeCycles());
       m.put("diverged", r.diverged());
       m.put("loss_spikes", r.lossSpikes());
+      m.put(
+          "reencode_mean_cosine",
+          Double.isNaN(r.reencodeMeanCosine()) ? null : round(r.reencodeMeanCosine(), 4));
       List<Map<String, Object>> curve = new ArrayList<>();
       for (RecallPlot.Point p : r.curve()) {
         curve.add(Map.of("step", p.step(), "recall_1", round(p.value(), 4)));

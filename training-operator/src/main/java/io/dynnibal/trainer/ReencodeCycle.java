@@ -25,6 +25,17 @@ final class ReencodeCycle {
   static final double RIDGE = 1e-3;
   static final double EIGEN_FLOOR = 1e-6;
 
+  /** Every this-many-th regression sample is held out of the diagnostic fit. */
+  static final int HELD_OUT_EVERY = 10;
+
+  /**
+   * A cycle's update and how faithful its map is: on regression samples held out of a second,
+   * diagnostic fit (every {@link #HELD_OUT_EVERY}th), the cosine between the map's move of their
+   * old cache vector and their fresh Nyström vector (exact re-encoding), mean and minimum; NaN when
+   * too few samples to hold any out.
+   */
+  record Outcome(ModelUpdate update, double meanCosine, double minCosine) {}
+
   private ReencodeCycle() {}
 
   /**
@@ -32,7 +43,7 @@ final class ReencodeCycle {
    *     landmarks})
    * @return the update, or null when there are too few fresh entries yet
    */
-  static ModelUpdate build(
+  static Outcome build(
       DualEncoder encoder,
       List<TargetFeatures> fresh,
       int landmarks,
@@ -66,20 +77,77 @@ final class ReencodeCycle {
     int d = landmarks;
     requireFinite(fit.map().rowMajor(), "cache map");
     requireFinite(fit.projector().whitening(), "whitening");
+    double[] cosine = heldOutCosine(oldCache, newEncodings, landmarkEncodings, landmarks);
     URI snapshot = ParameterSnapshots.write(encoder, snapshotBase, newVersion, seed);
-    return ModelUpdate.newBuilder()
-        .setVersion(newVersion)
-        .setStep(step)
-        .setSnapshotUri(snapshot.toString())
-        .setLandmarkIds(landmarkIds)
-        .setLandmarks(Matrices.of(fit.projector().landmarkEncodings()))
-        .setProjection(Matrices.of(d, d, fit.projector().whitening()))
-        .setMapKind(CacheMapKind.LINEAR)
-        .setCacheMap(Matrices.of(d, d, fit.map().rowMajor()))
-        .setRebuildLevel(null)
-        .setDriftBound(null)
-        .setCreatedMs(System.currentTimeMillis())
-        .build();
+    ModelUpdate update =
+        ModelUpdate.newBuilder()
+            .setVersion(newVersion)
+            .setStep(step)
+            .setSnapshotUri(snapshot.toString())
+            .setLandmarkIds(landmarkIds)
+            .setLandmarks(Matrices.of(fit.projector().landmarkEncodings()))
+            .setProjection(Matrices.of(d, d, fit.projector().whitening()))
+            .setMapKind(CacheMapKind.LINEAR)
+            .setCacheMap(Matrices.of(d, d, fit.map().rowMajor()))
+            .setRebuildLevel(null)
+            .setDriftBound(null)
+            .setCreatedMs(System.currentTimeMillis())
+            .build();
+    return new Outcome(update, cosine[0], cosine[1]);
+  }
+
+  /**
+   * {mean, min} cosine between {@code M old} and the fresh Nyström vector on the held-out samples
+   * of a fit without them; {NaN, NaN} when holding out would leave fewer than 2 d' to fit.
+   */
+  static double[] heldOutCosine(
+      float[][] oldCache, float[][] newEncodings, float[][] landmarkEncodings, int landmarks) {
+    List<Integer> fitRows = new ArrayList<>();
+    List<Integer> heldRows = new ArrayList<>();
+    for (int i = 0; i < oldCache.length; i++) {
+      (i % HELD_OUT_EVERY == HELD_OUT_EVERY - 1 ? heldRows : fitRows).add(i);
+    }
+    if (heldRows.isEmpty() || fitRows.size() < 2 * landmarks) {
+      return new double[] {Double.NaN, Double.NaN};
+    }
+    ReEncodingRegression.Result fit =
+        ReEncodingRegression.fit(
+            rows(oldCache, fitRows),
+            rows(newEncodings, fitRows),
+            landmarkEncodings,
+            RIDGE,
+            EIGEN_FLOOR);
+    float[] scratch = new float[landmarks];
+    double sum = 0;
+    double min = Double.POSITIVE_INFINITY;
+    for (int i : heldRows) {
+      float[] moved = oldCache[i].clone();
+      fit.map().applyInPlace(moved, scratch);
+      double c = cosine(moved, fit.projector().project(newEncodings[i]));
+      sum += c;
+      min = Math.min(min, c);
+    }
+    return new double[] {sum / heldRows.size(), min};
+  }
+
+  private static float[][] rows(float[][] all, List<Integer> which) {
+    float[][] out = new float[which.size()][];
+    for (int i = 0; i < which.size(); i++) {
+      out[i] = all[which.get(i)];
+    }
+    return out;
+  }
+
+  private static double cosine(float[] a, float[] b) {
+    double dot = 0;
+    double na = 0;
+    double nb = 0;
+    for (int i = 0; i < a.length; i++) {
+      dot += (double) a[i] * b[i];
+      na += (double) a[i] * a[i];
+      nb += (double) b[i] * b[i];
+    }
+    return na == 0 || nb == 0 ? 0 : dot / Math.sqrt(na * nb);
   }
 
   /**

@@ -37,6 +37,8 @@ final class StepMetrics {
   private long stepsClipped;
   private volatile long stepsRefused;
   private final LossWatch lossWatch = new LossWatch();
+  private double reencodeMeanCosine = Double.NaN;
+  private double reencodeMinCosine = Double.NaN;
 
   StepMetrics(String runId, String sampler, int outputDim) {
     this.runId = runId;
@@ -50,6 +52,12 @@ final class StepMetrics {
 
   void skipped() {
     batchesSkipped++;
+  }
+
+  /** The held-out fidelity of the latest re-encode cycle's map (see {@link ReencodeCycle}). */
+  void reencoded(double meanCosine, double minCosine) {
+    reencodeMeanCosine = meanCosine;
+    reencodeMinCosine = minCosine;
   }
 
   /** A batch the trainer refused (non-finite loss or gradient): skipped, and counted apart. */
@@ -121,6 +129,8 @@ final class StepMetrics {
         .setStepsRefused(stepsRefused)
         .setLossSpikes(lossWatch.spikes())
         .setDiverged(lossWatch.diverged())
+        .setReencodeMeanCosine(Double.isNaN(reencodeMeanCosine) ? null : reencodeMeanCosine)
+        .setReencodeMinCosine(Double.isNaN(reencodeMinCosine) ? null : reencodeMinCosine)
         .build();
   }
 
