@@ -12,8 +12,16 @@ public class MergedBatch {
    */
   public TargetFeatures[] positives;
 
-  /** The batch's shared hard negatives. */
+  /** The batch's shared hard negatives (empty when the trainer re-scores candidates). */
   public TargetFeatures[] sampled;
+
+  /**
+   * When the trainer re-scores: each query's candidates, {@code candidateQuery[i]} the query (index
+   * in the batch) of {@code candidates[i]}; empty otherwise.
+   */
+  public TargetFeatures[] candidates = new TargetFeatures[0];
+
+  public int[] candidateQuery = new int[0];
 
   /** The batch's shared uniform negatives (with cache vectors, for the regression reservoir). */
   public TargetFeatures[] uniform;

@@ -170,6 +170,15 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     for (TargetFeatures t : merged.uniform) {
       reservoir.add(t);
     }
+    if (merged.candidates.length > 0) {
+      inputs.addNegatives(
+          CandidateRescoring.draw(
+              trainer.encoder(),
+              merged,
+              settings.negativesPerExample(),
+              settings.negativesMode(),
+              settings.seed()));
+    }
     if (negativeCache != null) {
       inputs.addNegatives(
           negativeCache.draw(trainer.encoder(), inputs.queries, inputs.positiveIds, batch.batchId));

@@ -2,6 +2,7 @@ package io.dynnibal.trainer;
 
 import io.dynnibal.model.AdamSettings;
 import io.dynnibal.model.DualEncoderConfig;
+import io.dynnibal.negatives.NegativesMode;
 import io.dynnibal.negatives.Sampler;
 import io.dynnibal.training.LearningRateSchedule;
 import io.dynnibal.training.TrainerConfig;
@@ -29,6 +30,7 @@ public record TrainerSettings(
     int landmarks,
     int regressionSamples,
     int negativesPerExample,
+    NegativesMode negativesMode,
     int negativeCacheSize,
     int keepModelEvery,
     String snapshotDir,

@@ -110,6 +110,19 @@ public final class TrainingJobConfig implements Serializable {
           + " highest-scoring)")
   public String negativesMode = NegativesMode.SAMPLE.id;
 
+  /**
+   * The shards encode queries with the model version they hold (tens of steps old) and score the
+   * cache; re-scoring lets the trainer choose among their candidates with its current parameters,
+   * as the negative cache does with its fresh query embeddings.
+   */
+  @Setting(
+      value =
+          "candidates the shards offer per query for the trainer to re-score with its current"
+              + " model before it draws negatives.per.example of them (0: none, the shards'"
+              + " choice is final)",
+      min = 0)
+  public int negativesCandidatesPerExample = 0;
+
   @Setting(value = "uniform negatives per step (the re-encoding regression's data)", min = 0)
   public int negativesUniform = 64;
 
@@ -227,6 +240,17 @@ public final class TrainingJobConfig implements Serializable {
   /** The negatives.mode setting (validate first). */
   public NegativesMode negativesMode() {
     return NegativesMode.of(negativesMode);
+  }
+
+  /** What the shards mine per query: the dose, or the candidates to re-score when more. */
+  public int minedPerExample() {
+    return Math.max(negativesPerExample, negativesCandidatesPerExample);
+  }
+
+  /** Whether the trainer re-scores the shards' candidates (and the shards offer more than k). */
+  public boolean rescoresCandidates() {
+    return negativesCandidatesPerExample > negativesPerExample
+        && sampler().mining != Sampler.Mining.TRAINER_CACHE;
   }
 
   /** Hard negatives a step shares (at most), by the sampler, dose and batch size. */

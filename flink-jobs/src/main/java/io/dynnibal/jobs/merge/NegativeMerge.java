@@ -45,6 +45,7 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
 
   private final int shards;
   private final int perExample;
+  private final boolean candidatesOnly;
   private final NegativesMode mode;
   private final int uniformNegatives;
   private final long seed;
@@ -52,13 +53,21 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
   private transient ValueState<Integer> received;
 
   /**
-   * @param perExample hard negatives per query (0: none)
+   * @param perExample hard negatives (or candidates) per query (0: none)
+   * @param candidatesOnly pass each query's picks on as its candidates for the trainer to re-score
+   *     instead of sharing them
    * @param uniformNegatives the batch's uniform negatives
    */
   public NegativeMerge(
-      int shards, int perExample, NegativesMode mode, int uniformNegatives, long seed) {
+      int shards,
+      int perExample,
+      boolean candidatesOnly,
+      NegativesMode mode,
+      int uniformNegatives,
+      long seed) {
     this.shards = shards;
     this.perExample = perExample;
+    this.candidatesOnly = candidatesOnly;
     this.mode = mode;
     this.uniformNegatives = uniformNegatives;
     this.seed = seed;
@@ -90,11 +99,21 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
     }
     replies.clear();
     received.clear();
-    out.collect(merge(all, perExample, mode, uniformNegatives, seed));
+    out.collect(merge(all, perExample, candidatesOnly, mode, uniformNegatives, seed));
   }
 
   static MergedBatch merge(
       List<ShardReply> replies, int perExample, NegativesMode mode, int uniformCount, long seed) {
+    return merge(replies, perExample, false, mode, uniformCount, seed);
+  }
+
+  static MergedBatch merge(
+      List<ShardReply> replies,
+      int perExample,
+      boolean candidatesOnly,
+      NegativesMode mode,
+      int uniformCount,
+      long seed) {
     replies.sort(Comparator.comparingInt(r -> r.shard));
     QueryBatch batch = replies.get(0).batch; // shard 0 carries it
     int n = batch.size();
@@ -140,6 +159,19 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
           mode == NegativesMode.TOP_K
               ? best(offers.get(q), perExample)
               : byMass(offers.get(q), logMass(replies, q), perExample, random));
+    }
+    if (candidatesOnly) {
+      List<TargetFeatures> candidates = new ArrayList<>();
+      List<Integer> candidateQuery = new ArrayList<>();
+      for (int q = 0; q < n; q++) {
+        for (TargetFeatures t : picks.get(q)) {
+          candidates.add(t);
+          candidateQuery.add(q);
+        }
+      }
+      merged.candidates = candidates.toArray(new TargetFeatures[0]);
+      merged.candidateQuery = candidateQuery.stream().mapToInt(Integer::intValue).toArray();
+      picks.clear(); // the trainer chooses among them: nothing shared yet
     }
     merged.sampled =
         SharedNegatives.union(picks, new HashSet<>(Arrays.asList(batch.targetIds)), t -> t.id)

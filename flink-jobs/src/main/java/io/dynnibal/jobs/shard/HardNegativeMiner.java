@@ -50,8 +50,8 @@ interface HardNegativeMiner extends AutoCloseable {
   }
 
   /**
-   * Mines {@code settings.negativesPerExample()} negatives for each query, never the query's own
-   * positive.
+   * Mines {@code settings.minedPerExample()} negatives for each query (the dose, or the candidates
+   * the trainer re-scores), never the query's own positive.
    */
   Mined mine(Shard shard, List<Features> queries, QueryBatch batch, SplittableRandom random)
       throws Exception;

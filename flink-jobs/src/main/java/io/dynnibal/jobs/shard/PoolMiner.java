@@ -25,7 +25,7 @@ final class PoolMiner implements HardNegativeMiner {
   @Override
   public Mined mine(Shard shard, List<Features> queries, QueryBatch batch, SplittableRandom random)
       throws Exception {
-    int perExample = settings.negativesPerExample();
+    int perExample = settings.minedPerExample();
     ShardPool pool = pools.computeIfAbsent(shard.key(), k -> ShardPool.of(settings));
     FullDimensionPool members =
         pool.forBatch(

@@ -59,7 +59,7 @@ final class TreeMiner implements HardNegativeMiner {
       boolean mayGiveUp,
       Counter gaveUp) {
     this.sampler = sampler;
-    this.perExample = settings.negativesPerExample();
+    this.perExample = settings.minedPerExample();
     this.topK = topK;
     this.beta = settings.scoreScale();
     this.mayGiveUp = mayGiveUp;

@@ -26,6 +26,7 @@ final class OperatorSettings {
         c.landmarks,
         c.regressionSamples,
         c.negativesPerExample,
+        c.negativesMode(),
         c.negativeCacheSize,
         c.keepModelEvery,
         c.snapshotDir,

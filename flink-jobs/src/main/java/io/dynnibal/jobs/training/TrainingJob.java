@@ -240,7 +240,8 @@ public final class TrainingJob {
             .process(
                 new NegativeMerge(
                     config.shards,
-                    config.hardNegativesPerStep() > 0 ? config.negativesPerExample : 0,
+                    config.hardNegativesPerStep() > 0 ? config.minedPerExample() : 0,
+                    config.rescoresCandidates(),
                     config.negativesMode(),
                     config.uniformDrawsPerStep(),
                     config.seed))

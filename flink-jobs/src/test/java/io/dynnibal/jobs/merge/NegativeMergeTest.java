@@ -35,6 +35,24 @@ class NegativeMergeTest {
   }
 
   @Test
+  void forReScoringEachQuerysPicksGoOnAsItsCandidatesAndNothingIsSharedYet() {
+    QueryBatch batch = batch(2);
+    ShardReply a =
+        reply(
+            batch,
+            0,
+            10,
+            new int[] {0, 0, 1},
+            new String[] {"a1", "a2", "b1"},
+            new float[] {9, 5, 7});
+    MergedBatch merged =
+        NegativeMerge.merge(new ArrayList<>(List.of(a)), 2, true, NegativesMode.TOP_K, 0, 1);
+    assertEquals(0, merged.sampled.length);
+    assertArrayEquals(new String[] {"a1", "a2", "b1"}, ids(merged.candidates));
+    assertArrayEquals(new int[] {0, 0, 1}, merged.candidateQuery);
+  }
+
+  @Test
   void theUnionHoldsEachTargetOnceAndNoBatchPositive() {
     QueryBatch batch = batch(2); // positives t0, t1
     ShardReply a =
