@@ -254,6 +254,15 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     }
     ModelUpdate update = cycle.update();
     metrics.reencoded(cycle.meanCosine(), cycle.minCosine());
+    if (cycle.meanCosine() < settings.reencodeExactBelow()) { // false for NaN: too few samples
+      update = ModelUpdate.newBuilder(update).setReencodeExactly(true).build();
+      LOG.info(
+          "step {}: the map's held-out cosine {} is below reencode.exact.below {}: the shards"
+              + " re-encode every target exactly",
+          step,
+          String.format("%.4f", cycle.meanCosine()),
+          settings.reencodeExactBelow());
+    }
     version++;
     feedback.emitted(version, step);
     ctx.output(MODEL_UPDATES, update);

@@ -27,6 +27,7 @@ public record TrainerSettings(
     int decaySteps,
     long maxSteps,
     int reencodeEvery,
+    double reencodeExactBelow,
     int landmarks,
     int regressionSamples,
     int negativesPerExample,

@@ -255,6 +255,19 @@ public final class ShardIndexFunction
     return reply;
   }
 
+  /**
+   * The map that moves this shard's cache to {@code update}'s version, or null to re-encode every
+   * target exactly: maps go from version v-1 to v, so an update that skips versions re-encodes
+   * exactly, as does one the trainer marked (its map was unfaithful).
+   */
+  static CacheMap cacheMapOf(ModelUpdate update, long currentVersion) {
+    if (update.getVersion() != currentVersion + 1 || update.getReencodeExactly()) {
+      return null;
+    }
+    return new CacheMap(
+        update.getCacheMap().getRows(), Matrices.values(update.getCacheMap(), "cache map"));
+  }
+
   @Override
   public void processBroadcastElement(ModelUpdate update, Context ctx, Collector<ShardReply> out)
       throws Exception {
@@ -284,12 +297,7 @@ public final class ShardIndexFunction
               STAGE));
       return;
     }
-    // Maps go from version v-1 to v; an update that skips versions re-encodes exactly.
-    CacheMap map =
-        update.getVersion() != currentVersion + 1
-            ? null
-            : new CacheMap(
-                update.getCacheMap().getRows(), Matrices.values(update.getCacheMap(), "cache map"));
+    CacheMap map = cacheMapOf(update, currentVersion);
     ctx.applyToKeyedState(
         ShardTargets.DESCRIPTOR,
         (key, shardTargets) -> {

@@ -23,6 +23,7 @@ final class OperatorSettings {
         c.decaySteps,
         c.maxSteps,
         c.reencodeEvery,
+        c.reencodeExactBelow,
         c.landmarks,
         c.regressionSamples,
         c.negativesPerExample,
