@@ -2,6 +2,7 @@ package io.dynnibal.training;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
 import ai.djl.nn.Parameter;
 import io.dynnibal.model.AdamSettings;
 import java.util.ArrayList;
@@ -35,8 +36,11 @@ final class DenseAdam {
     double sum = 0;
     for (Parameter p : parameters) {
       NDArray gradient = scoped(p.getArray().getGradient(), scope);
-      NDArray squares = scoped(gradient.square(), scope);
-      sum += scoped(squares.sum(), scope).getFloat();
+      // In double: squares of float gradients above 1.8e19 overflow float, and a huge but finite
+      // gradient must be clipped, not refused as non-finite.
+      NDArray wide = scoped(gradient.toType(DataType.FLOAT64, true), scope);
+      NDArray squares = scoped(wide.square(), scope);
+      sum += scoped(squares.sum(), scope).getDouble();
     }
     return sum;
   }
