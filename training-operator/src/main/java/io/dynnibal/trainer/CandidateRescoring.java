@@ -1,5 +1,6 @@
 package io.dynnibal.trainer;
 
+import io.dynnibal.index.VectorMath;
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.model.features.Features;
 import io.dynnibal.negatives.NegativesMode;
@@ -57,7 +58,7 @@ final class CandidateRescoring {
       double[] key = new double[own.size()];
       for (int j = 0; j < own.size(); j++) {
         TargetFeatures c = merged.candidates[own.get(j)];
-        double logit = beta * dot(q[query], t[slotOf.get(c.id)]);
+        double logit = beta * VectorMath.dot(q[query], t[slotOf.get(c.id)]);
         // Gumbel top-k: the k largest logit + Gumbel noise are k draws without repeats.
         key[j] = mode == NegativesMode.TOP_K ? logit : logit - Math.log(-Math.log(uniform(random)));
       }
@@ -86,13 +87,5 @@ final class CandidateRescoring {
       u = random.nextDouble();
     } while (u == 0);
     return u;
-  }
-
-  private static double dot(float[] a, float[] b) {
-    double s = 0;
-    for (int i = 0; i < a.length; i++) {
-      s += (double) a[i] * b[i];
-    }
-    return s;
   }
 }
