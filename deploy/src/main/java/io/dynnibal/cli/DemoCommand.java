@@ -109,6 +109,8 @@ final class DemoCommand implements Callable<Integer> {
       figures.put("steps_refused", last.getStepsRefused());
       figures.put("reencode_mean_cosine", last.getReencodeMeanCosine());
       figures.put("reencode_min_cosine", last.getReencodeMinCosine());
+      figures.put(
+          "fidelity", last.getFidelityRunMean().isEmpty() ? null : last.getFidelityRunMean());
       figures.put("checkpoint_bytes", r.checkpointBytes());
       figures.put(
           "checkpoint_bytes_per_million_targets",

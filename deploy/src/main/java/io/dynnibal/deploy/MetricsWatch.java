@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.function.Consumer;
 
@@ -208,8 +209,19 @@ public final class MetricsWatch {
 
   /** One report as the progress bars show it (the demo's too). */
   public static String describe(TrainingMetrics m) {
-    return String.format(
-        "loss %.3f  %.1f steps/s  re-encodes %d  staleness %d",
-        m.getLoss(), m.getStepsPerSecond(), m.getReencodeCycles(), m.getCacheStalenessSteps());
+    String text =
+        String.format(
+            "loss %.3f  %.1f steps/s  re-encodes %d  staleness %d",
+            m.getLoss(), m.getStepsPerSecond(), m.getReencodeCycles(), m.getCacheStalenessSteps());
+    Map<String, Double> f = m.getFidelityRunMean();
+    if (f.containsKey("mass_ratio")) {
+      text +=
+          String.format(
+              "  fidelity mass %.2f logit %.2f overlap %.2f",
+              f.get("mass_ratio"),
+              f.getOrDefault("logit_ratio", Double.NaN),
+              f.getOrDefault("overlap_topk", Double.NaN));
+    }
+    return text;
   }
 }

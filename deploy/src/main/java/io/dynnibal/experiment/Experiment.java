@@ -73,6 +73,8 @@ public final class Experiment {
    * @param lossSpikes steps whose loss was more than twice the smoothed loss
    * @param reencodeMeanCosine the last re-encode cycle's held-out cosine of the map's cache to the
    *     exact re-encoding (NaN without a cycle)
+   * @param fidelity the hard negatives' fidelity to exact mining averaged over the run (figure name
+   *     to value; empty when not measured)
    */
   public record Run(
       String sampler,
@@ -87,6 +89,7 @@ public final class Experiment {
       boolean diverged,
       long lossSpikes,
       double reencodeMeanCosine,
+      Map<String, Double> fidelity,
       List<RecallPlot.Point> curve) {}
 
   /**
@@ -260,7 +263,7 @@ public final class Experiment {
             ? Double.NaN
             : 100.0 * miningBytes / allBytes;
     out.printf(
-        "%s: R@1 %.3f  R@10 %.3f  R@100 %.3f  Mem %.2f%%  %.1f steps/s  %.0f s  re-encodes %d%s%n",
+        "%s: R@1 %.3f  R@10 %.3f  R@100 %.3f  Mem %.2f%%  %.1f steps/s  %.0f s  re-encodes %d%s%s%n",
         label,
         metrics.recallAt(1),
         metrics.recallAt(10),
@@ -269,6 +272,7 @@ public final class Experiment {
         last.getStepsPerSecond(),
         wall,
         last.getReencodeCycles(),
+        fidelityLine(last.getFidelityRunMean()),
         Boolean.TRUE.equals(last.getDiverged()) ? "  DIVERGED" : "");
     return new Run(
         config.sampler,
@@ -283,7 +287,20 @@ public final class Experiment {
         Boolean.TRUE.equals(last.getDiverged()),
         last.getLossSpikes(),
         last.getReencodeMeanCosine() == null ? Double.NaN : last.getReencodeMeanCosine(),
+        Map.copyOf(last.getFidelityRunMean()),
         curve);
+  }
+
+  /** " fidelity overlap .41 logit .97 mass .88", or nothing when not measured. */
+  static String fidelityLine(Map<String, Double> mean) {
+    if (mean.isEmpty()) {
+      return "";
+    }
+    return String.format(
+        "  fidelity overlap %.2f logit %.2f mass %.2f",
+        mean.getOrDefault("overlap_topk", Double.NaN),
+        mean.getOrDefault("logit_ratio", Double.NaN),
+        mean.getOrDefault("mass_ratio", Double.NaN));
   }
 
   /** Exact evaluation against every target, featurized once for all the runs' models. */

@@ -61,7 +61,38 @@ public final class ExperimentReport {
           (sampler, share) -> out.append(String.format(" %s %.0f%%;", sampler, 100 * share)));
       out.append('\n');
     }
+    fidelity(out, bySampler);
     return out.toString();
+  }
+
+  /**
+   * Per sampler whose runs measured it, the fidelity to exact mining: mean ± std over runs of each
+   * run's average.
+   */
+  private static void fidelity(StringBuilder out, Map<String, List<Experiment.Run>> bySampler) {
+    String[] figures = {"overlap_topk", "logit_ratio", "mass_ratio"};
+    bySampler.forEach(
+        (sampler, runs) -> {
+          if (runs.stream().allMatch(r -> r.fidelity().isEmpty())) {
+            return;
+          }
+          out.append("fidelity to exact mining, ").append(sampler).append(':');
+          for (String f : figures) {
+            double[] v =
+                runs.stream()
+                    .mapToDouble(r -> r.fidelity().getOrDefault(f, Double.NaN))
+                    .filter(x -> !Double.isNaN(x))
+                    .toArray();
+            double mean = java.util.Arrays.stream(v).average().orElse(Double.NaN);
+            double var = 0;
+            for (double x : v) {
+              var += (x - mean) * (x - mean);
+            }
+            double std = v.length < 2 ? 0 : Math.sqrt(var / (v.length - 1));
+            out.append(String.format(" %s %.3f ± %.3f;", f, mean, std));
+          }
+          out.append('\n');
+        });
   }
 
   /**
@@ -118,6 +149,11 @@ public final class ExperimentReport {
       m.put(
           "reencode_mean_cosine",
           Double.isNaN(r.reencodeMeanCosine()) ? null : round(r.reencodeMeanCosine(), 4));
+      Map<String, Object> fidelity = new LinkedHashMap<>();
+      r.fidelity().entrySet().stream()
+          .sorted(Map.Entry.comparingByKey())
+          .forEach(e -> fidelity.put(e.getKey(), round(e.getValue(), 4)));
+      m.put("fidelity", fidelity.isEmpty() ? null : fidelity);
       List<Map<String, Object>> curve = new ArrayList<>();
       for (RecallPlot.Point p : r.curve()) {
         curve.add(Map.of("step", p.step(), "recall_1", round(p.value(), 4)));

@@ -70,6 +70,11 @@ public final class FullDimensionPool implements AutoCloseable {
     return ids.size();
   }
 
+  /** Member ids, by member index. */
+  public List<String> ids() {
+    return ids;
+  }
+
   public String id(int member) {
     return ids.get(member);
   }
@@ -147,8 +152,8 @@ public final class FullDimensionPool implements AutoCloseable {
     return new Drawn(members, scores, logMass);
   }
 
-  /** Every query's score against every member, query-major. */
-  private float[] scoreAll(float[][] queries) {
+  /** Every query's score against every member, query-major: {@code [q * size() + member]}. */
+  public float[] scoreAll(float[][] queries) {
     float[] flat = RowMajor.flatten(queries, dimension);
     try (NDManager scope = manager.newSubManager()) {
       return scope

@@ -1,5 +1,6 @@
 package io.dynnibal.stream;
 
+import io.dynnibal.negatives.SoftmaxFidelity;
 import io.dynnibal.state.TargetFeatures;
 
 /** A query batch with every shard's answer merged: what one training step consumes. */
@@ -25,6 +26,15 @@ public class MergedBatch {
 
   /** The batch's shared uniform negatives (with cache vectors, for the regression reservoir). */
   public TargetFeatures[] uniform;
+
+  /**
+   * The probe queries' fidelity to exact mining ({@code fidelity.probes}; see {@link
+   * SoftmaxFidelity}), each averaged over the probes that have it; NaN when not measured.
+   */
+  public double fidelityOverlapTopk = Double.NaN;
+
+  public double fidelityLogitRatio = Double.NaN;
+  public double fidelityMassRatio = Double.NaN;
 
   public long minModelVersion;
   public long minModelStep;

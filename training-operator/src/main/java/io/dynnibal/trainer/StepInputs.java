@@ -26,7 +26,11 @@ final class StepInputs {
   /** Indexes (in the batch) of the queries whose target is in no shard. */
   final List<Integer> unknownPositives = new ArrayList<>();
 
-  StepInputs(MergedBatch merged, DualEncoder encoder) {
+  /**
+   * @param hardNegatives whether the shards' hard negatives join the step (not during the uniform
+   *     warm-up)
+   */
+  StepInputs(MergedBatch merged, DualEncoder encoder, boolean hardNegatives) {
     QueryBatch batch = merged.batch;
     for (int q = 0; q < batch.size(); q++) {
       TargetFeatures positive = merged.positives[q];
@@ -40,7 +44,9 @@ final class StepInputs {
       positives.add(Features.of(positive));
       positiveTargets.add(positive);
     }
-    addNegatives(List.of(merged.sampled));
+    if (hardNegatives) {
+      addNegatives(List.of(merged.sampled));
+    }
     addNegatives(List.of(merged.uniform));
   }
 

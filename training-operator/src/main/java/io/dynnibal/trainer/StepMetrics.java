@@ -39,6 +39,13 @@ final class StepMetrics {
   private final LossWatch lossWatch = new LossWatch();
   private double reencodeMeanCosine = Double.NaN;
   private double reencodeMinCosine = Double.NaN;
+  private final double[] fidelitySums = new double[FIDELITY.length];
+  private final long[] fidelityCounts = new long[FIDELITY.length];
+
+  /**
+   * The fidelity figures' names in the metrics (see {@link io.dynnibal.negatives.SoftmaxFidelity}).
+   */
+  static final String[] FIDELITY = {"overlap_topk", "logit_ratio", "mass_ratio"};
 
   StepMetrics(String runId, String sampler, int outputDim) {
     this.runId = runId;
@@ -131,7 +138,35 @@ final class StepMetrics {
         .setDiverged(lossWatch.diverged())
         .setReencodeMeanCosine(Double.isNaN(reencodeMeanCosine) ? null : reencodeMeanCosine)
         .setReencodeMinCosine(Double.isNaN(reencodeMinCosine) ? null : reencodeMinCosine)
+        .setFidelity(fidelity(merged))
+        .setFidelityRunMean(fidelityRunMean())
         .build();
+  }
+
+  /** This step's fidelity figures (those measured), added to the run's sums. */
+  private Map<String, Double> fidelity(MergedBatch merged) {
+    double[] values = {
+      merged.fidelityOverlapTopk, merged.fidelityLogitRatio, merged.fidelityMassRatio
+    };
+    Map<String, Double> out = new LinkedHashMap<>();
+    for (int i = 0; i < FIDELITY.length; i++) {
+      if (!Double.isNaN(values[i])) {
+        out.put(FIDELITY[i], values[i]);
+        fidelitySums[i] += values[i];
+        fidelityCounts[i]++;
+      }
+    }
+    return out;
+  }
+
+  private Map<String, Double> fidelityRunMean() {
+    Map<String, Double> out = new LinkedHashMap<>();
+    for (int i = 0; i < FIDELITY.length; i++) {
+      if (fidelityCounts[i] > 0) {
+        out.put(FIDELITY[i], fidelitySums[i] / fidelityCounts[i]);
+      }
+    }
+    return out;
   }
 
   private void watchLoss(StepResult result) {

@@ -148,7 +148,10 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
       return;
     }
     QueryBatch batch = merged.batch;
-    StepInputs inputs = new StepInputs(merged, trainer.encoder());
+    // The paper trains on uniform negatives before it switches to hard ones: hard negatives of an
+    // untrained model are noise, and the index has nothing faithful to offer yet.
+    boolean hard = trainer.step() >= settings.uniformWarmupSteps();
+    StepInputs inputs = new StepInputs(merged, trainer.encoder(), hard);
     for (int q : inputs.unknownPositives) {
       metrics.deadLettered();
       ctx.output(
@@ -170,7 +173,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     for (TargetFeatures t : merged.uniform) {
       reservoir.add(t);
     }
-    if (merged.candidates.length > 0) {
+    if (hard && merged.candidates.length > 0) {
       inputs.addNegatives(
           CandidateRescoring.draw(
               trainer.encoder(),
@@ -179,7 +182,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
               settings.negativesMode(),
               settings.seed()));
     }
-    if (negativeCache != null) {
+    if (hard && negativeCache != null) {
       inputs.addNegatives(
           negativeCache.draw(trainer.encoder(), inputs.queries, inputs.positiveIds, batch.batchId));
     }

@@ -13,6 +13,8 @@ import java.util.List;
  * What the trainer operator reads of the job's settings, and nothing else. Built by the job from
  * its validated settings; each component is named after the setting it carries.
  *
+ * @param uniformWarmupSteps steps trained on uniform (and in-batch) negatives only, before any hard
+ *     negative
  * @param snapshotDir where model versions go: {@code <snapshotDir>/run-<id>/model-<version>}
  * @param pairsTopic names the source of a dead-lettered pair
  * @param watchTargets ids whose use as a negative is counted in the metrics
@@ -24,6 +26,7 @@ public record TrainerSettings(
     float learningRate,
     float gradientClipNorm,
     int warmupSteps,
+    int uniformWarmupSteps,
     int decaySteps,
     long maxSteps,
     int reencodeEvery,

@@ -32,7 +32,7 @@ class StepInputsTest {
     merged.sampled = new TargetFeatures[] {target("s1")};
     merged.uniform = new TargetFeatures[] {target("u1"), target("u2")};
     try (DualEncoder encoder = DualEncoder.create(SMALL, 1)) {
-      StepInputs inputs = new StepInputs(merged, encoder);
+      StepInputs inputs = new StepInputs(merged, encoder, true);
       assertEquals(List.of(1), inputs.unknownPositives);
       assertEquals(List.of("p0", "p2"), inputs.trainedPairs);
       assertEquals(List.of("a", "k"), inputs.positiveIds);
@@ -40,6 +40,8 @@ class StepInputsTest {
       assertEquals(List.of("s1", "u1", "u2", "c1"), inputs.negativeIds);
       assertEquals(2, inputs.batch().size());
       assertEquals(4, inputs.negatives.size());
+      StepInputs warmingUp = new StepInputs(merged, encoder, false);
+      assertEquals(List.of("u1", "u2"), warmingUp.negativeIds, "no hard negative in the warm-up");
     }
   }
 }

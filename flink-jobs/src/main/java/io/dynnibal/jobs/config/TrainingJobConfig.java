@@ -123,6 +123,29 @@ public final class TrainingJobConfig implements Serializable {
       min = 0)
   public int negativesCandidatesPerExample = 0;
 
+  /**
+   * The paper trains 4,000-8,000 steps on uniform negatives before it switches to DyNNIBAL: hard
+   * negatives of an untrained model are noise. The shards still mine during the warm-up (their
+   * answers are dropped), so the switch costs no restart.
+   */
+  @Setting(
+      value =
+          "steps trained on uniform (and in-batch) negatives only before hard negatives join (0:"
+              + " from the first step)",
+      min = 0)
+  public int uniformWarmupSteps = 0;
+
+  /**
+   * The measurement costs a full-dimension encoding of every target per model version in each shard
+   * (what exhaustive mining pays): off by default, on in {@code ./dynnibal experiment}.
+   */
+  @Setting(
+      value =
+          "queries of each batch whose hard negatives are compared with exact mining over every"
+              + " target (fidelity: overlap_topk, logit_ratio, mass_ratio in the metrics; 0: off)",
+      min = 0)
+  public int fidelityProbes = 0;
+
   @Setting(value = "uniform negatives per step (the re-encoding regression's data)", min = 0)
   public int negativesUniform = 64;
 

@@ -3,6 +3,7 @@ package io.dynnibal.jobs.merge;
 import io.dynnibal.jobs.shard.ShardReply;
 import io.dynnibal.negatives.NegativesMode;
 import io.dynnibal.negatives.SharedNegatives;
+import io.dynnibal.negatives.SoftmaxFidelity;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.MergedBatch;
 import io.dynnibal.stream.QueryBatch;
@@ -11,6 +12,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -135,6 +137,8 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
     merged.minModelVersion = Long.MAX_VALUE;
     merged.minModelStep = Long.MAX_VALUE;
     merged.shardMillis = new double[replies.size()];
+    // The exact logit of each offer to a probe query (fidelity.probes), by offer.
+    Map<TargetFeatures, Float> exactLogits = new IdentityHashMap<>();
     for (int s = 0; s < replies.size(); s++) {
       ShardReply r = replies.get(s);
       for (int i = 0; i < r.positives.length; i++) {
@@ -142,6 +146,9 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
       }
       for (int i = 0; i < r.sampled.length; i++) {
         offers.get(r.sampledQuery[i]).get(s).add(r.sampled[i]);
+        if (r.sampledExactLogits != null) {
+          exactLogits.put(r.sampled[i], r.sampledExactLogits[i]);
+        }
       }
       merged.minModelVersion = Math.min(merged.minModelVersion, r.modelVersion);
       merged.minModelStep = Math.min(merged.minModelStep, r.modelStep);
@@ -160,6 +167,7 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
               ? best(offers.get(q), perExample)
               : byMass(offers.get(q), logMass(replies, q), perExample, random));
     }
+    measureFidelity(merged, replies, picks, exactLogits, perExample, mode);
     if (candidatesOnly) {
       List<TargetFeatures> candidates = new ArrayList<>();
       List<Integer> candidateQuery = new ArrayList<>();
@@ -182,6 +190,49 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
             uniformCount,
             new SplittableRandom(seed ^ (batch.batchId * 0xBF58476D1CE4E5B9L)));
     return merged;
+  }
+
+  /**
+   * The fidelity figures of the probe queries' picks (the candidates, when the trainer re-scores),
+   * averaged over the probes that have them; NaN when the shards measured none.
+   */
+  private static void measureFidelity(
+      MergedBatch merged,
+      List<ShardReply> replies,
+      List<List<TargetFeatures>> picks,
+      Map<TargetFeatures, Float> exactLogits,
+      int perExample,
+      NegativesMode mode) {
+    int probes = Integer.MAX_VALUE;
+    for (ShardReply r : replies) {
+      probes = Math.min(probes, r.probes == null ? 0 : r.probes.length);
+    }
+    double[] sums = new double[3];
+    int[] counts = new int[3];
+    for (int q = 0; q < probes; q++) {
+      List<SoftmaxFidelity.Part> parts = new ArrayList<>();
+      for (ShardReply r : replies) {
+        parts.add(r.probes[q]);
+      }
+      List<TargetFeatures> mine = picks.get(q);
+      float[] logits = new float[mine.size()];
+      for (int i = 0; i < logits.length; i++) {
+        logits[i] = exactLogits.getOrDefault(mine.get(i), Float.NaN);
+      }
+      SoftmaxFidelity.Figures f =
+          SoftmaxFidelity.measure(
+              parts, mine.stream().map(t -> t.id).toList(), logits, perExample, mode);
+      double[] values = {f.overlapTopk(), f.logitRatio(), f.massRatio()};
+      for (int i = 0; i < 3; i++) {
+        if (!Double.isNaN(values[i])) {
+          sums[i] += values[i];
+          counts[i]++;
+        }
+      }
+    }
+    merged.fidelityOverlapTopk = counts[0] == 0 ? Double.NaN : sums[0] / counts[0];
+    merged.fidelityLogitRatio = counts[1] == 0 ? Double.NaN : sums[1] / counts[1];
+    merged.fidelityMassRatio = counts[2] == 0 ? Double.NaN : sums[2] / counts[2];
   }
 
   /** The {@code k} highest-logit distinct offers of all shards (ties by id). */

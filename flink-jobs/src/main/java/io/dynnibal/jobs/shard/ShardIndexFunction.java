@@ -68,6 +68,7 @@ public final class ShardIndexFunction
   private transient Map<Integer, ShardIndex> indexes;
   private transient ShardModel model;
   private transient HardNegativeMiner miner;
+  private transient FidelityProbe fidelity;
 
   /** Per shard key, targets stored without a cache vector yet (waiting to be encoded together). */
   private transient Map<Integer, LinkedHashSet<String>> unencoded;
@@ -97,6 +98,7 @@ public final class ShardIndexFunction
     duplicateUpdates = metrics.counter(JobMetrics.MODEL_UPDATES_IGNORED);
     targetsRepaired = metrics.counter(JobMetrics.REPAIR_TARGETS_MOVED);
     miner = HardNegativeMiner.of(settings, metrics.counter(JobMetrics.SAMPLING_GAVE_UP));
+    fidelity = miner == null ? null : FidelityProbe.of(settings);
   }
 
   @Override
@@ -214,10 +216,13 @@ public final class ShardIndexFunction
       queries.add(model.encoder.featurize(text));
     }
     HardNegativeMiner.Mined mined = HardNegativeMiner.Mined.none();
+    HardNegativeMiner.Shard data = new HardNegativeMiner.Shard(key, index, targets::get, model);
+    FidelityProbe.Probed probed = null;
     if (miner != null && index.size() > 0 && settings.hardNegativesPerStep() > 0) {
-      mined =
-          miner.mine(
-              new HardNegativeMiner.Shard(key, index, targets::get, model), queries, batch, random);
+      mined = miner.mine(data, queries, batch, random);
+      if (fidelity != null) {
+        probed = fidelity.probe(data, queries, batch, mined);
+      }
     }
     int uniformDraws = settings.uniformDrawsPerStep();
     List<TargetFeatures> uniform = new ArrayList<>();
@@ -246,6 +251,8 @@ public final class ShardIndexFunction
     reply.positiveQuery = positiveQuery.stream().mapToInt(Integer::intValue).toArray();
     reply.positives = positives.toArray(new TargetFeatures[0]);
     reply.logMass = mined.logMass();
+    reply.probes = probed == null ? null : probed.parts();
+    reply.sampledExactLogits = probed == null ? null : probed.offeredLogits();
     reply.proposals = mined.proposals();
     reply.accepted = mined.accepted();
     reply.updatesIgnored = duplicateUpdates.getCount();
@@ -390,6 +397,9 @@ public final class ShardIndexFunction
     }
     if (miner != null) {
       miner.close();
+    }
+    if (fidelity != null) {
+      fidelity.close();
     }
   }
 }

@@ -35,8 +35,13 @@ final class ShardPool implements AutoCloseable {
 
   static ShardPool of(ShardSettings settings) {
     return settings.sampler() == Sampler.EXHAUSTIVE
-        ? new ShardPool(1.0, 0)
+        ? everyTarget()
         : new ShardPool(settings.snmPoolFraction(), settings.snmRefreshEvery());
+  }
+
+  /** A pool of every target of the shard, rebuilt with each model version. */
+  static ShardPool everyTarget() {
+    return new ShardPool(1.0, 0);
   }
 
   /** The pool to mine {@code batchId} with, rebuilt first when due. */

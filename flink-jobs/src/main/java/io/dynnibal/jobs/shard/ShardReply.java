@@ -1,5 +1,6 @@
 package io.dynnibal.jobs.shard;
 
+import io.dynnibal.negatives.SoftmaxFidelity;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.QueryBatch;
 
@@ -37,6 +38,18 @@ public class ShardReply {
    * mined.
    */
   public double[] logMass;
+
+  /**
+   * With {@code fidelity.probes}: per probe query (the batch's first ones), the exact softmax over
+   * this shard's targets; null otherwise.
+   */
+  public SoftmaxFidelity.Part[] probes;
+
+  /**
+   * With {@code fidelity.probes}: aligned with {@link #sampled}, the exact logit of each offer to a
+   * probe query (NaN for other queries and offers outside the exact pool); null otherwise.
+   */
+  public float[] sampledExactLogits;
 
   /**
    * Uniform draws from this shard's targets, with their cache vectors (the trainer's regression

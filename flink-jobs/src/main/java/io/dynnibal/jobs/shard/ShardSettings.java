@@ -31,6 +31,7 @@ public record ShardSettings(
     int mhMaxClusters,
     double rejectionGamma,
     int rejectionMaxClusters,
+    int fidelityProbes,
     String targetsTopic,
     String modelUpdatesTopic)
     implements Serializable {
@@ -54,6 +55,7 @@ public record ShardSettings(
         config.mhMaxClusters,
         config.rejectionGamma,
         config.rejectionMaxClusters,
+        config.fidelityProbes,
         config.targetsTopic(),
         config.modelUpdatesTopic());
   }

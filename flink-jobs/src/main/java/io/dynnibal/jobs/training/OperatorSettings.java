@@ -20,6 +20,7 @@ final class OperatorSettings {
         c.learningRate,
         c.gradientClipNorm,
         c.warmupSteps,
+        c.uniformWarmupSteps,
         c.decaySteps,
         c.maxSteps,
         c.reencodeEvery,

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.jobs.shard.ShardReply;
 import io.dynnibal.negatives.NegativesMode;
+import io.dynnibal.negatives.SoftmaxFidelity;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.MergedBatch;
 import io.dynnibal.stream.QueryBatch;
@@ -145,6 +146,54 @@ class NegativeMergeTest {
     double share = fromBig / (double) total;
     assertTrue(
         share > 0.87 && share < 0.93, "share from the shard holding 90% of targets: " + share);
+  }
+
+  @Test
+  void theProbeQueriesFidelityComesFromEveryShardsExactPartAndTheMergedPicks() {
+    QueryBatch batch = batch(2);
+    // Exact logits: shard 0 holds a1 (9), a2 (5), x (8); shard 1 holds c1 (8.5), d1 (1).
+    ShardReply a =
+        reply(
+            batch,
+            0,
+            3,
+            new int[] {0, 0, 1},
+            new String[] {"a1", "a2", "b1"},
+            new float[] {9, 5, 7});
+    ShardReply b =
+        reply(batch, 1, 2, new int[] {0, 1}, new String[] {"c1", "d1"}, new float[] {8, 1});
+    a.probes =
+        new SoftmaxFidelity.Part[] {
+          SoftmaxFidelity.Part.of(List.of("a1", "a2", "x"), new float[] {9, 5, 8}, -1, 16)
+        };
+    a.sampledExactLogits = new float[] {9, 5, Float.NaN};
+    b.probes =
+        new SoftmaxFidelity.Part[] {
+          SoftmaxFidelity.Part.of(List.of("c1", "d1"), new float[] {8.5f, 1}, -1, 16)
+        };
+    b.sampledExactLogits = new float[] {8.5f, Float.NaN};
+    MergedBatch merged =
+        NegativeMerge.merge(new ArrayList<>(List.of(a, b)), 2, NegativesMode.TOP_K, 0, 1);
+    // Query 0 picks a1 and c1 (offered at 9 and 8); the exact top-2 is a1 (9), c1 (8.5).
+    SoftmaxFidelity.Figures expected =
+        SoftmaxFidelity.measure(
+            List.of(a.probes[0], b.probes[0]),
+            List.of("a1", "c1"),
+            new float[] {9, 8.5f},
+            2,
+            NegativesMode.TOP_K);
+    assertEquals(1.0, merged.fidelityOverlapTopk, 1e-9);
+    assertEquals(expected.logitRatio(), merged.fidelityLogitRatio, 1e-9);
+    assertEquals(expected.massRatio(), merged.fidelityMassRatio, 1e-9);
+    MergedBatch unprobed =
+        NegativeMerge.merge(
+            new ArrayList<>(
+                List.of(reply(batch, 0, 3, new int[] {0}, new String[] {"a1"}, new float[] {9}))),
+            2,
+            NegativesMode.TOP_K,
+            0,
+            1);
+    assertTrue(Double.isNaN(unprobed.fidelityMassRatio), "no probes, no figures");
   }
 
   private static QueryBatch batch(int n) {

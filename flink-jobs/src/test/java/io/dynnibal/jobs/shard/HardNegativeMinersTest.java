@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.model.features.Features;
+import io.dynnibal.negatives.NegativesMode;
+import io.dynnibal.negatives.SoftmaxFidelity;
 import io.dynnibal.state.ShardIndex;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.QueryBatch;
@@ -134,6 +136,84 @@ class HardNegativeMinersTest {
       assertEquals(expected, got, "query " + query);
     }
     assertEquals(TARGETS * 16L, miner.floats(0));
+  }
+
+  @Test
+  void exactTopKMiningMeasuresAsFullyFaithful() throws Exception {
+    ShardSettings settings = settings("exhaustive", 3, "top-k");
+    ShardModel model = ShardModel.initial(settings);
+    closing.add(model);
+    PoolMiner miner = new PoolMiner(settings);
+    closing.add(miner);
+    FidelityProbe probe = new FidelityProbe(4, 3, settings.scoreScale(), 1);
+    closing.add(probe);
+    HardNegativeMiner.Shard shard = shard(model);
+    List<Features> queries = new ArrayList<>();
+    QueryBatch batch = batch(model, new SplittableRandom(5), queries);
+    HardNegativeMiner.Mined mined = miner.mine(shard, queries, batch, new SplittableRandom(1));
+    FidelityProbe.Probed probed = probe.probe(shard, queries, batch, mined);
+    assertEquals(4, probed.parts().length);
+    for (int query = 0; query < 4; query++) {
+      SoftmaxFidelity.Figures f = figures(probed, mined, query, 3, NegativesMode.TOP_K);
+      assertEquals(1.0, f.overlapTopk(), 1e-9, "query " + query);
+      assertEquals(1.0, f.logitRatio(), 1e-5, "query " + query);
+      assertEquals(1.0, f.massRatio(), 1e-5, "query " + query);
+    }
+  }
+
+  @Test
+  void theProbeScoresTheTreeMinersOffersAtFullDimension() throws Exception {
+    ShardSettings settings = settings("dynnibal-mh", 2, "sample");
+    ShardModel model = ShardModel.initial(settings);
+    closing.add(model);
+    TreeMiner miner = TreeMiner.of(settings, new SimpleCounter());
+    FidelityProbe probe = new FidelityProbe(3, 2, settings.scoreScale(), 1);
+    closing.add(probe);
+    HardNegativeMiner.Shard shard = shard(model);
+    List<Features> queries = new ArrayList<>();
+    QueryBatch batch = batch(model, new SplittableRandom(8), queries);
+    HardNegativeMiner.Mined mined = miner.mine(shard, queries, batch, new SplittableRandom(3));
+    FidelityProbe.Probed probed = probe.probe(shard, queries, batch, mined);
+    float[][] q = model.encoder.encodeQueries(queries);
+    for (int i = 0; i < mined.targets().size(); i++) {
+      int query = mined.queryOf().get(i);
+      if (query >= 3) {
+        assertTrue(Float.isNaN(probed.offeredLogits()[i]), "only probe queries are scored");
+        continue;
+      }
+      float[] t =
+          model
+              .encoder
+              .encodeTargets(List.of(Features.of(shard.targets().get(mined.targets().get(i).id))))[
+              0];
+      assertEquals(
+          settings.scoreScale() * dot(q[query], t), probed.offeredLogits()[i], 1e-3, "offer " + i);
+    }
+    for (int query = 0; query < 3; query++) {
+      SoftmaxFidelity.Figures f = figures(probed, mined, query, 2, NegativesMode.SAMPLE);
+      assertTrue(f.massRatio() > 0 && f.logitRatio() > 0, "query " + query + ": " + f);
+    }
+  }
+
+  private static SoftmaxFidelity.Figures figures(
+      FidelityProbe.Probed probed,
+      HardNegativeMiner.Mined mined,
+      int query,
+      int k,
+      NegativesMode mode) {
+    List<String> ids = new ArrayList<>();
+    List<Float> logits = new ArrayList<>();
+    for (int i = 0; i < mined.targets().size(); i++) {
+      if (mined.queryOf().get(i) == query) {
+        ids.add(mined.targets().get(i).id);
+        logits.add(probed.offeredLogits()[i]);
+      }
+    }
+    float[] l = new float[logits.size()];
+    for (int i = 0; i < l.length; i++) {
+      l[i] = logits.get(i);
+    }
+    return SoftmaxFidelity.measure(List.of(probed.parts()[query]), ids, l, k, mode);
   }
 
   private static List<String> bruteForceTop(

@@ -67,7 +67,8 @@ class ExperimentSmokeTest {
                 "warmup.steps=5",
                 "checkpoint.interval=300ms",
                 "snm.pool.fraction=0.25",
-                "negative.cache.size=30"));
+                "negative.cache.size=30",
+                "fidelity.probes=2"));
     work =
         Files.createDirectories(
             Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
@@ -160,6 +161,23 @@ class ExperimentSmokeTest {
   }
 
   @Test
+  void samplersThatMineTheShardsReportTheirFidelityToExactMining() {
+    for (Experiment.Run run : result.runs()) {
+      boolean mines =
+          Sampler.of(run.sampler()).mining == Sampler.Mining.SHARD_TREE
+              || Sampler.of(run.sampler()).mining == Sampler.Mining.SHARD_POOL;
+      if (!mines) {
+        assertTrue(run.fidelity().isEmpty(), run.sampler() + " mines nothing: " + run.fidelity());
+        continue;
+      }
+      double mass = run.fidelity().getOrDefault("mass_ratio", Double.NaN);
+      double overlap = run.fidelity().getOrDefault("overlap_topk", Double.NaN);
+      assertTrue(mass > 0 && overlap >= 0 && overlap <= 1, run.sampler() + " " + run.fidelity());
+    }
+    assertTrue(printed.contains("fidelity overlap"), printed);
+  }
+
+  @Test
   void jsonHasTheShapeOtherToolsRead() throws Exception {
     Path json = work.resolve("figures.json");
     ExperimentReport.writeJson(result, json);
@@ -168,7 +186,16 @@ class ExperimentSmokeTest {
     assertEquals(String.valueOf(STEPS), root.get("config").get("max.steps").asText());
     JsonNode first = root.get("samplers").get(0);
     for (String field :
-        List.of("name", "seed", "mem_percent", "recall", "mrr", "steps", "steps_per_s", "wall_s")) {
+        List.of(
+            "name",
+            "seed",
+            "mem_percent",
+            "recall",
+            "mrr",
+            "steps",
+            "steps_per_s",
+            "wall_s",
+            "fidelity")) {
       assertTrue(first.has(field), field + " missing in " + first);
     }
     for (String k : List.of("1", "5", "10", "20", "100")) {

@@ -1,0 +1,99 @@
+package io.dynnibal.jobs.shard;
+
+import io.dynnibal.model.features.Features;
+import io.dynnibal.negatives.FullDimensionPool;
+import io.dynnibal.negatives.SoftmaxFidelity;
+import io.dynnibal.state.TargetFeatures;
+import io.dynnibal.stream.QueryBatch;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The shard's half of the fidelity measurement ({@code fidelity.probes}): for the first few queries
+ * of every batch, the exact softmax over all of the shard's targets at the encoder's full dimension
+ * ({@link SoftmaxFidelity.Part}), and the exact logit of every negative the shard offered them. The
+ * merge combines the shards' halves with the negatives it picked.
+ *
+ * <p>Exact means the model version the shard holds, the one its miner used: the figures measure
+ * what the index loses against brute force over the same model (the Nyström projection, the stale
+ * cache, the sampler), not the model's own age, which {@code cache_staleness_steps} reports. It
+ * costs a full-dimension encoding of every target per model version, which is why it is off unless
+ * asked for.
+ */
+final class FidelityProbe implements AutoCloseable {
+  /**
+   * The shard's half for one batch: parts per probe query, exact logits aligned with the offers.
+   */
+  record Probed(SoftmaxFidelity.Part[] parts, float[] offeredLogits) {}
+
+  private final int probes;
+  private final int listed;
+  private final float beta;
+  private final long seed;
+  private final Map<Integer, ShardPool> pools = new HashMap<>();
+
+  /**
+   * @param probes queries of each batch to measure
+   * @param perExample the negatives picked per query: each part lists four times as many targets
+   *     (at least 16), enough for the expected mass of softmax draws
+   */
+  FidelityProbe(int probes, int perExample, float beta, long seed) {
+    this.probes = probes;
+    this.listed = Math.max(16, 4 * perExample);
+    this.beta = beta;
+    this.seed = seed;
+  }
+
+  static FidelityProbe of(ShardSettings settings) {
+    return settings.fidelityProbes() == 0
+        ? null
+        : new FidelityProbe(
+            settings.fidelityProbes(),
+            settings.minedPerExample(),
+            settings.scoreScale(),
+            settings.seed());
+  }
+
+  Probed probe(
+      HardNegativeMiner.Shard shard,
+      List<Features> queries,
+      QueryBatch batch,
+      HardNegativeMiner.Mined mined)
+      throws Exception {
+    int n = Math.min(probes, queries.size());
+    FullDimensionPool pool =
+        pools
+            .computeIfAbsent(shard.key(), k -> ShardPool.everyTarget())
+            .forBatch(
+                batch.batchId, shard.model(), shard.index(), shard.targets(), seed ^ shard.key());
+    float[][] embedded = shard.model().encoder.encodeQueries(queries.subList(0, n));
+    float[] scores = pool.size() == 0 ? new float[0] : pool.scoreAll(embedded);
+    List<String> ids = pool.ids();
+    SoftmaxFidelity.Part[] parts = new SoftmaxFidelity.Part[n];
+    float[][] logits = new float[n][pool.size()];
+    for (int q = 0; q < n; q++) {
+      for (int i = 0; i < pool.size(); i++) {
+        logits[q][i] = beta * scores[q * pool.size() + i];
+      }
+      parts[q] = SoftmaxFidelity.Part.of(ids, logits[q], pool.memberOf(batch.targetIds[q]), listed);
+    }
+    float[] offered = new float[mined.targets().size()];
+    Arrays.fill(offered, Float.NaN);
+    for (int i = 0; i < offered.length; i++) {
+      int q = mined.queryOf().get(i);
+      TargetFeatures t = mined.targets().get(i);
+      int member = q < n ? pool.memberOf(t.id) : -1;
+      if (member >= 0) {
+        offered[i] = logits[q][member];
+      }
+    }
+    return new Probed(parts, offered);
+  }
+
+  @Override
+  public void close() {
+    pools.values().forEach(ShardPool::close);
+  }
+}
