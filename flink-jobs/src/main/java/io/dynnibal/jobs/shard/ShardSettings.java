@@ -10,6 +10,9 @@ import java.io.Serializable;
  * What the shard operator reads of the job's settings, and nothing else; each component is named
  * after the setting it carries.
  *
+ * @param hardNegativesPerStep hard negatives a step shares at most (0: the shards mine nothing)
+ * @param minedPerExample what the shards mine per query: the dose, or the candidates to re-score
+ * @param uniformDrawsPerStep uniform draws each shard makes per batch
  * @param targetsTopic names the source of a dead-lettered target
  * @param modelUpdatesTopic names the source of a dead-lettered model update
  */
@@ -19,11 +22,10 @@ public record ShardSettings(
     long seed,
     int landmarks,
     double treeBase,
-    int negativesPerExample,
+    int hardNegativesPerStep,
     int minedPerExample,
     NegativesMode negativesMode,
-    int negativesUniform,
-    int batchSize,
+    int uniformDrawsPerStep,
     double snmPoolFraction,
     int snmRefreshEvery,
     int mhCandidatesPerNegative,
@@ -43,11 +45,10 @@ public record ShardSettings(
         config.seed,
         config.landmarks,
         config.treeBase,
-        config.negativesPerExample,
+        config.hardNegativesPerStep(),
         config.minedPerExample(),
         config.negativesMode(),
-        config.negativesUniform,
-        config.batchSize,
+        config.uniformDrawsPerStep(),
         config.snmPoolFraction,
         config.snmRefreshEvery,
         config.mhCandidatesPerNegative,
@@ -58,16 +59,6 @@ public record ShardSettings(
         config.fidelityProbes,
         config.targetsTopic(),
         config.modelUpdatesTopic());
-  }
-
-  /** Hard negatives a step shares (at most). */
-  int hardNegativesPerStep() {
-    return sampler.hardNegatives(negativesPerExample, batchSize);
-  }
-
-  /** Uniform draws a step makes. */
-  int uniformDrawsPerStep() {
-    return sampler.uniformDraws(negativesUniform, negativesPerExample, batchSize);
   }
 
   float scoreScale() {
