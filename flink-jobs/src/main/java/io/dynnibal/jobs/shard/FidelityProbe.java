@@ -2,6 +2,7 @@ package io.dynnibal.jobs.shard;
 
 import io.dynnibal.model.features.Features;
 import io.dynnibal.negatives.FullDimensionPool;
+import io.dynnibal.negatives.Sampler;
 import io.dynnibal.negatives.SoftmaxFidelity;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.QueryBatch;
@@ -32,7 +33,11 @@ final class FidelityProbe implements AutoCloseable {
   private final int listed;
   private final float beta;
   private final long seed;
-  private final Map<Integer, ShardPool> pools = new HashMap<>();
+
+  /** Per shard key, every target at full dimension: the exhaustive miner's own, or the probe's. */
+  private final Map<Integer, ShardPool> pools;
+
+  private final boolean ownsPools;
 
   /**
    * @param probes queries of each batch to measure
@@ -40,20 +45,41 @@ final class FidelityProbe implements AutoCloseable {
    *     (at least 16), enough for the expected mass of softmax draws
    */
   FidelityProbe(int probes, int perExample, float beta, long seed) {
+    this(probes, perExample, beta, seed, new HashMap<>(), true);
+  }
+
+  private FidelityProbe(
+      int probes,
+      int perExample,
+      float beta,
+      long seed,
+      Map<Integer, ShardPool> pools,
+      boolean ownsPools) {
+    this.pools = pools;
+    this.ownsPools = ownsPools;
     this.probes = probes;
     this.listed = Math.max(16, 4 * perExample);
     this.beta = beta;
     this.seed = seed;
   }
 
-  static FidelityProbe of(ShardSettings settings) {
-    return settings.fidelityProbes() == 0
-        ? null
-        : new FidelityProbe(
-            settings.fidelityProbes(),
-            settings.minedPerExample(),
-            settings.scoreScale(),
-            settings.seed());
+  /**
+   * The probe of the configured sampler, or null when {@code fidelity.probes} is 0. Exhaustive
+   * mining already holds every target at the same version: the probe reads its pools instead of
+   * encoding them a second time.
+   */
+  static FidelityProbe of(ShardSettings settings, HardNegativeMiner miner) {
+    if (settings.fidelityProbes() == 0) {
+      return null;
+    }
+    boolean share = settings.sampler() == Sampler.EXHAUSTIVE && miner instanceof PoolMiner;
+    return new FidelityProbe(
+        settings.fidelityProbes(),
+        settings.minedPerExample(),
+        settings.scoreScale(),
+        settings.seed(),
+        share ? ((PoolMiner) miner).pools() : new HashMap<>(),
+        !share);
   }
 
   Probed probe(
@@ -94,6 +120,8 @@ final class FidelityProbe implements AutoCloseable {
 
   @Override
   public void close() {
-    pools.values().forEach(ShardPool::close);
+    if (ownsPools) {
+      pools.values().forEach(ShardPool::close);
+    }
   }
 }

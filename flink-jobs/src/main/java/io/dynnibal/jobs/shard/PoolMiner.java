@@ -72,6 +72,11 @@ final class PoolMiner implements HardNegativeMiner {
     return out.result();
   }
 
+  /** The pools by shard key (the fidelity probe reads the exhaustive ones). */
+  Map<Integer, ShardPool> pools() {
+    return pools;
+  }
+
   @Override
   public long floats(int key) {
     ShardPool pool = pools.get(key);

@@ -98,7 +98,7 @@ public final class ShardIndexFunction
     duplicateUpdates = metrics.counter(JobMetrics.MODEL_UPDATES_IGNORED);
     targetsRepaired = metrics.counter(JobMetrics.REPAIR_TARGETS_MOVED);
     miner = HardNegativeMiner.of(settings, metrics.counter(JobMetrics.SAMPLING_GAVE_UP));
-    fidelity = miner == null ? null : FidelityProbe.of(settings);
+    fidelity = miner == null ? null : FidelityProbe.of(settings, miner);
   }
 
   @Override

@@ -46,9 +46,14 @@ class HardNegativeMinersTest {
   }
 
   private static ShardSettings settings(String sampler, int perExample, String mode) {
+    return settings(sampler, perExample, mode, 0);
+  }
+
+  private static ShardSettings settings(String sampler, int perExample, String mode, int probes) {
     return ShardSettings.of(
         new TrainingJobConfig()
             .apply("sampler", sampler)
+            .apply("fidelity.probes", Integer.toString(probes))
             .apply("negatives.per.example", Integer.toString(perExample))
             .apply("negatives.mode", mode)
             .apply("model.buckets", "4096")
@@ -140,12 +145,13 @@ class HardNegativeMinersTest {
 
   @Test
   void exactTopKMiningMeasuresAsFullyFaithful() throws Exception {
-    ShardSettings settings = settings("exhaustive", 3, "top-k");
+    // The probe reads the exhaustive miner's own pool of every target.
+    ShardSettings settings = settings("exhaustive", 3, "top-k", 4);
     ShardModel model = ShardModel.initial(settings);
     closing.add(model);
     PoolMiner miner = new PoolMiner(settings);
     closing.add(miner);
-    FidelityProbe probe = new FidelityProbe(4, 3, settings.scoreScale(), 1);
+    FidelityProbe probe = FidelityProbe.of(settings, miner);
     closing.add(probe);
     HardNegativeMiner.Shard shard = shard(model);
     List<Features> queries = new ArrayList<>();
