@@ -1,12 +1,19 @@
 package io.dynnibal.cli;
 
+import io.dynnibal.data.JsonlCorpus;
 import io.dynnibal.index.bench.BenchJson;
 import io.dynnibal.index.bench.IndexBenchmark;
 import io.dynnibal.index.bench.MaintenanceBenchmark;
 import io.dynnibal.index.bench.ReencodeBenchmark;
 import io.dynnibal.index.sgtree.TreeRepair;
+import io.dynnibal.jobs.config.TrainingJobConfig;
+import io.dynnibal.local.Corpus;
+import io.dynnibal.model.DualEncoder;
+import io.dynnibal.snapshot.ParameterSnapshots;
+import io.dynnibal.training.bench.SamplerFidelityBenchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -27,7 +34,8 @@ import picocli.CommandLine.Spec;
       BenchCommand.Maintenance.class,
       BenchCommand.Reencode.class,
       BenchCommand.Trainer.class,
-      BenchCommand.TowerReencode.class
+      BenchCommand.TowerReencode.class,
+      BenchCommand.SamplerFidelity.class
     })
 final class BenchCommand implements Runnable {
   @Spec CommandSpec spec;
@@ -389,6 +397,111 @@ final class BenchCommand implements Runnable {
               new io.dynnibal.training.bench.TowerReencodeBenchmark.Options(
                   targets, train, warmupSteps, steps, landmarks, samples, batch, seed)),
           json);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "sampler-fidelity",
+      description = {
+        "DyNNIBAL's MH sampler on a trained model, apart from training: every target encoded once,",
+        "exact Nystrom cache, one SG tree; per query, k draws for each chain length and cluster budget,",
+        "and their fidelity (overlap_topk, logit_ratio, mass_ratio) to exact sampling at full dimension."
+      })
+  static final class SamplerFidelity implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(
+        names = "--model",
+        required = true,
+        description = "A model directory (a parameter snapshot: final/, kept/ or model-N/).")
+    Path model;
+
+    @Option(
+        names = "--targets",
+        description = "Targets JSONL (default: the bundled Debian corpus, with its dev queries).")
+    Path targets;
+
+    @Option(names = "--queries", description = "Queries JSONL (with --targets).")
+    Path queries;
+
+    @Option(
+        names = "--query-count",
+        defaultValue = "200",
+        description = "Queries measured (default ${DEFAULT-VALUE}).")
+    int queryCount;
+
+    @Option(
+        names = "--landmarks",
+        defaultValue = "128",
+        description = "d' (default ${DEFAULT-VALUE}, the experiment's).")
+    int landmarks;
+
+    @Option(
+        names = "--per-example",
+        defaultValue = "8",
+        description = "Draws per query k (default ${DEFAULT-VALUE}).")
+    int perExample;
+
+    @Option(
+        names = "--chains",
+        defaultValue = "8,32",
+        split = ",",
+        description = "MH chain lengths (default ${DEFAULT-VALUE}).")
+    List<Integer> chains;
+
+    @Option(
+        names = "--clusters",
+        defaultValue = "100,400,1600",
+        split = ",",
+        description = "FindClustering budgets, mh.max.clusters (default ${DEFAULT-VALUE}).")
+    List<Integer> clusters;
+
+    @Option(
+        names = "--deepest-radii",
+        defaultValue = "0.3",
+        split = ",",
+        description =
+            "FindClustering refines clusters near the query down to this radius (the shards use 0.3)"
+                + " (default ${DEFAULT-VALUE}).")
+    List<Double> radii;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--json", description = "Also write the JSON to this file.")
+    Path json;
+
+    @Override
+    public Integer call() throws Exception {
+      if ((targets == null) != (queries == null)) {
+        throw new ParameterException(spec.commandLine(), "--targets and --queries go together");
+      }
+      Corpus corpus =
+          targets == null
+              ? Corpus.bundledDebian()
+              : new Corpus(
+                  targets.getFileName().toString(),
+                  JsonlCorpus.readTargets(targets),
+                  List.of(),
+                  JsonlCorpus.readQueries(queries));
+      try (DualEncoder encoder = ParameterSnapshots.readEncoder(model.toUri())) {
+        print(
+            SamplerFidelityBenchmark.run(
+                new SamplerFidelityBenchmark.Options(
+                    encoder,
+                    corpus.targets(),
+                    corpus.eval(),
+                    queryCount,
+                    landmarks,
+                    new TrainingJobConfig().treeBase,
+                    perExample,
+                    chains,
+                    clusters,
+                    radii,
+                    seed)),
+            json);
+      }
       return 0;
     }
   }

@@ -134,8 +134,9 @@ final class ExperimentCommand implements Callable<Integer> {
    * 256 samples on Zeshel; the README's experiment section has the d' comparison), stochastic
    * negative mining at 10 % (ten times that), and a negative cache of 4,096 targets (6.4 %, the
    * paper's NQ setting). A re-encode cycle whose map's held-out cosine is below 0.9 re-encodes
-   * exactly (the first few cycles, training from scratch; see the README). Two queries of every batch measure the hard negatives' fidelity to exact
-   * mining (it slows the index-mining samplers by a full-dimension encoding per model version).
+   * exactly (the first few cycles, training from scratch; see the README). Two queries of every
+   * batch measure the hard negatives' fidelity to exact mining (it slows the index-mining samplers
+   * by a full-dimension encoding per model version).
    */
   static List<String> experimentDefaults() {
     return DemoCommand.demoDefaults(

@@ -11,26 +11,41 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * One flat JSON object (the benchmarks' figures, `version --json`) of numbers and strings, in the
- * order the figures were put, on one line: {@code {"key": 1, "other": "text"}}. A figure that is
- * not a number is written as its string; a missing one (null) as null.
+ * One JSON object (the benchmarks' figures, `version --json`) of numbers, strings and nested
+ * objects of them, in the order the figures were put, on one line: {@code {"key": 1, "other":
+ * "text", "group": {"a": 0.5}}}. A figure that is neither a number nor a map is written as its
+ * string; a missing one (null) as null.
  */
 public final class BenchJson {
   private static final ObjectWriter WRITER = new ObjectMapper().writer(new OneLine());
 
   private BenchJson() {}
 
-  public static String of(Map<String, Object> figures) {
-    Map<String, Object> flat = new LinkedHashMap<>();
-    figures.forEach(
-        (key, value) ->
-            flat.put(
-                key, value == null || value instanceof Number ? value : String.valueOf(value)));
+  public static String of(Map<String, ?> figures) {
     try {
-      return WRITER.writeValueAsString(flat);
+      return WRITER.writeValueAsString(plain(figures));
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** Numbers, nulls and nested maps as they are; anything else as its string. */
+  private static Map<String, Object> plain(Map<String, ?> figures) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    figures.forEach(
+        (key, value) ->
+            out.put(
+                key,
+                value instanceof Map<?, ?> nested
+                    ? plain(stringKeys(nested))
+                    : value == null || value instanceof Number ? value : String.valueOf(value)));
+    return out;
+  }
+
+  private static Map<String, ?> stringKeys(Map<?, ?> map) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    map.forEach((k, v) -> out.put(String.valueOf(k), v));
+    return out;
   }
 
   /** Jackson's compact output with a space after each colon and comma. */

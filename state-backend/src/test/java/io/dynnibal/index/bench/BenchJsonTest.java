@@ -9,7 +9,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The figures' JSON: one line, in order, numbers as numbers and everything else as text. */
+/**
+ * The figures' JSON: one line, in order, numbers as numbers, maps as objects and everything else as
+ * text.
+ */
 class BenchJsonTest {
   @Test
   void oneLineInOrderNumbersAndStrings() throws Exception {
@@ -43,6 +46,20 @@ class BenchJsonTest {
     String json = BenchJson.of(figures);
     assertEquals("{\"feedback_latency_steps\": null}", json);
     assertEquals(true, new ObjectMapper().readTree(json).get("feedback_latency_steps").isNull());
+  }
+
+  @Test
+  void nestedFiguresAreNestedObjects() throws Exception {
+    Map<String, Object> inner = new LinkedHashMap<>();
+    inner.put("mass_ratio", 0.5);
+    inner.put("note", "x");
+    Map<String, Object> figures = new LinkedHashMap<>();
+    figures.put("samplers", Map.of("mh", inner));
+    String json = BenchJson.of(figures);
+    assertEquals("{\"samplers\": {\"mh\": {\"mass_ratio\": 0.5, \"note\": \"x\"}}}", json);
+    assertEquals(
+        0.5,
+        new ObjectMapper().readTree(json).get("samplers").get("mh").get("mass_ratio").asDouble());
   }
 
   @Test
