@@ -70,14 +70,13 @@ public final class ExperimentReport {
    * run's average.
    */
   private static void fidelity(StringBuilder out, Map<String, List<Experiment.Run>> bySampler) {
-    String[] figures = {"overlap_topk", "logit_ratio", "mass_ratio"};
     bySampler.forEach(
         (sampler, runs) -> {
           if (runs.stream().allMatch(r -> r.fidelity().isEmpty())) {
             return;
           }
           out.append("fidelity to exact mining, ").append(sampler).append(':');
-          for (String f : figures) {
+          for (String f : io.dynnibal.negatives.SoftmaxFidelity.NAMES) {
             double[] v =
                 runs.stream()
                     .mapToDouble(r -> r.fidelity().getOrDefault(f, Double.NaN))

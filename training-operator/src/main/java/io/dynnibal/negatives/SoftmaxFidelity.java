@@ -3,7 +3,9 @@ package io.dynnibal.negatives;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -93,9 +95,53 @@ public final class SoftmaxFidelity {
     }
   }
 
+  /** The figures' names in metrics and reports, in {@link Figures}' order. */
+  public static final List<String> NAMES = List.of("overlap_topk", "logit_ratio", "mass_ratio");
+
   /** The three figures of one query (NaN where undefined, e.g. a non-positive exact logit). */
   public record Figures(double overlapTopk, double logitRatio, double massRatio) {
     public static final Figures NONE = new Figures(Double.NaN, Double.NaN, Double.NaN);
+
+    double[] values() {
+      return new double[] {overlapTopk, logitRatio, massRatio};
+    }
+
+    /** The defined figures by name ({@link #NAMES}). */
+    public Map<String, Double> asMap() {
+      Map<String, Double> out = new LinkedHashMap<>();
+      double[] v = values();
+      for (int i = 0; i < v.length; i++) {
+        if (!Double.isNaN(v[i])) {
+          out.put(NAMES.get(i), v[i]);
+        }
+      }
+      return out;
+    }
+  }
+
+  /** Each figure's mean over the measurements that define it (NaN ones left out). */
+  public static final class Mean {
+    private final double[] sums = new double[NAMES.size()];
+    private final long[] counts = new long[NAMES.size()];
+
+    public void add(Figures f) {
+      double[] v = f.values();
+      for (int i = 0; i < v.length; i++) {
+        if (!Double.isNaN(v[i])) {
+          sums[i] += v[i];
+          counts[i]++;
+        }
+      }
+    }
+
+    /** The means; NaN for a figure never defined. */
+    public Figures mean() {
+      double[] m = new double[sums.length];
+      for (int i = 0; i < m.length; i++) {
+        m[i] = counts[i] == 0 ? Double.NaN : sums[i] / counts[i];
+      }
+      return new Figures(m[0], m[1], m[2]);
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.dynnibal.trainer;
 
+import io.dynnibal.negatives.SoftmaxFidelity;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.stream.MergedBatch;
 import io.dynnibal.training.LossWatch;
@@ -39,13 +40,7 @@ final class StepMetrics {
   private final LossWatch lossWatch = new LossWatch();
   private double reencodeMeanCosine = Double.NaN;
   private double reencodeMinCosine = Double.NaN;
-  private final double[] fidelitySums = new double[FIDELITY.length];
-  private final long[] fidelityCounts = new long[FIDELITY.length];
-
-  /**
-   * The fidelity figures' names in the metrics (see {@link io.dynnibal.negatives.SoftmaxFidelity}).
-   */
-  static final String[] FIDELITY = {"overlap_topk", "logit_ratio", "mass_ratio"};
+  private final SoftmaxFidelity.Mean fidelityRun = new SoftmaxFidelity.Mean();
 
   StepMetrics(String runId, String sampler, int outputDim) {
     this.runId = runId;
@@ -143,30 +138,17 @@ final class StepMetrics {
         .build();
   }
 
-  /** This step's fidelity figures (those measured), added to the run's sums. */
+  /** This step's fidelity figures (those measured), added to the run's means. */
   private Map<String, Double> fidelity(MergedBatch merged) {
-    double[] values = {
-      merged.fidelityOverlapTopk, merged.fidelityLogitRatio, merged.fidelityMassRatio
-    };
-    Map<String, Double> out = new LinkedHashMap<>();
-    for (int i = 0; i < FIDELITY.length; i++) {
-      if (!Double.isNaN(values[i])) {
-        out.put(FIDELITY[i], values[i]);
-        fidelitySums[i] += values[i];
-        fidelityCounts[i]++;
-      }
-    }
-    return out;
+    SoftmaxFidelity.Figures f =
+        new SoftmaxFidelity.Figures(
+            merged.fidelityOverlapTopk, merged.fidelityLogitRatio, merged.fidelityMassRatio);
+    fidelityRun.add(f);
+    return f.asMap();
   }
 
   private Map<String, Double> fidelityRunMean() {
-    Map<String, Double> out = new LinkedHashMap<>();
-    for (int i = 0; i < FIDELITY.length; i++) {
-      if (fidelityCounts[i] > 0) {
-        out.put(FIDELITY[i], fidelitySums[i] / fidelityCounts[i]);
-      }
-    }
-    return out;
+    return fidelityRun.mean().asMap();
   }
 
   private void watchLoss(StepResult result) {

@@ -207,8 +207,7 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
     for (ShardReply r : replies) {
       probes = Math.min(probes, r.probes == null ? 0 : r.probes.length);
     }
-    double[] sums = new double[3];
-    int[] counts = new int[3];
+    SoftmaxFidelity.Mean mean = new SoftmaxFidelity.Mean();
     for (int q = 0; q < probes; q++) {
       List<SoftmaxFidelity.Part> parts = new ArrayList<>();
       for (ShardReply r : replies) {
@@ -219,20 +218,14 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
       for (int i = 0; i < logits.length; i++) {
         logits[i] = exactLogits.getOrDefault(mine.get(i), Float.NaN);
       }
-      SoftmaxFidelity.Figures f =
+      mean.add(
           SoftmaxFidelity.measure(
-              parts, mine.stream().map(t -> t.id).toList(), logits, perExample, mode);
-      double[] values = {f.overlapTopk(), f.logitRatio(), f.massRatio()};
-      for (int i = 0; i < 3; i++) {
-        if (!Double.isNaN(values[i])) {
-          sums[i] += values[i];
-          counts[i]++;
-        }
-      }
+              parts, mine.stream().map(t -> t.id).toList(), logits, perExample, mode));
     }
-    merged.fidelityOverlapTopk = counts[0] == 0 ? Double.NaN : sums[0] / counts[0];
-    merged.fidelityLogitRatio = counts[1] == 0 ? Double.NaN : sums[1] / counts[1];
-    merged.fidelityMassRatio = counts[2] == 0 ? Double.NaN : sums[2] / counts[2];
+    SoftmaxFidelity.Figures f = mean.mean();
+    merged.fidelityOverlapTopk = f.overlapTopk();
+    merged.fidelityLogitRatio = f.logitRatio();
+    merged.fidelityMassRatio = f.massRatio();
   }
 
   /** The {@code k} highest-logit distinct offers of all shards (ties by id). */

@@ -200,8 +200,9 @@ public final class SamplerFidelityBenchmark {
 
   /** Means of the fidelity figures (and milliseconds per query) over the queries. */
   private static final class Accumulator {
-    private final double[] sums = new double[4];
-    private final int[] counts = new int[4];
+    private final SoftmaxFidelity.Mean mean = new SoftmaxFidelity.Mean();
+    private double millis;
+    private int queries;
 
     void add(
         List<SoftmaxFidelity.Part> parts,
@@ -216,23 +217,15 @@ public final class SamplerFidelityBenchmark {
         pickIds.add(ids.get(picks[i]));
         logits[i] = exact[picks[i]];
       }
-      SoftmaxFidelity.Figures f =
-          SoftmaxFidelity.measure(parts, pickIds, logits, k, NegativesMode.SAMPLE);
-      double[] values = {f.overlapTopk(), f.logitRatio(), f.massRatio(), millis};
-      for (int i = 0; i < values.length; i++) {
-        if (!Double.isNaN(values[i])) {
-          sums[i] += values[i];
-          counts[i]++;
-        }
-      }
+      mean.add(SoftmaxFidelity.measure(parts, pickIds, logits, k, NegativesMode.SAMPLE));
+      this.millis += millis;
+      queries++;
     }
 
     Map<String, Object> figures() {
-      String[] names = {"overlap_topk", "logit_ratio", "mass_ratio", "ms_per_query"};
       Map<String, Object> out = new LinkedHashMap<>();
-      for (int i = 0; i < names.length; i++) {
-        out.put(names[i], counts[i] == 0 ? null : round(sums[i] / counts[i]));
-      }
+      mean.mean().asMap().forEach((name, value) -> out.put(name, round(value)));
+      out.put("ms_per_query", queries == 0 ? null : round(millis / queries));
       return out;
     }
   }
