@@ -5,6 +5,9 @@ import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDManager;
 import io.dynnibal.model.features.Features;
 import io.dynnibal.model.features.HashedFeaturizer;
+import io.dynnibal.model.transformer.BertCheckpoint;
+import io.dynnibal.model.transformer.BertEncoderBlock;
+import io.dynnibal.model.transformer.WordPieceTokenizer;
 import io.dynnibal.training.TorchRuntime;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +23,7 @@ import java.util.List;
 public final class DualEncoder implements AutoCloseable {
   private final DualEncoderConfig config;
   private final HashedFeaturizer featurizer;
+  private final WordPieceTokenizer tokenizer;
   private final NDManager manager;
   private final Tower queryTower;
   private final Tower targetTower;
@@ -28,6 +32,10 @@ public final class DualEncoder implements AutoCloseable {
       DualEncoderConfig config, NDManager manager, Tower queryTower, Tower targetTower) {
     this.config = config;
     this.featurizer = new HashedFeaturizer(config.features());
+    this.tokenizer =
+        config.towerKind() == TowerKind.TRANSFORMER
+            ? BertCheckpoint.load(config.checkpoint()).tokenizer()
+            : null;
     this.manager = manager;
     this.queryTower = queryTower;
     this.targetTower = targetTower;
@@ -89,18 +97,42 @@ public final class DualEncoder implements AutoCloseable {
     NDManager manager = engine.newBaseManager(device);
     int rows = config.features().buckets();
     int dim = config.embeddingDim();
+    BertCheckpoint pretrained =
+        config.towerKind() == TowerKind.TRANSFORMER && queryTable == null
+            ? BertCheckpoint.load(config.checkpoint())
+            : null;
     SparseEmbeddingTable q =
-        queryTable != null ? queryTable : SparseEmbeddingTable.random(rows, dim, seed);
-    Tower query = new Tower(q, config, manager);
+        queryTable != null
+            ? queryTable
+            : pretrained != null
+                ? wordEmbeddings(pretrained)
+                : SparseEmbeddingTable.random(rows, dim, seed);
+    Tower query = pretrained(new Tower(q, config, manager), pretrained);
     Tower target = query;
     if (!config.sharedTowers()) {
       SparseEmbeddingTable t =
           targetTable != null
               ? targetTable
-              : SparseEmbeddingTable.random(rows, dim, seed ^ 0x5DEECE66DL);
-      target = new Tower(t, config, manager);
+              : pretrained != null
+                  ? wordEmbeddings(pretrained)
+                  : SparseEmbeddingTable.random(rows, dim, seed ^ 0x5DEECE66DL);
+      target = pretrained(new Tower(t, config, manager), pretrained);
     }
     return new DualEncoder(config, manager, query, target);
+  }
+
+  /** A copy: the checkpoint's arrays are shared by every encoder made from it in this JVM. */
+  private static SparseEmbeddingTable wordEmbeddings(BertCheckpoint checkpoint) {
+    float[] words = checkpoint.weight("embeddings.word_embeddings.weight").values();
+    return SparseEmbeddingTable.of(
+        checkpoint.shape().vocabulary(), checkpoint.shape().hidden(), words.clone());
+  }
+
+  private static Tower pretrained(Tower tower, BertCheckpoint checkpoint) {
+    if (checkpoint != null) {
+      ((BertEncoderBlock) tower.body()).load(checkpoint);
+    }
+    return tower;
   }
 
   public DualEncoderConfig config() {
@@ -111,8 +143,18 @@ public final class DualEncoder implements AutoCloseable {
     return featurizer;
   }
 
+  /**
+   * The features of {@code text}: hashed features, or a transformer's WordPiece token ids in order
+   * (weights 1), at most {@code maxTokens} of them with {@code [CLS]} and {@code [SEP]}.
+   */
   public Features featurize(String text) {
-    return featurizer.featurize(text);
+    if (tokenizer == null) {
+      return featurizer.featurize(text);
+    }
+    int[] ids = tokenizer.encode(text, config.maxTokens());
+    float[] ones = new float[ids.length];
+    java.util.Arrays.fill(ones, 1f);
+    return new Features(ids, ones);
   }
 
   public Tower queryTower() {
@@ -157,7 +199,7 @@ public final class DualEncoder implements AutoCloseable {
   public List<Features> featurizeAll(List<String> texts) {
     List<Features> features = new ArrayList<>(texts.size());
     for (String text : texts) {
-      features.add(featurizer.featurize(text));
+      features.add(featurize(text));
     }
     return features;
   }

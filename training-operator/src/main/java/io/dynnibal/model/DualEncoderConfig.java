@@ -1,6 +1,8 @@
 package io.dynnibal.model;
 
 import io.dynnibal.model.features.FeatureConfig;
+import io.dynnibal.model.transformer.BertCheckpoint;
+import io.dynnibal.model.transformer.BertShape;
 import java.io.Serializable;
 
 /**
@@ -12,10 +14,19 @@ import java.io.Serializable;
  * <p>{@link TowerKind#SET_TRANSFORMER} replaces the bag and MLP by one self-attention layer over
  * the {@code maxTokens} strongest features.
  *
+ * <p>{@link TowerKind#TRANSFORMER} is a pretrained BERT-family encoder read from {@code
+ * checkpoint}: the text becomes at most {@code maxTokens} WordPiece tokens, the embedding table
+ * holds the checkpoint's word embeddings ({@code features.buckets} = its vocabulary, {@code
+ * embeddingDim} = its width), and the output is the masked mean of the last layer, projected to
+ * {@code outputDim} when that differs from the width. {@code hiddenDim} is not used.
+ *
  * @param sharedTowers one tower for queries and targets (the default: both sides are short English
  *     with package names, and one vocabulary learns twice as fast from scratch) or one tower per
  *     side
  * @param scoreScale the paper's beta (inverse temperature), 20 by default
+ * @param checkpoint the transformer's weights: {@link BertCheckpoint#MINILM} (the default) or a
+ *     Hugging Face directory; null for the other kinds
+ * @param bert the transformer's shape, read from the checkpoint when null; null for the other kinds
  */
 public record DualEncoderConfig(
     FeatureConfig features,
@@ -25,7 +36,9 @@ public record DualEncoderConfig(
     boolean sharedTowers,
     float scoreScale,
     TowerKind towerKind,
-    int maxTokens)
+    int maxTokens,
+    String checkpoint,
+    BertShape bert)
     implements Serializable {
 
   public static final DualEncoderConfig DEFAULT =
@@ -42,11 +55,74 @@ public record DualEncoderConfig(
     this(features, embeddingDim, hiddenDim, outputDim, sharedTowers, scoreScale, TowerKind.BAG, 32);
   }
 
+  /**
+   * A tower of {@code towerKind}; a transformer reads its checkpoint's shape (the bundled MiniLM)
+   * and replaces the features and embedding width by the checkpoint's.
+   */
+  public DualEncoderConfig(
+      FeatureConfig features,
+      int embeddingDim,
+      int hiddenDim,
+      int outputDim,
+      boolean sharedTowers,
+      float scoreScale,
+      TowerKind towerKind,
+      int maxTokens) {
+    this(
+        features,
+        embeddingDim,
+        hiddenDim,
+        outputDim,
+        sharedTowers,
+        scoreScale,
+        towerKind,
+        maxTokens,
+        null,
+        null);
+  }
+
+  /**
+   * A transformer tower from {@code checkpoint} reading {@code maxTokens} tokens per text, with
+   * output width {@code outputDim} (the checkpoint's width: no projection).
+   */
+  public static DualEncoderConfig transformer(
+      String checkpoint, int outputDim, int maxTokens, boolean sharedTowers, float scoreScale) {
+    return new DualEncoderConfig(
+        FeatureConfig.DEFAULT,
+        1,
+        1,
+        outputDim,
+        sharedTowers,
+        scoreScale,
+        TowerKind.TRANSFORMER,
+        maxTokens,
+        checkpoint,
+        null);
+  }
+
   public DualEncoderConfig {
     towerKind =
         towerKind == null ? TowerKind.BAG : towerKind; // snapshots written before the field existed
     maxTokens = maxTokens == 0 ? 32 : maxTokens;
     positive("maxTokens", maxTokens);
+    if (towerKind == TowerKind.TRANSFORMER) {
+      checkpoint = checkpoint == null || checkpoint.isBlank() ? BertCheckpoint.MINILM : checkpoint;
+      if (bert == null) {
+        bert = BertCheckpoint.load(checkpoint).shape();
+      }
+      if (maxTokens < 3 || maxTokens > bert.maxPositions()) {
+        throw new IllegalArgumentException(
+            "a transformer reads 3 to "
+                + bert.maxPositions()
+                + " tokens (its position embeddings), got maxTokens "
+                + maxTokens);
+      }
+      features = new FeatureConfig(bert.vocabulary(), maxTokens, 0, 1, 1);
+      embeddingDim = bert.hidden();
+    } else {
+      checkpoint = null;
+      bert = null;
+    }
     if (features == null) {
       throw new IllegalArgumentException("features config is missing");
     }
@@ -61,7 +137,16 @@ public record DualEncoderConfig(
 
   public DualEncoderConfig withSharedTowers(boolean shared) {
     return new DualEncoderConfig(
-        features, embeddingDim, hiddenDim, outputDim, shared, scoreScale, towerKind, maxTokens);
+        features,
+        embeddingDim,
+        hiddenDim,
+        outputDim,
+        shared,
+        scoreScale,
+        towerKind,
+        maxTokens,
+        checkpoint,
+        bert);
   }
 
   public DualEncoderConfig withFeatures(FeatureConfig newFeatures) {
@@ -73,18 +158,38 @@ public record DualEncoderConfig(
         sharedTowers,
         scoreScale,
         towerKind,
-        maxTokens);
+        maxTokens,
+        checkpoint,
+        bert);
   }
 
   public DualEncoderConfig withDims(int embedding, int hidden, int output) {
     return new DualEncoderConfig(
-        features, embedding, hidden, output, sharedTowers, scoreScale, towerKind, maxTokens);
+        features,
+        embedding,
+        hidden,
+        output,
+        sharedTowers,
+        scoreScale,
+        towerKind,
+        maxTokens,
+        checkpoint,
+        bert);
   }
 
   /** The same shape with another kind of tower; {@code tokens} bounds a transformer's input set. */
   public DualEncoderConfig withTower(TowerKind kind, int tokens) {
     return new DualEncoderConfig(
-        features, embeddingDim, hiddenDim, outputDim, sharedTowers, scoreScale, kind, tokens);
+        features,
+        embeddingDim,
+        hiddenDim,
+        outputDim,
+        sharedTowers,
+        scoreScale,
+        kind,
+        tokens,
+        checkpoint,
+        null);
   }
 
   private static void positive(String name, int value) {

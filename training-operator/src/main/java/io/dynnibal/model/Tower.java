@@ -14,6 +14,7 @@ import ai.djl.nn.core.Linear;
 import ai.djl.training.ParameterStore;
 import ai.djl.util.Pair;
 import io.dynnibal.model.features.Features;
+import io.dynnibal.model.transformer.BertEncoderBlock;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,7 +28,10 @@ import java.util.List;
  *       already ranks by shared words);
  *   <li>{@link TowerKind#SET_TRANSFORMER}: the {@code maxTokens} strongest features as a set of
  *       tokens through one self-attention layer ({@link SetTransformerBlock}), mean-pooled, then
- *       linear.
+ *       linear;
+ *   <li>{@link TowerKind#TRANSFORMER}: the text's WordPiece tokens, in order, looked up in the
+ *       table (the checkpoint's word embeddings) and run through a pretrained BERT encoder ({@link
+ *       BertEncoderBlock}), masked-mean-pooled.
  * </ul>
  *
  * Both end in unit L2 norm. The table lives on the JVM heap; the network on the training device.
@@ -51,6 +55,15 @@ public final class Tower implements AutoCloseable {
     this.manager = manager;
     this.kind = config.towerKind();
     this.maxTokens = config.maxTokens();
+    if (kind == TowerKind.TRANSFORMER) {
+      this.body = new BertEncoderBlock(config.bert(), config.outputDim());
+      body.initialize(manager, DataType.FLOAT32, new Shape(1, 2, table.dim()), new Shape(1, 2));
+      for (Parameter p : parameters()) {
+        p.getArray().setRequiresGradient(true);
+      }
+      this.store = new ParameterStore(manager, false);
+      return;
+    }
     if (kind == TowerKind.SET_TRANSFORMER) {
       this.body = new SetTransformerBlock(table.dim(), config.hiddenDim(), config.outputDim());
       body.initialize(
@@ -138,6 +151,7 @@ public final class Tower implements AutoCloseable {
     float[] gradient = forward.input().getGradient().toFloatArray();
     int dim = table.dim();
     List<Features> batch = forward.batch();
+    int length = kind == TowerKind.BAG ? 0 : (int) forward.input().getShape().get(1);
     for (int i = 0; i < batch.size(); i++) {
       if (kind == TowerKind.BAG) {
         table.accumulateGradient(batch.get(i), gradient, i * dim);
@@ -147,7 +161,7 @@ public final class Tower implements AutoCloseable {
           table.accumulateGradient(
               new Features(new int[] {tokens[t]}, new float[] {1f}),
               gradient,
-              (i * maxTokens + t) * dim);
+              (i * length + t) * dim);
         }
       }
     }
@@ -158,11 +172,19 @@ public final class Tower implements AutoCloseable {
   }
 
   /**
-   * B x T x E token embeddings (the strongest T features of each text, zero-padded) and the B x T
-   * mask.
+   * B x T x E token embeddings (the strongest T features of each text, or a transformer's tokens in
+   * order; zero-padded) and the B x T mask. A transformer's T is the batch's longest text: padding
+   * costs attention, and queries are short.
    */
   private NDList tokenSets(List<Features> batch, NDManager scope) {
     int dim = table.dim();
+    int maxTokens = this.maxTokens;
+    if (kind == TowerKind.TRANSFORMER) {
+      maxTokens = 1;
+      for (Features f : batch) {
+        maxTokens = Math.max(maxTokens, Math.min(f.size(), this.maxTokens));
+      }
+    }
     float[] x = new float[batch.size() * maxTokens * dim];
     float[] mask = new float[batch.size() * maxTokens];
     for (int i = 0; i < batch.size(); i++) {
@@ -180,10 +202,13 @@ public final class Tower implements AutoCloseable {
 
   /**
    * The ids of the {@code maxTokens} highest-weighted features, ties to the smaller id
-   * (deterministic).
+   * (deterministic); a transformer's first {@code maxTokens} tokens.
    */
   private int[] tokens(Features features) {
     int n = features.size();
+    if (kind == TowerKind.TRANSFORMER) {
+      return n <= maxTokens ? features.ids() : java.util.Arrays.copyOf(features.ids(), maxTokens);
+    }
     if (n <= maxTokens) {
       return features.ids();
     }

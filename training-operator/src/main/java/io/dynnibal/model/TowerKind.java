@@ -11,7 +11,12 @@ public enum TowerKind {
    * The strongest features as a set of tokens -> one self-attention layer -> mean pool -> linear
    * ({@link SetTransformerBlock}).
    */
-  SET_TRANSFORMER("set-transformer");
+  SET_TRANSFORMER("set-transformer"),
+  /**
+   * A pretrained BERT-family encoder over WordPiece tokens (the bundled all-MiniLM-L6-v2 by
+   * default), fine-tuned ({@link io.dynnibal.model.transformer.BertEncoderBlock}).
+   */
+  TRANSFORMER("transformer");
 
   public static final List<String> NAMES = Arrays.stream(values()).map(k -> k.id).toList();
 

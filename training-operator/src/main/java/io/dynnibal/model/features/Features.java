@@ -7,6 +7,9 @@ import java.util.Arrays;
  * A text as a sparse bag of hashed features: strictly increasing bucket ids and their weights, with
  * the weights of unit L2 norm (an empty text has no features). Unit norm keeps a one-line query and
  * a long description on one scale before the tower sees them.
+ *
+ * <p>For a {@link io.dynnibal.model.TowerKind#TRANSFORMER} tower the ids are WordPiece token ids in
+ * text order (repeats allowed) and every weight is 1.
  */
 public record Features(int[] ids, float[] weights) {
   public static final Features EMPTY = new Features(new int[0], new float[0]);

@@ -1,0 +1,260 @@
+package io.dynnibal.model.transformer;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.AbstractBlock;
+import ai.djl.nn.Activation;
+import ai.djl.nn.Parameter;
+import ai.djl.nn.core.Linear;
+import ai.djl.nn.norm.LayerNorm;
+import ai.djl.training.ParameterStore;
+import ai.djl.util.PairList;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A BERT encoder after the word-embedding lookup: input {@code (x: B x T x H word embeddings, mask:
+ * B x T of 1/0)}, then position and token-type embeddings, layer norm, the transformer layers
+ * (multi-head self-attention and a GELU feed-forward, each residual and layer-normed, post-norm as
+ * BERT), masked mean pooling over the real tokens, and a linear projection when the output width is
+ * not the encoder's. Output {@code B x out}, not normalised.
+ *
+ * <p>The word embeddings are not here: they live in the tower's sparse embedding table, so a step
+ * updates only the rows of the tokens it saw.
+ */
+public final class BertEncoderBlock extends AbstractBlock {
+  private final BertShape shape;
+  private final int outputDim;
+  private final Parameter positions;
+  private final Parameter tokenTypes;
+  private final LayerNorm embeddingNorm;
+  private final List<Layer> layers = new ArrayList<>();
+  private final Linear projection;
+
+  public BertEncoderBlock(BertShape shape, int outputDim) {
+    this.shape = shape;
+    this.outputDim = outputDim;
+    positions =
+        addParameter(
+            Parameter.builder()
+                .setName("positions")
+                .setType(Parameter.Type.WEIGHT)
+                .optShape(new Shape(shape.maxPositions(), shape.hidden()))
+                .build());
+    tokenTypes =
+        addParameter(
+            Parameter.builder()
+                .setName("tokenTypes")
+                .setType(Parameter.Type.WEIGHT)
+                .optShape(new Shape(1, shape.hidden()))
+                .build());
+    embeddingNorm = addChildBlock("embeddingNorm", norm(shape));
+    for (int l = 0; l < shape.layers(); l++) {
+      layers.add(addChildBlock("layer" + l, new Layer(shape)));
+    }
+    projection =
+        outputDim == shape.hidden()
+            ? null
+            : addChildBlock("projection", Linear.builder().setUnits(outputDim).build());
+  }
+
+  public BertShape shape() {
+    return shape;
+  }
+
+  /** The longest input the position embeddings cover. */
+  public int maxTokens() {
+    return shape.maxPositions();
+  }
+
+  private static LayerNorm norm(BertShape shape) {
+    return LayerNorm.builder().axis(2).optEpsilon(shape.layerNormEpsilon()).build();
+  }
+
+  /**
+   * Copies the checkpoint's weights into the initialised block (the projection, if any, keeps its
+   * random initialisation).
+   */
+  public void load(BertCheckpoint checkpoint) {
+    if (!checkpoint.shape().equals(shape)) {
+      throw new IllegalArgumentException(
+          "checkpoint "
+              + checkpoint.source()
+              + " has shape "
+              + checkpoint.shape()
+              + ", not "
+              + shape);
+    }
+    set(positions, checkpoint.weight("embeddings.position_embeddings.weight").values());
+    float[] types = checkpoint.weight("embeddings.token_type_embeddings.weight").values();
+    set(tokenTypes, java.util.Arrays.copyOf(types, shape.hidden())); // type 0: single-segment input
+    setNorm(embeddingNorm, checkpoint, "embeddings.LayerNorm");
+    for (int l = 0; l < layers.size(); l++) {
+      layers.get(l).load(checkpoint, "encoder.layer." + l + ".");
+    }
+  }
+
+  private static void set(Parameter parameter, float[] values) {
+    parameter.getArray().set(values);
+  }
+
+  private static void setLinear(Linear linear, BertCheckpoint checkpoint, String prefix) {
+    set(linear.getParameters().get("weight"), checkpoint.weight(prefix + ".weight").values());
+    set(linear.getParameters().get("bias"), checkpoint.weight(prefix + ".bias").values());
+  }
+
+  private static void setNorm(LayerNorm norm, BertCheckpoint checkpoint, String prefix) {
+    set(norm.getParameters().get("gamma"), checkpoint.weight(prefix + ".weight").values());
+    set(norm.getParameters().get("beta"), checkpoint.weight(prefix + ".bias").values());
+  }
+
+  @Override
+  protected NDList forwardInternal(
+      ParameterStore store, NDList inputs, boolean training, PairList<String, Object> params) {
+    NDArray x = inputs.get(0);
+    NDArray mask = inputs.get(1);
+    long tokens = x.getShape().get(1);
+    if (tokens > shape.maxPositions()) {
+      throw new IllegalArgumentException(
+          tokens + " tokens; the encoder has position embeddings for " + shape.maxPositions());
+    }
+    NDArray position =
+        store.getValue(positions, x.getDevice(), training).get(new NDIndex(":{}", tokens));
+    NDArray type = store.getValue(tokenTypes, x.getDevice(), training);
+    NDArray h =
+        embeddingNorm
+            .forward(store, new NDList(x.add(position).add(type)), training)
+            .singletonOrThrow();
+    // Padding keys get -10000 before the softmax, as BERT does: no token attends to them.
+    NDArray keyBias = mask.sub(1f).mul(10000f).expandDims(1).expandDims(1);
+    for (Layer layer : layers) {
+      h = layer.forward(store, h, keyBias, training);
+    }
+    NDArray weights = mask.expandDims(2);
+    NDArray pooled = h.mul(weights).sum(new int[] {1}).div(weights.sum(new int[] {1}).maximum(1f));
+    return projection == null
+        ? new NDList(pooled)
+        : projection.forward(store, new NDList(pooled), training);
+  }
+
+  @Override
+  public Shape[] getOutputShapes(Shape[] inputShapes) {
+    return new Shape[] {new Shape(inputShapes[0].get(0), outputDim)};
+  }
+
+  @Override
+  protected void initializeChildBlocks(NDManager manager, DataType dataType, Shape... inputShapes) {
+    Shape tokens = inputShapes[0];
+    embeddingNorm.initialize(manager, dataType, tokens);
+    for (Layer layer : layers) {
+      layer.initialize(manager, dataType, tokens);
+    }
+    if (projection != null) {
+      projection.initialize(manager, dataType, new Shape(tokens.get(0), shape.hidden()));
+    }
+  }
+
+  /** One post-norm transformer layer. */
+  private static final class Layer extends AbstractBlock {
+    private final int heads;
+    private final int headDim;
+    private final Linear query;
+    private final Linear key;
+    private final Linear value;
+    private final Linear attentionOutput;
+    private final LayerNorm attentionNorm;
+    private final Linear intermediate;
+    private final Linear output;
+    private final LayerNorm outputNorm;
+
+    Layer(BertShape shape) {
+      heads = shape.heads();
+      headDim = shape.hidden() / heads;
+      int h = shape.hidden();
+      query = addChildBlock("query", Linear.builder().setUnits(h).build());
+      key = addChildBlock("key", Linear.builder().setUnits(h).build());
+      value = addChildBlock("value", Linear.builder().setUnits(h).build());
+      attentionOutput = addChildBlock("attentionOutput", Linear.builder().setUnits(h).build());
+      attentionNorm = addChildBlock("attentionNorm", norm(shape));
+      intermediate =
+          addChildBlock("intermediate", Linear.builder().setUnits(shape.intermediate()).build());
+      output = addChildBlock("output", Linear.builder().setUnits(h).build());
+      outputNorm = addChildBlock("outputNorm", norm(shape));
+    }
+
+    void load(BertCheckpoint checkpoint, String prefix) {
+      setLinear(query, checkpoint, prefix + "attention.self.query");
+      setLinear(key, checkpoint, prefix + "attention.self.key");
+      setLinear(value, checkpoint, prefix + "attention.self.value");
+      setLinear(attentionOutput, checkpoint, prefix + "attention.output.dense");
+      setNorm(attentionNorm, checkpoint, prefix + "attention.output.LayerNorm");
+      setLinear(intermediate, checkpoint, prefix + "intermediate.dense");
+      setLinear(output, checkpoint, prefix + "output.dense");
+      setNorm(outputNorm, checkpoint, prefix + "output.LayerNorm");
+    }
+
+    NDArray forward(ParameterStore store, NDArray x, NDArray keyBias, boolean training) {
+      NDArray q = heads(apply(query, store, x, training));
+      NDArray k = heads(apply(key, store, x, training));
+      NDArray v = heads(apply(value, store, x, training));
+      NDArray scores =
+          q.matMul(k.transpose(0, 1, 3, 2)).div((float) Math.sqrt(headDim)).add(keyBias);
+      NDArray context = scores.softmax(3).matMul(v).transpose(0, 2, 1, 3);
+      Shape s = x.getShape();
+      context = context.reshape(s.get(0), s.get(1), s.get(2));
+      NDArray a =
+          apply(
+              attentionNorm,
+              store,
+              x.add(apply(attentionOutput, store, context, training)),
+              training);
+      NDArray f =
+          apply(output, store, Activation.gelu(apply(intermediate, store, a, training)), training);
+      return apply(outputNorm, store, a.add(f), training);
+    }
+
+    /** B x T x H -> B x heads x T x headDim. */
+    private NDArray heads(NDArray x) {
+      Shape s = x.getShape();
+      return x.reshape(s.get(0), s.get(1), heads, headDim).transpose(0, 2, 1, 3);
+    }
+
+    private static NDArray apply(
+        AbstractBlock block, ParameterStore store, NDArray x, boolean training) {
+      return block.forward(store, new NDList(x), training).singletonOrThrow();
+    }
+
+    @Override
+    protected NDList forwardInternal(
+        ParameterStore store, NDList inputs, boolean training, PairList<String, Object> params) {
+      return new NDList(forward(store, inputs.get(0), inputs.get(1), training));
+    }
+
+    @Override
+    public Shape[] getOutputShapes(Shape[] inputShapes) {
+      return new Shape[] {inputShapes[0]};
+    }
+
+    @Override
+    protected void initializeChildBlocks(
+        NDManager manager, DataType dataType, Shape... inputShapes) {
+      Shape tokens = inputShapes[0];
+      for (Linear l : new Linear[] {query, key, value, attentionOutput, intermediate}) {
+        l.initialize(manager, dataType, tokens);
+      }
+      output.initialize(
+          manager,
+          dataType,
+          new Shape(
+              tokens.get(0),
+              tokens.get(1),
+              intermediate.getOutputShapes(new Shape[] {tokens})[0].get(2)));
+      attentionNorm.initialize(manager, dataType, tokens);
+      outputNorm.initialize(manager, dataType, tokens);
+    }
+  }
+}
