@@ -117,15 +117,37 @@ final class TrainCommand implements Callable<Integer> {
       names = "--tower",
       descriptionKey = "model.tower",
       description =
-          "Tower kind: bag (bag of features -> MLP, default) or set-transformer (self-attention over the"
-              + " strongest features).")
+          "Tower kind: bag (bag of features -> MLP, default), set-transformer (self-attention over the"
+              + " strongest features) or transformer (fine-tunes a pretrained BERT-family encoder;"
+              + " --lr defaults to 5e-5 and --embedding-lr-factor to 1 for it).")
   String tower;
 
   @Option(
       names = "--max-tokens",
       descriptionKey = "model.max.tokens",
-      description = "Features a set-transformer reads (default ${DEFAULT-VALUE}).")
+      description =
+          "Features a set-transformer reads, or a transformer's tokens per text (default"
+              + " ${DEFAULT-VALUE}).")
   int maxTokens;
+
+  @Option(
+      names = "--checkpoint",
+      descriptionKey = "model.checkpoint",
+      description =
+          "A transformer's weights: all-minilm-l6-v2 (bundled) or a Hugging Face directory (default"
+              + " ${DEFAULT-VALUE}).")
+  String checkpoint;
+
+  @Option(
+      names = "--max-targets",
+      defaultValue = "0",
+      description =
+          "Keep at most N targets (0: all): the evaluation queries' targets first, then the training"
+              + " pairs', then the rest, in a seeded order. For towers too slow to encode a whole"
+              + " corpus.")
+  int maxTargets;
+
+  @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Option(
       names = "--beta",
@@ -166,7 +188,17 @@ final class TrainCommand implements Callable<Integer> {
             !separateTowers,
             beta,
             TowerKind.of(tower),
-            maxTokens);
+            maxTokens,
+            checkpoint,
+            null);
+    boolean transformer = model.towerKind() == TowerKind.TRANSFORMER;
+    var parsed = spec.commandLine().getParseResult();
+    if (transformer && !parsed.hasMatchedOption("--lr")) {
+      learningRate = 5e-5f; // fine-tuning: the bag tower's rate would wreck pretrained weights
+    }
+    if (transformer && !parsed.hasMatchedOption("--embedding-lr-factor")) {
+      embeddingFactor = 1f;
+    }
     LocalTraining.Options options =
         new LocalTraining.Options(
             targets,
@@ -182,12 +214,14 @@ final class TrainCommand implements Callable<Integer> {
             embeddingFactor,
             warmup,
             evalLimit,
-            snapshotDir == null ? null : ParameterSnapshots.parse(snapshotDir));
+            snapshotDir == null ? null : ParameterSnapshots.parse(snapshotDir),
+            maxTargets);
     LocalTraining.Result result = LocalTraining.run(options, System.err);
     if (result.before() != null) {
       List<MetricsTable.Row> rows = new ArrayList<>();
       rows.add(new MetricsTable.Row("untrained", result.before()));
       rows.add(new MetricsTable.Row("trained", result.after()));
+      rows.add(new MetricsTable.Row("BM25", result.bm25()));
       System.err.print(MetricsTable.render(rows));
     }
     Map<String, Object> figures = new LinkedHashMap<>();
@@ -202,6 +236,7 @@ final class TrainCommand implements Callable<Integer> {
     if (result.after() != null) {
       result.before().figures().forEach((k, v) -> figures.put("before_" + k, v));
       result.after().figures().forEach((k, v) -> figures.put("after_" + k, v));
+      result.bm25().figures().forEach((k, v) -> figures.put("bm25_" + k, v));
     }
     if (result.snapshot() != null) {
       figures.put("snapshot", result.snapshot().toString());

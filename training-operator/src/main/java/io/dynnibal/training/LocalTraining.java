@@ -33,6 +33,8 @@ public final class LocalTraining {
    * @param maxSteps stop after this many steps even within an epoch (0: no limit)
    * @param evalLimit evaluate on at most this many queries (0: all)
    * @param snapshotBase where to write the final snapshot, or null
+   * @param maxTargets keep at most this many targets (0: all): the evaluation queries' targets,
+   *     then the training pairs', then the rest, each group in a seeded order
    */
   public record Options(
       Path targets,
@@ -48,7 +50,41 @@ public final class LocalTraining {
       float embeddingRateFactor,
       int warmupSteps,
       int evalLimit,
-      URI snapshotBase) {
+      URI snapshotBase,
+      int maxTargets) {
+
+    public Options(
+        Path targets,
+        Path train,
+        Path eval,
+        int epochs,
+        int maxSteps,
+        int batchSize,
+        int uniformNegatives,
+        long seed,
+        DualEncoderConfig model,
+        float learningRate,
+        float embeddingRateFactor,
+        int warmupSteps,
+        int evalLimit,
+        URI snapshotBase) {
+      this(
+          targets,
+          train,
+          eval,
+          epochs,
+          maxSteps,
+          batchSize,
+          uniformNegatives,
+          seed,
+          model,
+          learningRate,
+          embeddingRateFactor,
+          warmupSteps,
+          evalLimit,
+          snapshotBase,
+          0);
+    }
 
     public Options {
       if (epochs < 1
@@ -56,7 +92,8 @@ public final class LocalTraining {
           || uniformNegatives < 0
           || maxSteps < 0
           || warmupSteps < 0
-          || evalLimit < 0) {
+          || evalLimit < 0
+          || maxTargets < 0) {
         throw new IllegalArgumentException(
             "need epochs >= 1, batch >= 1 and non-negative negatives, steps, warm-up"
                 + " and eval limit");
@@ -67,6 +104,7 @@ public final class LocalTraining {
   /**
    * @param firstLoss mean loss of the first 5 % of steps; {@code lastLoss} of the last 5 %
    * @param before metrics of the untrained encoder (null without eval queries)
+   * @param bm25 BM25 on the same targets and queries (null without eval queries)
    */
   public record Result(
       int steps,
@@ -78,6 +116,7 @@ public final class LocalTraining {
       float lastLoss,
       RetrievalMetrics before,
       RetrievalMetrics after,
+      RetrievalMetrics bm25,
       URI snapshot,
       String device) {}
 
@@ -88,6 +127,9 @@ public final class LocalTraining {
         options.eval() == null
             ? null
             : limit(JsonlCorpus.readQueries(options.eval()), options.evalLimit(), options.seed());
+    if (options.maxTargets() > 0 && options.maxTargets() < targets.size()) {
+      targets = subset(targets, eval, train, options.maxTargets(), options.seed());
+    }
     try (DualEncoder encoder = DualEncoder.create(options.model(), options.seed())) {
       Map<String, Integer> targetIndex = new HashMap<>();
       List<Features> targetFeatures = new ArrayList<>(targets.size());
@@ -173,9 +215,39 @@ public final class LocalTraining {
           mean(losses, step - window, step),
           before,
           after,
+          eval == null ? null : io.dynnibal.eval.Bm25Baseline.evaluate(targets, eval),
           snapshot,
           encoder.device().toString());
     }
+  }
+
+  /**
+   * At most {@code max} targets: those the evaluation queries name, then those the training pairs
+   * name, then the rest; each group shuffled with {@code seed}, the kept ones in corpus order.
+   */
+  static List<TargetText> subset(
+      List<TargetText> targets,
+      List<LabelledQuery> eval,
+      List<LabelledQuery> train,
+      int max,
+      long seed) {
+    Map<String, Integer> group = new HashMap<>();
+    if (eval != null) {
+      eval.forEach(q -> group.putIfAbsent(q.targetId(), 0));
+    }
+    train.forEach(q -> group.putIfAbsent(q.targetId(), 1));
+    List<Integer> order = new ArrayList<>();
+    for (int i = 0; i < targets.size(); i++) {
+      order.add(i);
+    }
+    Collections.shuffle(order, new Random(seed));
+    order.sort(
+        java.util.Comparator.comparingInt(i -> group.getOrDefault(targets.get(i).targetId(), 2)));
+    List<Integer> kept = new ArrayList<>(order.subList(0, max));
+    Collections.sort(kept);
+    List<TargetText> subset = new ArrayList<>(max);
+    kept.forEach(i -> subset.add(targets.get(i)));
+    return subset;
   }
 
   /**

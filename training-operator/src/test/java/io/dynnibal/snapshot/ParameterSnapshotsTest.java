@@ -65,6 +65,32 @@ class ParameterSnapshotsTest {
   }
 
   @Test
+  void aFineTunedTransformerRoundTripsWithItsTrainer() {
+    DualEncoderConfig config =
+        DualEncoderConfig.transformer(
+            io.dynnibal.model.transformer.BertCheckpoint.MINILM, 384, 16, true, 20f);
+    try (DualEncoder encoder = DualEncoder.create(config, 8)) {
+      DualEncoderTrainer trainer =
+          new DualEncoderTrainer(
+              encoder,
+              new TrainerConfig(
+                  new io.dynnibal.training.LearningRateSchedule(5e-5f, 1, 10, 0.05f, 1f),
+                  1f,
+                  io.dynnibal.model.AdamSettings.DEFAULT,
+                  TrainerConfig.DEFAULT_CLIP_NORM));
+      train(trainer, 2);
+      URI uri = ParameterSnapshots.write(trainer, dir.resolve("bert").toUri(), 2, 8);
+      DualEncoderTrainer restored =
+          ParameterSnapshots.readTrainer(uri, TrainerConfig.fromScratch(1, 10));
+      try (DualEncoder loaded = restored.encoder()) {
+        assertEquals(config, loaded.config());
+        assertEquals(2, restored.step());
+        assertIdentical(encoder.encodeQueryTexts(queries()), loaded.encodeQueryTexts(queries()));
+      }
+    }
+  }
+
+  @Test
   void largeOddSizedArraysCrossTheFileChunks() throws IOException {
     float[] big = new float[(1 << 20) / 4 * 3 + 7];
     for (int i = 0; i < big.length; i++) {

@@ -228,11 +228,20 @@ public final class TrainingJobConfig implements Serializable {
   @Setting(value = "embedding size d", min = 1)
   public int modelOutputDim = DualEncoderConfig.DEFAULT.outputDim();
 
-  @Setting("tower kind: bag or set-transformer")
+  @Setting("tower kind: bag, set-transformer or transformer (a pretrained BERT-family encoder)")
   public String modelTower = TowerKind.BAG.id;
 
-  @Setting(value = "features a set-transformer tower reads", min = 1)
+  @Setting(
+      value =
+          "features a set-transformer reads, or a transformer's tokens per text ([CLS] and [SEP]"
+              + " included)",
+      min = 1)
   public int modelMaxTokens = DualEncoderConfig.DEFAULT.maxTokens();
+
+  @Setting(
+      "a transformer tower's weights: all-minilm-l6-v2 (bundled) or a Hugging Face directory"
+          + " (config.json, model.safetensors, tokenizer.json or vocab.txt)")
+  public String modelCheckpoint = io.dynnibal.model.transformer.BertCheckpoint.MINILM;
 
   @Setting(value = "SG tree base (level radius ratio)", min = 1, aboveMin = true)
   public double treeBase = 1.3;
@@ -336,7 +345,9 @@ public final class TrainingJobConfig implements Serializable {
         true,
         scoreScale,
         TowerKind.of(modelTower),
-        modelMaxTokens);
+        modelMaxTokens,
+        modelCheckpoint,
+        null);
   }
 
   /** Every problem, or an empty list: each setting's bounds, then what settings need together. */
