@@ -211,7 +211,12 @@ class ExperimentSmokeTest {
     for (String sampler : Sampler.NAMES) {
       assertTrue(table.contains(sampler), sampler + " missing:\n" + table);
     }
-    assertTrue(table.contains("share of the R@1 gap"), table);
+    // Streaming runs are timing-dependent: on a 120-query smoke run uniform and exhaustive can tie
+    // exactly, and then there is no gap to share (this happened once in CI).
+    assertEquals(
+        !ExperimentReport.gapClosed(result.runs()).isEmpty(),
+        table.contains("share of the R@1 gap"),
+        table);
     assertTrue(table.contains("bm25 (no training)"), "the lexical baseline is shown:\n" + table);
     // The synthetic queries share no word with their targets: only training can solve them.
     assertEquals(0.0, result.bm25().recallAt(100), "BM25 cannot, on the same queries");
