@@ -387,15 +387,54 @@ final class BenchCommand implements Runnable {
     @Option(names = "--seed", defaultValue = "1", description = "Seed (default ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(
+        names = "--tower",
+        defaultValue = "bag",
+        description =
+            "bag (the default model) or transformer (the pretrained checkpoint, fine-tuned at 5e-5)"
+                + " (default ${DEFAULT-VALUE}).")
+    String tower;
+
+    @Option(
+        names = "--checkpoint",
+        descriptionKey = "model.checkpoint",
+        description = "A transformer's weights (default ${DEFAULT-VALUE}).")
+    String checkpoint;
+
+    @Option(
+        names = "--max-tokens",
+        defaultValue = "64",
+        description = "A transformer's tokens per text (default ${DEFAULT-VALUE}).")
+    int maxTokens;
+
+    @Option(
+        names = "--max-targets",
+        defaultValue = "0",
+        description = "Use at most N targets, those of training pairs first (0: all).")
+    int maxTargets;
+
     @Option(names = "--json", description = "Also write the JSON to this file.")
     Path json;
 
     @Override
     public Integer call() throws Exception {
+      io.dynnibal.model.DualEncoderConfig model =
+          io.dynnibal.model.TowerKind.of(tower) == io.dynnibal.model.TowerKind.TRANSFORMER
+              ? io.dynnibal.model.DualEncoderConfig.transformer(checkpoint, 0, maxTokens, true, 20f)
+              : io.dynnibal.model.DualEncoderConfig.DEFAULT;
       print(
           io.dynnibal.training.bench.TowerReencodeBenchmark.run(
               new io.dynnibal.training.bench.TowerReencodeBenchmark.Options(
-                  targets, train, warmupSteps, steps, landmarks, samples, batch, seed)),
+                  targets,
+                  train,
+                  warmupSteps,
+                  steps,
+                  landmarks,
+                  samples,
+                  batch,
+                  seed,
+                  model,
+                  maxTargets)),
           json);
       return 0;
     }

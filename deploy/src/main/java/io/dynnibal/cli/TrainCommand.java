@@ -233,6 +233,7 @@ final class TrainCommand implements Callable<Integer> {
     figures.put("steps_per_s", Math.round(result.stepsPerSecond() * 100) / 100.0);
     figures.put("loss_first", result.firstLoss());
     figures.put("loss_last", result.lastLoss());
+    figures.put("skipped_steps", result.skippedSteps());
     if (result.after() != null) {
       result.before().figures().forEach((k, v) -> figures.put("before_" + k, v));
       result.after().figures().forEach((k, v) -> figures.put("after_" + k, v));

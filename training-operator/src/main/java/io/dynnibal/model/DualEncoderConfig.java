@@ -83,10 +83,16 @@ public record DualEncoderConfig(
 
   /**
    * A transformer tower from {@code checkpoint} reading {@code maxTokens} tokens per text, with
-   * output width {@code outputDim} (the checkpoint's width: no projection).
+   * output width {@code outputDim} (0 or the checkpoint's width: no projection).
    */
   public static DualEncoderConfig transformer(
       String checkpoint, int outputDim, int maxTokens, boolean sharedTowers, float scoreScale) {
+    if (outputDim == 0) {
+      outputDim =
+          BertCheckpoint.load(checkpoint == null ? BertCheckpoint.MINILM : checkpoint)
+              .shape()
+              .hidden();
+    }
     return new DualEncoderConfig(
         FeatureConfig.DEFAULT,
         1,

@@ -103,6 +103,7 @@ public final class LocalTraining {
 
   /**
    * @param firstLoss mean loss of the first 5 % of steps; {@code lastLoss} of the last 5 %
+   * @param skippedSteps batches the trainer refused (non-finite loss or gradient), left out
    * @param before metrics of the untrained encoder (null without eval queries)
    * @param bm25 BM25 on the same targets and queries (null without eval queries)
    */
@@ -114,6 +115,7 @@ public final class LocalTraining {
       double stepsPerSecond,
       float firstLoss,
       float lastLoss,
+      int skippedSteps,
       RetrievalMetrics before,
       RetrievalMetrics after,
       RetrievalMetrics bm25,
@@ -172,6 +174,7 @@ public final class LocalTraining {
       ProgressBar bar = new ProgressBar(progress, "training", plannedSteps);
       long start = System.nanoTime();
       int step = 0;
+      int skipped = 0;
       while (step < plannedSteps) {
         List<LabelledQuery> epoch = new ArrayList<>(usable);
         Collections.shuffle(epoch, random);
@@ -187,7 +190,19 @@ public final class LocalTraining {
                   targetFeatures,
                   options.uniformNegatives(),
                   random);
-          StepResult result = trainer.step(batch);
+          StepResult result;
+          try {
+            result = trainer.step(batch);
+          } catch (SkippedStep e) {
+            // The trainer left everything as it was; report the batch and go on, as the job does.
+            skipped++;
+            progress.println("skipped a batch: " + e.getMessage());
+            if (skipped > Math.max(10, plannedSteps / 10)) {
+              throw new IllegalStateException(
+                  skipped + " batches skipped (non-finite loss or gradient); stopping", e);
+            }
+            continue;
+          }
           losses[step++] = result.loss();
           bar.draw(
               step,
@@ -213,6 +228,7 @@ public final class LocalTraining {
           step / seconds,
           mean(losses, 0, window),
           mean(losses, step - window, step),
+          skipped,
           before,
           after,
           eval == null ? null : io.dynnibal.eval.Bm25Baseline.evaluate(targets, eval),
@@ -225,7 +241,7 @@ public final class LocalTraining {
    * At most {@code max} targets: those the evaluation queries name, then those the training pairs
    * name, then the rest; each group shuffled with {@code seed}, the kept ones in corpus order.
    */
-  static List<TargetText> subset(
+  public static List<TargetText> subset(
       List<TargetText> targets,
       List<LabelledQuery> eval,
       List<LabelledQuery> train,
