@@ -48,12 +48,13 @@ public record TrainerSettings(
 
   /**
    * The optimiser's schedule: linear warm-up, then polynomial decay to 5 % over {@code decaySteps};
-   * tables at 10x the networks' rate; gradients clipped at {@code gradientClipNorm}.
+   * tables at 10x the networks' rate (a learned-from-scratch bag), or at the same rate for a
+   * transformer's pretrained word embeddings; gradients clipped at {@code gradientClipNorm}.
    */
   TrainerConfig trainerConfig() {
     return new TrainerConfig(
         new LearningRateSchedule(learningRate, warmupSteps, decaySteps, 0.05f, 1f),
-        10f,
+        model.towerKind() == io.dynnibal.model.TowerKind.TRANSFORMER ? 1f : 10f,
         AdamSettings.DEFAULT,
         gradientClipNorm);
   }
