@@ -48,8 +48,16 @@ final class DenseAdam {
   /** Zeroes the gradients without a step (a skipped batch). */
   void clearGradients(NDManager scope) {
     for (Parameter p : parameters) {
-      scoped(p.getArray().getGradient(), scope).muli(0f);
+      zero(scoped(p.getArray().getGradient(), scope));
     }
+  }
+
+  /**
+   * Sets every element to 0. Not {@code muli(0)} or {@code subi(itself)} (DJL's own zeroGradients):
+   * a NaN stays NaN under both, and one non-finite backward pass would poison every later step.
+   */
+  static void zero(NDArray gradient) {
+    gradient.set(new ai.djl.ndarray.index.NDIndex("..."), 0f);
   }
 
   /**
@@ -80,7 +88,7 @@ final class DenseAdam {
       NDArray denominator = scoped(v.sqrt(), scope).addi(adam.epsilon());
       NDArray update = scoped(m.div(denominator), scope).muli(stepSize);
       weight.subi(update);
-      gradient.muli(0f);
+      zero(gradient);
     }
   }
 
