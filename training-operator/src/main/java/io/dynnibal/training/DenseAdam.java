@@ -6,6 +6,7 @@ import ai.djl.ndarray.types.DataType;
 import ai.djl.nn.Parameter;
 import io.dynnibal.model.AdamSettings;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -43,6 +44,19 @@ final class DenseAdam {
       sum += scoped(squares.sum(), scope).getDouble();
     }
     return sum;
+  }
+
+  /** The names of the parameters whose gradient holds a NaN or an infinity (for the refusal). */
+  List<String> nonFiniteGradients(NDManager scope) {
+    List<String> names = new ArrayList<>();
+    for (Parameter p : parameters) {
+      NDArray gradient = scoped(p.getArray().getGradient(), scope);
+      NDArray finite = scoped(gradient.isInfinite().logicalOr(gradient.isNaN()), scope);
+      if (scoped(finite.any(), scope).getBoolean()) {
+        names.add(p.getName() + Arrays.toString(p.getArray().getShape().getShape()));
+      }
+    }
+    return names;
   }
 
   /** Zeroes the gradients without a step (a skipped batch). */

@@ -97,6 +97,15 @@ public final class DualEncoderTrainer {
       encoder.targetTower().backpropagateToTable(targets);
       double gradientNorm = Math.sqrt(squaredGradientNorm(scope));
       if (!Double.isFinite(gradientNorm)) {
+        List<String> where = new ArrayList<>();
+        for (DenseAdam adam : networkOptimizers) {
+          where.addAll(adam.nonFiniteGradients(scope));
+        }
+        for (Tower tower : encoder.distinctTowers()) {
+          if (!Double.isFinite(tower.table().pendingGradientSquaredNorm())) {
+            where.add("embedding table");
+          }
+        }
         clearGradients(scope);
         throw new SkippedStep(
             "gradient norm is "
@@ -105,6 +114,8 @@ public final class DualEncoderTrainer {
                 + next
                 + " (loss "
                 + lossValue
+                + ", non-finite in "
+                + where
                 + "); parameters left unchanged");
       }
       float clipNorm = config.clipNorm();

@@ -206,7 +206,11 @@ public final class TowerReencodeBenchmark {
         negativeIds.add(targets.get(t).targetId());
         negatives.add(features.get(t));
       }
-      trainer.step(new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives));
+      try {
+        trainer.step(new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives));
+      } catch (io.dynnibal.training.SkippedStep e) {
+        System.err.println("skipped a batch: " + e.getMessage()); // nothing changed; draw another
+      }
     }
   }
 
