@@ -17,7 +17,8 @@ public record BertShape(
     int heads,
     int intermediate,
     int maxPositions,
-    float layerNormEpsilon) {
+    float layerNormEpsilon)
+    implements java.io.Serializable {
 
   public BertShape {
     if (heads < 1 || hidden % heads != 0) {
