@@ -197,7 +197,7 @@ final class TrainCommand implements Callable<Integer> {
       learningRate = 5e-5f; // fine-tuning: the bag tower's rate would wreck pretrained weights
     }
     if (transformer && !parsed.hasMatchedOption("--embedding-lr-factor")) {
-      embeddingFactor = 1f;
+      embeddingFactor = io.dynnibal.training.TrainerConfig.embeddingRateFactor(model.towerKind());
     }
     LocalTraining.Options options =
         new LocalTraining.Options(

@@ -54,7 +54,7 @@ public record TrainerSettings(
   TrainerConfig trainerConfig() {
     return new TrainerConfig(
         new LearningRateSchedule(learningRate, warmupSteps, decaySteps, 0.05f, 1f),
-        model.towerKind() == io.dynnibal.model.TowerKind.TRANSFORMER ? 1f : 10f,
+        TrainerConfig.embeddingRateFactor(model.towerKind()),
         AdamSettings.DEFAULT,
         gradientClipNorm);
   }

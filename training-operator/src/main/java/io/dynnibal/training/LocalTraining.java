@@ -53,39 +53,6 @@ public final class LocalTraining {
       URI snapshotBase,
       int maxTargets) {
 
-    public Options(
-        Path targets,
-        Path train,
-        Path eval,
-        int epochs,
-        int maxSteps,
-        int batchSize,
-        int uniformNegatives,
-        long seed,
-        DualEncoderConfig model,
-        float learningRate,
-        float embeddingRateFactor,
-        int warmupSteps,
-        int evalLimit,
-        URI snapshotBase) {
-      this(
-          targets,
-          train,
-          eval,
-          epochs,
-          maxSteps,
-          batchSize,
-          uniformNegatives,
-          seed,
-          model,
-          learningRate,
-          embeddingRateFactor,
-          warmupSteps,
-          evalLimit,
-          snapshotBase,
-          0);
-    }
-
     public Options {
       if (epochs < 1
           || batchSize < 1

@@ -31,6 +31,14 @@ public record TrainerConfig(
    * warmupSteps}, linear decay to 5 % at {@code totalSteps}. The paper fine-tunes pretrained
    * encoders at 1e-5; a from-scratch model needs rates two orders of magnitude higher.
    */
+  /**
+   * The embedding tables' rate relative to the networks': 10x for a bag learned from scratch (rows
+   * see few gradients each), 1x for a transformer's pretrained word embeddings.
+   */
+  public static float embeddingRateFactor(io.dynnibal.model.TowerKind kind) {
+    return kind == io.dynnibal.model.TowerKind.TRANSFORMER ? 1f : 10f;
+  }
+
   public static TrainerConfig fromScratch(int warmupSteps, int totalSteps) {
     return new TrainerConfig(
         new LearningRateSchedule(2e-3f, warmupSteps, totalSteps, 0.05f, 1f),

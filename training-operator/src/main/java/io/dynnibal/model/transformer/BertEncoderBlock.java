@@ -62,15 +62,6 @@ public final class BertEncoderBlock extends AbstractBlock {
             : addChildBlock("projection", Linear.builder().setUnits(outputDim).build());
   }
 
-  public BertShape shape() {
-    return shape;
-  }
-
-  /** The longest input the position embeddings cover. */
-  public int maxTokens() {
-    return shape.maxPositions();
-  }
-
   private static LayerNorm norm(BertShape shape) {
     return LayerNorm.builder().axis(2).optEpsilon(shape.layerNormEpsilon()).build();
   }

@@ -98,8 +98,8 @@ final class OnnxInitializers {
         }
         case TENSOR_DATA_TYPE -> dataType = (int) tensor.varint;
         case TENSOR_NAME -> name = tensor.string();
-        case TENSOR_RAW_DATA -> raw = slice(tensor);
-        case TENSOR_FLOAT_DATA -> floats = littleEndianFloats(slice(tensor));
+        case TENSOR_RAW_DATA -> raw = tensor.sliceBuffer();
+        case TENSOR_FLOAT_DATA -> floats = littleEndianFloats(tensor.sliceBuffer());
         case TENSOR_DATA_LOCATION -> {
           if (tensor.varint == 1) {
             throw new IllegalArgumentException(
@@ -117,10 +117,6 @@ final class OnnxInitializers {
     long[] shape = dims.stream().mapToLong(Long::longValue).toArray();
     float[] values = raw != null ? littleEndianFloats(raw) : floats;
     into.put(name, new BertCheckpoint.Tensor(shape, values == null ? new float[0] : values));
-  }
-
-  private static ByteBuffer slice(Protobuf field) {
-    return field.sliceBuffer();
   }
 
   private static float[] littleEndianFloats(ByteBuffer bytes) {

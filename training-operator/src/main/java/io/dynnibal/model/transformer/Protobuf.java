@@ -93,10 +93,6 @@ final class Protobuf {
     return buffer.slice(sliceStart, sliceEnd - sliceStart);
   }
 
-  int sliceLength() {
-    return sliceEnd - sliceStart;
-  }
-
   private void skip(int bytes) {
     if (bytes > end - position) {
       throw new IllegalArgumentException("truncated message");

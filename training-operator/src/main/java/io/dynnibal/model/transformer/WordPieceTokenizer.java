@@ -80,10 +80,6 @@ public final class WordPieceTokenizer {
     return new WordPieceTokenizer(vocabulary, lowerCase, "##", "[UNK]");
   }
 
-  public int vocabularySize() {
-    return vocabulary.values().stream().mapToInt(Integer::intValue).max().orElse(-1) + 1;
-  }
-
   /**
    * The token ids of {@code text}: {@code [CLS]}, at most {@code maxTokens - 2} word pieces, {@code
    * [SEP]}.

@@ -40,31 +40,7 @@ public final class TowerReencodeBenchmark {
       int batch,
       long seed,
       DualEncoderConfig model,
-      int maxTargets) {
-
-    /** The bag tower over every target (the benchmark as it was). */
-    public Options(
-        Path targets,
-        Path train,
-        int warmupSteps,
-        int steps,
-        int landmarks,
-        int samples,
-        int batch,
-        long seed) {
-      this(
-          targets,
-          train,
-          warmupSteps,
-          steps,
-          landmarks,
-          samples,
-          batch,
-          seed,
-          DualEncoderConfig.DEFAULT,
-          0);
-    }
-  }
+      int maxTargets) {}
 
   public static Map<String, Object> run(Options o) {
     List<TargetText> targets = JsonlCorpus.readTargets(o.targets());
@@ -80,7 +56,7 @@ public final class TowerReencodeBenchmark {
         pretrained
             ? new TrainerConfig(
                 new io.dynnibal.training.LearningRateSchedule(5e-5f, 1, 0, 0.05f, 1f),
-                1f,
+                TrainerConfig.embeddingRateFactor(o.model().towerKind()),
                 io.dynnibal.model.AdamSettings.DEFAULT,
                 TrainerConfig.DEFAULT_CLIP_NORM)
             : TrainerConfig.fromScratch(50, 0);
