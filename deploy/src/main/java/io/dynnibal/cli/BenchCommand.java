@@ -408,6 +408,14 @@ final class BenchCommand implements Runnable {
     int maxTokens;
 
     @Option(
+        names = "--trainable-layers",
+        defaultValue = "0",
+        description =
+            "A transformer's top layers that fine-tune; the rest and the embeddings stay frozen (0:"
+                + " all; default ${DEFAULT-VALUE}).")
+    int trainableLayers;
+
+    @Option(
         names = "--max-targets",
         defaultValue = "0",
         description = "Use at most N targets, those of training pairs first (0: all).")
@@ -420,7 +428,8 @@ final class BenchCommand implements Runnable {
     public Integer call() throws Exception {
       io.dynnibal.model.DualEncoderConfig model =
           io.dynnibal.model.TowerKind.of(tower) == io.dynnibal.model.TowerKind.TRANSFORMER
-              ? io.dynnibal.model.DualEncoderConfig.transformer(checkpoint, 0, maxTokens, true, 20f)
+              ? io.dynnibal.model.DualEncoderConfig.transformer(
+                  checkpoint, 0, maxTokens, 0, trainableLayers, true, 20f)
               : io.dynnibal.model.DualEncoderConfig.DEFAULT;
       print(
           io.dynnibal.training.bench.TowerReencodeBenchmark.run(

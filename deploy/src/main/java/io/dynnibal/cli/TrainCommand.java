@@ -131,6 +131,20 @@ final class TrainCommand implements Callable<Integer> {
   int maxTokens;
 
   @Option(
+      names = "--query-max-tokens",
+      descriptionKey = "model.query.max.tokens",
+      description = "A transformer's tokens per query (0: --max-tokens; default ${DEFAULT-VALUE}).")
+  int queryMaxTokens;
+
+  @Option(
+      names = "--trainable-layers",
+      descriptionKey = "model.trainable.layers",
+      description =
+          "A transformer's top layers that fine-tune; the rest and the embeddings stay frozen (0:"
+              + " all; default ${DEFAULT-VALUE}).")
+  int trainableLayers;
+
+  @Option(
       names = "--checkpoint",
       descriptionKey = "model.checkpoint",
       description =
@@ -190,7 +204,9 @@ final class TrainCommand implements Callable<Integer> {
             TowerKind.of(tower),
             maxTokens,
             checkpoint,
-            null);
+            null,
+            queryMaxTokens,
+            trainableLayers);
     boolean transformer = model.towerKind() == TowerKind.TRANSFORMER;
     var parsed = spec.commandLine().getParseResult();
     if (transformer && !parsed.hasMatchedOption("--lr")) {

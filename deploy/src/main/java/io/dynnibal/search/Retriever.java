@@ -69,7 +69,7 @@ public final class Retriever implements AutoCloseable {
 
   /** The query tower's embedding of {@code query}. */
   public float[] embed(String query) {
-    return encoder.encodeQueries(List.of(encoder.featurize(query)))[0];
+    return encoder.encodeQueries(List.of(encoder.featurizeQuery(query)))[0];
   }
 
   /** The best {@code k} targets for an embedded query, best first. */

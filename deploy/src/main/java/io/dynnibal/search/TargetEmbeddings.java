@@ -36,7 +36,7 @@ public record TargetEmbeddings(List<TargetText> targets, float[][] vectors) {
     }
     float[][] vectors =
         encoder.encodeTargets(
-            encoder.featurizeAll(targets.stream().map(TargetText::text).toList()));
+            encoder.featurizeTargets(targets.stream().map(TargetText::text).toList()));
     Files.createDirectories(cache.getParent());
     Path partial = Files.createTempFile(cache.getParent(), "targets-", ".partial");
     Files.delete(partial);

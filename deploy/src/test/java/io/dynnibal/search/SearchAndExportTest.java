@@ -75,10 +75,11 @@ class SearchAndExportTest {
   void exactSearchIsBruteForceAndItsEmbeddingsAreCachedNextToTheSnapshot() throws IOException {
     try (Retriever retriever = Retriever.exact(snapshot, targetsFile);
         DualEncoder encoder = ParameterSnapshots.readEncoder(snapshot)) {
-      float[] q = encoder.encodeQueries(List.of(encoder.featurize("real-time strategy game")))[0];
+      float[] q =
+          encoder.encodeQueries(List.of(encoder.featurizeQuery("real-time strategy game")))[0];
       float[][] t =
           encoder.encodeTargets(
-              encoder.featurizeAll(targets.stream().map(TargetText::text).toList()));
+              encoder.featurizeTargets(targets.stream().map(TargetText::text).toList()));
       List<String> expected =
           IntStream.range(0, t.length)
               .boxed()

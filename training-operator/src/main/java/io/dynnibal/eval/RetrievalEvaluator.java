@@ -139,7 +139,7 @@ public final class RetrievalEvaluator {
   public static List<Features> features(DualEncoder encoder, List<TargetText> targets) {
     List<Features> out = new ArrayList<>(targets.size());
     for (TargetText t : targets) {
-      out.add(encoder.featurize(t.text()));
+      out.add(encoder.featurizeTarget(t.text()));
     }
     return out;
   }

@@ -144,14 +144,24 @@ public final class DualEncoder implements AutoCloseable {
   }
 
   /**
-   * The features of {@code text}: hashed features, or a transformer's WordPiece token ids in order
-   * (weights 1), at most {@code maxTokens} of them with {@code [CLS]} and {@code [SEP]}.
+   * The features of a query: hashed features, or a transformer's WordPiece token ids in order
+   * (weights 1), at most {@link DualEncoderConfig#queryMaxTokens()} of them with {@code [CLS]} and
+   * {@code [SEP]}.
    */
-  public Features featurize(String text) {
+  public Features featurizeQuery(String text) {
+    return featurize(text, config.queryMaxTokens());
+  }
+
+  /** The features of a target: as a query's, at most {@link DualEncoderConfig#maxTokens()}. */
+  public Features featurizeTarget(String text) {
+    return featurize(text, config.maxTokens());
+  }
+
+  private Features featurize(String text, int maxTokens) {
     if (tokenizer == null) {
       return featurizer.featurize(text);
     }
-    int[] ids = tokenizer.encode(text, config.maxTokens());
+    int[] ids = tokenizer.encode(text, maxTokens);
     float[] ones = new float[ids.length];
     java.util.Arrays.fill(ones, 1f);
     return new Features(ids, ones);
@@ -189,17 +199,21 @@ public final class DualEncoder implements AutoCloseable {
   }
 
   public float[][] encodeQueryTexts(List<String> texts) {
-    return encodeQueries(featurizeAll(texts));
+    List<Features> features = new ArrayList<>(texts.size());
+    for (String text : texts) {
+      features.add(featurizeQuery(text));
+    }
+    return encodeQueries(features);
   }
 
   public float[][] encodeTargetTexts(List<String> texts) {
-    return encodeTargets(featurizeAll(texts));
+    return encodeTargets(featurizeTargets(texts));
   }
 
-  public List<Features> featurizeAll(List<String> texts) {
+  public List<Features> featurizeTargets(List<String> texts) {
     List<Features> features = new ArrayList<>(texts.size());
     for (String text : texts) {
-      features.add(featurize(text));
+      features.add(featurizeTarget(text));
     }
     return features;
   }

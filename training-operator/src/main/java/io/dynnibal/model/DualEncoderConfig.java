@@ -15,10 +15,11 @@ import java.io.Serializable;
  * the {@code maxTokens} strongest features.
  *
  * <p>{@link TowerKind#TRANSFORMER} is a pretrained BERT-family encoder read from {@code
- * checkpoint}: the text becomes at most {@code maxTokens} WordPiece tokens, the embedding table
- * holds the checkpoint's word embeddings ({@code features.buckets} = its vocabulary, {@code
- * embeddingDim} = its width), and the output is the masked mean of the last layer, projected to
- * {@code outputDim} when that differs from the width. {@code hiddenDim} is not used.
+ * checkpoint}: a target becomes at most {@code maxTokens} WordPiece tokens and a query at most
+ * {@code queryMaxTokens}, the embedding table holds the checkpoint's word embeddings ({@code
+ * features.buckets} = its vocabulary, {@code embeddingDim} = its width), and the output is the
+ * masked mean of the last layer, projected to {@code outputDim} when that differs from the width.
+ * {@code hiddenDim} is not used.
  *
  * @param sharedTowers one tower for queries and targets (the default: both sides are short English
  *     with package names, and one vocabulary learns twice as fast from scratch) or one tower per
@@ -27,6 +28,12 @@ import java.io.Serializable;
  * @param checkpoint the transformer's weights: {@link BertCheckpoint#MINILM} (the default) or a
  *     Hugging Face directory; null for the other kinds
  * @param bert the transformer's shape, read from the checkpoint when null; null for the other kinds
+ * @param queryMaxTokens a transformer's tokens per query (0: {@code maxTokens}); {@code maxTokens}
+ *     for the other kinds, whose towers read queries and targets alike
+ * @param trainableLayers a transformer's layers that fine-tune, counted from the top, with the
+ *     projection; the others and the embeddings stay as the checkpoint has them (0: every layer and
+ *     the embeddings). Freezing the bottom of the encoder saves its backward pass and keeps the
+ *     target space closer to where the cache was built. 0 for the other kinds.
  */
 public record DualEncoderConfig(
     FeatureConfig features,
@@ -38,7 +45,9 @@ public record DualEncoderConfig(
     TowerKind towerKind,
     int maxTokens,
     String checkpoint,
-    BertShape bert)
+    BertShape bert,
+    int queryMaxTokens,
+    int trainableLayers)
     implements Serializable {
 
   public static final DualEncoderConfig DEFAULT =
@@ -78,15 +87,24 @@ public record DualEncoderConfig(
         towerKind,
         maxTokens,
         null,
-        null);
+        null,
+        0,
+        0);
   }
 
   /**
-   * A transformer tower from {@code checkpoint} reading {@code maxTokens} tokens per text, with
-   * output width {@code outputDim} (0 or the checkpoint's width: no projection).
+   * A transformer tower from {@code checkpoint} reading {@code maxTokens} tokens per target and
+   * {@code queryMaxTokens} per query (0: as many), fine-tuning its top {@code trainableLayers} (0:
+   * all), with output width {@code outputDim} (0 or the checkpoint's width: no projection).
    */
   public static DualEncoderConfig transformer(
-      String checkpoint, int outputDim, int maxTokens, boolean sharedTowers, float scoreScale) {
+      String checkpoint,
+      int outputDim,
+      int maxTokens,
+      int queryMaxTokens,
+      int trainableLayers,
+      boolean sharedTowers,
+      float scoreScale) {
     if (outputDim == 0) {
       outputDim =
           BertCheckpoint.load(checkpoint == null ? BertCheckpoint.MINILM : checkpoint)
@@ -103,7 +121,9 @@ public record DualEncoderConfig(
         TowerKind.TRANSFORMER,
         maxTokens,
         checkpoint,
-        null);
+        null,
+        queryMaxTokens,
+        trainableLayers);
   }
 
   public DualEncoderConfig {
@@ -116,18 +136,23 @@ public record DualEncoderConfig(
       if (bert == null) {
         bert = BertCheckpoint.load(checkpoint).shape();
       }
-      if (maxTokens < 3 || maxTokens > bert.maxPositions()) {
+      queryMaxTokens = queryMaxTokens == 0 ? maxTokens : queryMaxTokens;
+      tokensInRange("maxTokens", maxTokens, bert);
+      tokensInRange("queryMaxTokens", queryMaxTokens, bert);
+      if (trainableLayers < 0 || trainableLayers > bert.layers()) {
         throw new IllegalArgumentException(
-            "a transformer reads 3 to "
-                + bert.maxPositions()
-                + " tokens (its position embeddings), got maxTokens "
-                + maxTokens);
+            "trainableLayers counts the top layers that fine-tune: 1 to "
+                + bert.layers()
+                + ", or 0 for all with the embeddings; got "
+                + trainableLayers);
       }
       features = new FeatureConfig(bert.vocabulary(), maxTokens, 0, 1, 1);
       embeddingDim = bert.hidden();
     } else {
       checkpoint = null;
       bert = null;
+      queryMaxTokens = maxTokens;
+      trainableLayers = 0;
     }
     if (features == null) {
       throw new IllegalArgumentException("features config is missing");
@@ -152,7 +177,9 @@ public record DualEncoderConfig(
         towerKind,
         maxTokens,
         checkpoint,
-        bert);
+        bert,
+        queryMaxTokens,
+        trainableLayers);
   }
 
   public DualEncoderConfig withFeatures(FeatureConfig newFeatures) {
@@ -166,7 +193,9 @@ public record DualEncoderConfig(
         towerKind,
         maxTokens,
         checkpoint,
-        bert);
+        bert,
+        queryMaxTokens,
+        trainableLayers);
   }
 
   public DualEncoderConfig withDims(int embedding, int hidden, int output) {
@@ -180,7 +209,9 @@ public record DualEncoderConfig(
         towerKind,
         maxTokens,
         checkpoint,
-        bert);
+        bert,
+        queryMaxTokens,
+        trainableLayers);
   }
 
   /** The same shape with another kind of tower; {@code tokens} bounds a transformer's input set. */
@@ -195,7 +226,21 @@ public record DualEncoderConfig(
         kind,
         tokens,
         checkpoint,
-        null);
+        null,
+        0,
+        trainableLayers);
+  }
+
+  private static void tokensInRange(String name, int tokens, BertShape bert) {
+    if (tokens < 3 || tokens > bert.maxPositions()) {
+      throw new IllegalArgumentException(
+          "a transformer reads 3 to "
+              + bert.maxPositions()
+              + " tokens (its position embeddings), got "
+              + name
+              + " "
+              + tokens);
+    }
   }
 
   private static void positive(String name, int value) {

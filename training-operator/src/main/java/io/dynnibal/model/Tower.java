@@ -55,17 +55,20 @@ public final class Tower implements AutoCloseable {
   private final TowerKind kind;
   private final int maxTokens;
 
+  /** {@link DualEncoderConfig#trainableLayers()}: 0 trains everything, the table included. */
+  private final int trainableLayers;
+
   Tower(SparseEmbeddingTable table, DualEncoderConfig config, NDManager manager) {
     this.table = table;
     this.manager = manager;
     this.kind = config.towerKind();
-    this.maxTokens = config.maxTokens();
+    // One tower may read both sides; a transformer's tokenizer already bounds each side's length.
+    this.maxTokens = Math.max(config.maxTokens(), config.queryMaxTokens());
+    this.trainableLayers = config.trainableLayers();
     if (kind == TowerKind.TRANSFORMER) {
       this.body = new BertEncoderBlock(config.bert(), config.outputDim());
       body.initialize(manager, DataType.FLOAT32, new Shape(1, 2, table.dim()), new Shape(1, 2));
-      for (Parameter p : parameters()) {
-        p.getArray().setRequiresGradient(true);
-      }
+      markTrainable();
       this.store = new ParameterStore(manager, false);
       return;
     }
@@ -73,9 +76,7 @@ public final class Tower implements AutoCloseable {
       this.body = new SetTransformerBlock(table.dim(), config.hiddenDim(), config.outputDim());
       body.initialize(
           manager, DataType.FLOAT32, new Shape(1, maxTokens, table.dim()), new Shape(1, maxTokens));
-      for (Parameter p : parameters()) {
-        p.getArray().setRequiresGradient(true);
-      }
+      markTrainable();
       this.store = new ParameterStore(manager, false);
       return;
     }
@@ -92,9 +93,7 @@ public final class Tower implements AutoCloseable {
                     outputs.get(0).singletonOrThrow().add(outputs.get(1).singletonOrThrow())),
             List.of(mlp, linear));
     body.initialize(manager, DataType.FLOAT32, new Shape(1, table.dim()));
-    for (Parameter p : parameters()) {
-      p.getArray().setRequiresGradient(true);
-    }
+    markTrainable();
     this.store = new ParameterStore(manager, false);
   }
 
@@ -113,6 +112,34 @@ public final class Tower implements AutoCloseable {
       parameters.add(p.getValue());
     }
     return parameters;
+  }
+
+  /**
+   * The parameters the optimiser steps: all of them, or a transformer's top {@link
+   * DualEncoderConfig#trainableLayers()} layers and projection.
+   */
+  public List<Parameter> trainableParameters() {
+    return kind == TowerKind.TRANSFORMER
+        ? ((BertEncoderBlock) body).trainableParameters(trainableLayers)
+        : parameters();
+  }
+
+  /** Whether the embedding table trains (not when a transformer's bottom layers are frozen). */
+  public boolean tableTrains() {
+    return trainableLayers == 0;
+  }
+
+  /**
+   * Sets which parameters record gradients (after initialising or loading them): the trainable ones
+   * only, so libtorch builds no backward graph through frozen layers.
+   */
+  public void markTrainable() {
+    java.util.Set<Parameter> trainable =
+        java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    trainable.addAll(trainableParameters());
+    for (Parameter p : parameters()) {
+      p.getArray().setRequiresGradient(trainable.contains(p));
+    }
   }
 
   /**
@@ -145,7 +172,9 @@ public final class Tower implements AutoCloseable {
    */
   public Forward forwardForTraining(List<Features> batch, NDManager scope) {
     NDList input = input(batch, scope);
-    input.get(0).setRequiresGradient(true);
+    if (tableTrains()) {
+      input.get(0).setRequiresGradient(true);
+    }
     return new Forward(batch, input.get(0), forward(input, true));
   }
 
@@ -154,6 +183,9 @@ public final class Tower implements AutoCloseable {
    * gradients.
    */
   public void backpropagateToTable(Forward forward) {
+    if (!tableTrains()) {
+      return;
+    }
     float[] gradient = forward.input().getGradient().toFloatArray();
     int dim = table.dim();
     List<Features> batch = forward.batch();

@@ -2,7 +2,6 @@ package io.dynnibal.snapshot;
 
 import ai.djl.Device;
 import ai.djl.MalformedModelException;
-import ai.djl.nn.Parameter;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.model.DualEncoderConfig;
@@ -299,9 +298,7 @@ public final class ParameterSnapshots {
                       Files.newInputStream(dir.resolve(expected.get(i) + ".network"))))) {
             towers.get(i).body().loadParameters(encoder.manager(), in);
           }
-          for (Parameter p : towers.get(i).parameters()) {
-            p.getArray().setRequiresGradient(true);
-          }
+          towers.get(i).markTrainable();
         }
         return encoder;
       } catch (IOException | MalformedModelException | RuntimeException e) {

@@ -38,7 +38,7 @@ final class StepInputs {
         unknownPositives.add(q);
         continue;
       }
-      queries.add(encoder.featurize(batch.queryTexts[q]));
+      queries.add(encoder.featurizeQuery(batch.queryTexts[q]));
       trainedPairs.add(batch.pairIds[q]);
       positiveIds.add(positive.id);
       positives.add(Features.of(positive));

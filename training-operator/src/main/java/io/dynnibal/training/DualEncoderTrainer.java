@@ -34,7 +34,8 @@ public final class DualEncoderTrainer {
     this.encoder = encoder;
     this.config = config;
     for (Tower tower : encoder.distinctTowers()) {
-      networkOptimizers.add(new DenseAdam(tower.parameters(), config.adam(), encoder.manager()));
+      networkOptimizers.add(
+          new DenseAdam(tower.trainableParameters(), config.adam(), encoder.manager()));
     }
   }
 

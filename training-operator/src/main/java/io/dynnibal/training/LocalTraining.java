@@ -104,7 +104,7 @@ public final class LocalTraining {
       List<Features> targetFeatures = new ArrayList<>(targets.size());
       for (int i = 0; i < targets.size(); i++) {
         targetIndex.put(targets.get(i).targetId(), i);
-        targetFeatures.add(encoder.featurize(targets.get(i).text()));
+        targetFeatures.add(encoder.featurizeTarget(targets.get(i).text()));
       }
       List<LabelledQuery> usable = new ArrayList<>(train.size());
       for (LabelledQuery q : train) {
@@ -248,7 +248,7 @@ public final class LocalTraining {
     List<String> positiveIds = new ArrayList<>(pairs.size());
     List<Features> positives = new ArrayList<>(pairs.size());
     for (LabelledQuery q : pairs) {
-      queries.add(encoder.featurize(q.text()));
+      queries.add(encoder.featurizeQuery(q.text()));
       positiveIds.add(q.targetId());
       positives.add(targetFeatures.get(targetIndex.get(q.targetId())));
     }

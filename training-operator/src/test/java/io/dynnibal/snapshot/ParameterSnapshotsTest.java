@@ -68,7 +68,7 @@ class ParameterSnapshotsTest {
   void aFineTunedTransformerRoundTripsWithItsTrainer() {
     DualEncoderConfig config =
         DualEncoderConfig.transformer(
-            io.dynnibal.model.transformer.BertCheckpoint.MINILM, 384, 16, true, 20f);
+            io.dynnibal.model.transformer.BertCheckpoint.MINILM, 384, 16, 0, 0, true, 20f);
     try (DualEncoder encoder = DualEncoder.create(config, 8)) {
       DualEncoderTrainer trainer =
           new DualEncoderTrainer(

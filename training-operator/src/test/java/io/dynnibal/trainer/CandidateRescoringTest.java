@@ -37,7 +37,7 @@ class CandidateRescoringTest {
     merged.candidates = new TargetFeatures[TEXTS.length];
     merged.candidateQuery = new int[TEXTS.length];
     for (int i = 0; i < TEXTS.length; i++) {
-      Features f = encoder.featurize(TEXTS[i]);
+      Features f = encoder.featurizeTarget(TEXTS[i]);
       // t0 is the batch's positive: never a shared negative.
       merged.candidates[i] = new TargetFeatures("t" + i, f.ids(), f.weights(), null);
     }

@@ -66,17 +66,17 @@ public final class SyntheticRetrievalTask {
     List<Features> positives = new ArrayList<>();
     for (int i = 0; i < size; i++) {
       LabelledQuery q = train.get(draw.nextInt(train.size()));
-      queries.add(encoder.featurize(q.text()));
+      queries.add(encoder.featurizeQuery(q.text()));
       positiveIds.add(q.targetId());
       positives.add(
-          encoder.featurize(targets.get(Integer.parseInt(q.targetId().substring(4))).text()));
+          encoder.featurizeTarget(targets.get(Integer.parseInt(q.targetId().substring(4))).text()));
     }
     List<String> negativeIds = new ArrayList<>();
     List<Features> negatives = new ArrayList<>();
     for (int i = 0; i < uniform; i++) {
       TargetText t = targets.get(draw.nextInt(targets.size()));
       negativeIds.add(t.targetId());
-      negatives.add(encoder.featurize(t.text()));
+      negatives.add(encoder.featurizeTarget(t.text()));
     }
     return new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives);
   }

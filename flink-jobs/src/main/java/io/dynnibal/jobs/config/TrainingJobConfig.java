@@ -243,6 +243,18 @@ public final class TrainingJobConfig implements Serializable {
           + " (config.json, model.safetensors, tokenizer.json or vocab.txt)")
   public String modelCheckpoint = io.dynnibal.model.transformer.BertCheckpoint.MINILM;
 
+  @Setting(
+      value = "a transformer's tokens per query, [CLS] and [SEP] included (0: model.max.tokens)",
+      min = 0)
+  public int modelQueryMaxTokens = 0;
+
+  @Setting(
+      value =
+          "a transformer's top layers that fine-tune, with the projection; the others and the"
+              + " embeddings stay as the checkpoint has them (0: all layers and the embeddings)",
+      min = 0)
+  public int modelTrainableLayers = 0;
+
   @Setting(value = "SG tree base (level radius ratio)", min = 1, aboveMin = true)
   public double treeBase = 1.3;
 
@@ -347,7 +359,42 @@ public final class TrainingJobConfig implements Serializable {
         TowerKind.of(modelTower),
         modelMaxTokens,
         modelCheckpoint,
-        null);
+        null,
+        modelQueryMaxTokens,
+        modelTrainableLayers);
+  }
+
+  /** What the checkpoint's shape allows, in the settings' names. */
+  private void transformerProblems(List<String> p) {
+    io.dynnibal.model.transformer.BertShape shape;
+    try {
+      shape = io.dynnibal.model.transformer.BertCheckpoint.load(modelCheckpoint).shape();
+    } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
+      p.add("model.checkpoint: " + e.getMessage());
+      return;
+    }
+    int positions = shape.maxPositions();
+    if (modelMaxTokens < 3 || modelMaxTokens > positions) {
+      p.add(
+          "model.max.tokens must be 3 to "
+              + positions
+              + " for this checkpoint, got "
+              + modelMaxTokens);
+    }
+    if (modelQueryMaxTokens != 0 && (modelQueryMaxTokens < 3 || modelQueryMaxTokens > positions)) {
+      p.add(
+          "model.query.max.tokens must be 0 (model.max.tokens) or 3 to "
+              + positions
+              + ", got "
+              + modelQueryMaxTokens);
+    }
+    if (modelTrainableLayers > shape.layers()) {
+      p.add(
+          "model.trainable.layers must be 0 (all) to "
+              + shape.layers()
+              + " (the checkpoint's layers), got "
+              + modelTrainableLayers);
+    }
   }
 
   /** Every problem, or an empty list: each setting's bounds, then what settings need together. */
@@ -388,6 +435,8 @@ public final class TrainingJobConfig implements Serializable {
     }
     if (!TowerKind.NAMES.contains(modelTower)) {
       p.add("model.tower must be one of " + TowerKind.NAMES + ", got " + modelTower);
+    } else if (TowerKind.of(modelTower) == TowerKind.TRANSFORMER) {
+      transformerProblems(p);
     }
     return p;
   }

@@ -1,5 +1,6 @@
 package io.dynnibal.jobs.ingest;
 
+import io.dynnibal.jobs.shard.ShardInput;
 import io.dynnibal.schemas.AvroTrust;
 import io.dynnibal.schemas.Matrices;
 import io.dynnibal.schemas.ModelUpdate;
@@ -12,14 +13,21 @@ import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * Model-updates topic -> ModelUpdate records, checked before they reach any shard: an unreadable
- * value, a non-finite number or a wrong shape in its matrices goes to dead letters (a shard must
- * never apply half an update).
+ * Model-updates topic -> one {@link ShardInput#MODEL_UPDATE} per shard key, checked before they
+ * reach any shard: an unreadable value, a non-finite number or a wrong shape in its matrices goes
+ * to dead letters (a shard must never apply half an update).
+ *
+ * <p>Fanned out per key rather than broadcast: Flink checkpoints a task with a broadcast input
+ * aligned, so the shards' barriers would queue behind every buffered batch and a model update
+ * (committed with a checkpoint) would reach them only once the backlog drained. Keyed edges take
+ * unaligned barriers. The shards read updates on their own input (see {@link
+ * io.dynnibal.jobs.shard.ShardIndexFunction#processElement2}).
  */
-public final class DecodeModelUpdates extends ProcessFunction<KafkaRecord, ModelUpdate> {
+public final class DecodeModelUpdates extends ProcessFunction<KafkaRecord, ShardInput> {
   private static final long serialVersionUID = 1L;
   static final String STAGE = "decode-model-updates";
 
+  private final int[] shardKeys;
   private final int landmarks;
   private final int encodingDim;
   private transient SingleObjectCodec<ModelUpdate> codec;
@@ -28,7 +36,8 @@ public final class DecodeModelUpdates extends ProcessFunction<KafkaRecord, Model
    * Updates must have {@code landmarks} (d') landmarks of dimension {@code encodingDim} (d): the
    * job's shape.
    */
-  public DecodeModelUpdates(int landmarks, int encodingDim) {
+  public DecodeModelUpdates(int[] shardKeys, int landmarks, int encodingDim) {
+    this.shardKeys = shardKeys;
     this.landmarks = landmarks;
     this.encodingDim = encodingDim;
   }
@@ -40,14 +49,16 @@ public final class DecodeModelUpdates extends ProcessFunction<KafkaRecord, Model
   }
 
   @Override
-  public void processElement(KafkaRecord record, Context ctx, Collector<ModelUpdate> out) {
+  public void processElement(KafkaRecord record, Context ctx, Collector<ShardInput> out) {
     try {
       if (record.value == null) {
         throw new IllegalArgumentException("the model-updates topic holds a null value");
       }
       ModelUpdate update = codec.decode(record.value);
       check(update, landmarks, encodingDim);
-      out.collect(update);
+      for (int key : shardKeys) {
+        out.collect(ShardInput.modelUpdate(key, update));
+      }
     } catch (RecordDecodingException | IllegalArgumentException e) {
       ctx.output(DeadLetters.TAG, DeadLetters.of(record, e, STAGE));
     }

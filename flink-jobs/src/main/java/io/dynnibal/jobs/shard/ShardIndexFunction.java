@@ -20,13 +20,12 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.apache.flink.metrics.Counter;
-import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
+import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,8 +36,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>State: {@link ShardTargets} (RocksDB map state, id -> features + cache vector) is the truth;
  * the SG tree of each shard is a heap cache of it ({@link ShardIndex}), rebuilt from it on the
- * first use after a start or restore. The current model update is broadcast state; the encoder and
- * projection of the current version ({@link ShardModel}) are loaded from it.
+ * first use after a start or restore. Each shard key keeps the model update it is at in keyed state
+ * (every key receives its own copy of an update); the encoder and projection of a version ({@link
+ * ShardModel}) are loaded from it once per subtask.
  *
  * <p>Targets and queries are encoded here, with the version the shard holds, so a shard's cache and
  * its queries are always of one version and each reply says which. New and changed targets are
@@ -51,13 +51,16 @@ import org.slf4j.LoggerFactory;
  * CacheMigration}. An update whose version is not above the current one is a duplicate and ignored.
  */
 public final class ShardIndexFunction
-    extends KeyedBroadcastProcessFunction<Integer, ShardInput, ModelUpdate, ShardReply> {
+    extends KeyedCoProcessFunction<Integer, ShardInput, ShardInput, ShardReply> {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(ShardIndexFunction.class);
   static final String STAGE = "shard-index";
-  public static final MapStateDescriptor<String, ModelUpdate> MODEL =
-      new MapStateDescriptor<>("model", Types.STRING, new AvroTypeInfo<>(ModelUpdate.class));
-  private static final String CURRENT = "current";
+  private static final ValueStateDescriptor<ModelUpdate> MODEL =
+      new ValueStateDescriptor<>("model", new AvroTypeInfo<>(ModelUpdate.class));
+
+  /** Versions loaded at once in a subtask: its keys move from one to the next update together. */
+  private static final int MODELS_KEPT = 2;
+
   static final int ENCODE_BATCH = 512;
   static final long ENCODE_DELAY_MS = 200;
 
@@ -65,8 +68,13 @@ public final class ShardIndexFunction
   private final int[] shardKeys;
 
   private transient MapState<String, TargetFeatures> targets;
+  private transient ValueState<ModelUpdate> currentUpdate;
   private transient Map<Integer, ShardIndex> indexes;
+
+  /** The current key's model (set by {@link #ensureModel}); loaded versions, oldest first. */
   private transient ShardModel model;
+
+  private transient java.util.TreeMap<Long, ShardModel> models;
   private transient HardNegativeMiner miner;
   private transient FidelityProbe fidelity;
 
@@ -88,6 +96,8 @@ public final class ShardIndexFunction
   public void open(OpenContext context) {
     AvroTrust.install();
     targets = getRuntimeContext().getMapState(ShardTargets.DESCRIPTOR);
+    currentUpdate = getRuntimeContext().getState(MODEL);
+    models = new java.util.TreeMap<>();
     indexes = new HashMap<>();
     unencoded = new HashMap<>();
     indexedTargets = new AtomicLong();
@@ -102,14 +112,14 @@ public final class ShardIndexFunction
   }
 
   @Override
-  public void processElement(ShardInput in, ReadOnlyContext ctx, Collector<ShardReply> out)
+  public void processElement1(ShardInput in, Context ctx, Collector<ShardReply> out)
       throws Exception {
-    ensureModel(ctx.getBroadcastState(MODEL).get(CURRENT));
     int key = ctx.getCurrentKey();
+    ensureModel(currentUpdate.value());
     ShardIndex index = index(key);
     switch (in.kind) {
       case ShardInput.UPSERT -> {
-        Features features = model.encoder.featurize(in.text);
+        Features features = model.encoder.featurizeTarget(in.text);
         TargetFeatures target =
             new TargetFeatures(in.targetId, features.ids(), features.weights(), null);
         target.version = model.version;
@@ -142,7 +152,7 @@ public final class ShardIndexFunction
   @Override
   public void onTimer(long timestamp, OnTimerContext ctx, Collector<ShardReply> out)
       throws Exception {
-    ensureModel(ctx.getBroadcastState(MODEL).get(CURRENT));
+    ensureModel(currentUpdate.value());
     int key = ctx.getCurrentKey();
     encodeWaiting(key, index(key), ctx);
   }
@@ -151,7 +161,7 @@ public final class ShardIndexFunction
    * Encodes the key's waiting targets with the current model in one pass, then indexes them. A
    * target that encodes to a non-finite vector leaves the shard, with a dead letter.
    */
-  private void encodeWaiting(int key, ShardIndex index, ReadOnlyContext ctx) throws Exception {
+  private void encodeWaiting(int key, ShardIndex index, Context ctx) throws Exception {
     LinkedHashSet<String> waiting = unencoded.get(key);
     if (waiting == null || waiting.isEmpty()) {
       return;
@@ -213,7 +223,7 @@ public final class ShardIndexFunction
             settings.seed() * 0x9E3779B97F4A7C15L + batch.batchId * 1_000_003L + shard);
     List<Features> queries = new ArrayList<>(batch.size());
     for (String text : batch.queryTexts) {
-      queries.add(model.encoder.featurize(text));
+      queries.add(model.encoder.featurizeQuery(text));
     }
     HardNegativeMiner.Mined mined = HardNegativeMiner.Mined.none();
     HardNegativeMiner.Shard data = new HardNegativeMiner.Shard(key, index, targets::get, model);
@@ -275,67 +285,72 @@ public final class ShardIndexFunction
         update.getCacheMap().getRows(), Matrices.values(update.getCacheMap(), "cache map"));
   }
 
+  /**
+   * A model update, on its own input: an update is larger than a network buffer, and on the same
+   * input as the backlog of query batches it would wait for buffers those batches hold.
+   */
   @Override
-  public void processBroadcastElement(ModelUpdate update, Context ctx, Collector<ShardReply> out)
+  public void processElement2(ShardInput in, Context ctx, Collector<ShardReply> out)
       throws Exception {
-    BroadcastState<String, ModelUpdate> state = ctx.getBroadcastState(MODEL);
-    ModelUpdate current = state.get(CURRENT);
+    if (in.kind != ShardInput.MODEL_UPDATE) {
+      throw new IllegalStateException("the model-updates input got shard input kind " + in.kind);
+    }
+    apply(in.update, ctx.getCurrentKey(), ctx);
+  }
+
+  /**
+   * Moves key {@code key} to {@code update}'s version: its cache by the update's map (or exact
+   * re-encoding) and its tree repaired, through {@link CacheMigration}.
+   */
+  private void apply(ModelUpdate update, int key, Context ctx) throws Exception {
+    ModelUpdate current = currentUpdate.value();
     long currentVersion = current == null ? 0 : current.getVersion();
     if (update.getVersion() <= currentVersion) {
       duplicateUpdates.inc();
       LOG.info(
-          "ignoring model update {}: this shard already holds version {}",
+          "shard key {}: ignoring model update {}: it already holds version {}",
+          key,
           update.getVersion(),
           currentVersion);
       return;
     }
     ShardModel next;
     try {
-      next = ShardModel.of(update);
+      next = loaded(update);
     } catch (RuntimeException e) {
-      // Every subtask reports it; the shards stay at their version and a later update is applied
-      // exactly.
+      // The key stays at its version; a later update is applied exactly.
       ctx.output(
           DeadLetters.TAG,
           DeadLetters.ofDecoded(
               settings.modelUpdatesTopic(),
-              "model-" + update.getVersion(),
+              "model-" + update.getVersion() + "-key-" + key,
               "cannot load model update " + update.getVersion() + ": " + e.getMessage(),
               STAGE));
       return;
     }
-    CacheMap map = cacheMapOf(update, currentVersion);
-    ctx.applyToKeyedState(
-        ShardTargets.DESCRIPTOR,
-        (key, shardTargets) -> {
-          ShardIndex index = indexes.get(key);
-          CacheMigration.Outcome outcome =
-              CacheMigration.apply(
-                  shardTargets,
-                  index,
-                  update.getVersion(),
-                  map,
-                  group -> encode(next, group),
-                  settings.seed() ^ update.getVersion());
-          if (index != null && outcome.report() == null) {
-            indexes.remove(key); // rebuilt from the re-encoded state on next use
-            indexedTargets.addAndGet(-index.size());
-          } else if (outcome.report() != null) {
-            targetsRepaired.inc(outcome.report().targetsMoved());
-            LOG.info(
-                "shard key {}: applied model update {}: {} targets, {} subtrees rebuilt, {} targets"
-                    + " moved",
-                key,
-                update.getVersion(),
-                outcome.report().targets(),
-                outcome.report().subtreesRebuilt(),
-                outcome.report().targetsMoved());
-          }
-        });
-    state.put(CURRENT, update);
-    if (model != null) {
-      model.close();
+    ShardIndex index = indexes.get(key);
+    CacheMigration.Outcome outcome =
+        CacheMigration.apply(
+            targets,
+            index,
+            update.getVersion(),
+            cacheMapOf(update, currentVersion),
+            group -> encode(next, group),
+            settings.seed() ^ update.getVersion());
+    if (index != null && outcome.report() == null) {
+      indexes.remove(key); // rebuilt from the re-encoded state on next use
+      indexedTargets.addAndGet(-index.size());
+    } else if (outcome.report() != null) {
+      targetsRepaired.inc(outcome.report().targetsMoved());
+      LOG.info(
+          "shard key {}: applied model update {}: {} targets, {} subtrees rebuilt, {} targets moved",
+          key,
+          update.getVersion(),
+          outcome.report().targets(),
+          outcome.report().subtreesRebuilt(),
+          outcome.report().targetsMoved());
     }
+    currentUpdate.update(update);
     model = next;
     updatesApplied.inc();
   }
@@ -349,15 +364,29 @@ public final class ShardIndexFunction
     return true;
   }
 
+  /** Sets {@link #model} to the version the current key holds. */
   private void ensureModel(ModelUpdate current) {
-    long wanted = current == null ? 0 : current.getVersion();
-    if (model != null && model.version == wanted) {
-      return;
+    model = current == null ? loaded(0, () -> ShardModel.initial(settings)) : loaded(current);
+  }
+
+  private ShardModel loaded(ModelUpdate update) {
+    return loaded(update.getVersion(), () -> ShardModel.of(update));
+  }
+
+  /**
+   * The subtask's model of {@code version}, loaded once; the oldest loaded version is closed when
+   * more than {@value #MODELS_KEPT} are (a key still at it would load it again).
+   */
+  private ShardModel loaded(long version, java.util.function.Supplier<ShardModel> load) {
+    ShardModel m = models.get(version);
+    if (m == null) {
+      m = load.get();
+      models.put(version, m);
+      while (models.size() > MODELS_KEPT) {
+        models.pollFirstEntry().getValue().close();
+      }
     }
-    if (model != null) {
-      model.close();
-    }
-    model = current == null ? ShardModel.initial(settings) : ShardModel.of(current);
+    return m;
   }
 
   /** The heap index of the current key, rebuilt from the key's state when missing. */
@@ -391,8 +420,9 @@ public final class ShardIndexFunction
 
   @Override
   public void close() {
-    if (model != null) {
-      model.close();
+    if (models != null) {
+      models.values().forEach(ShardModel::close);
+      models.clear();
       model = null;
     }
     if (miner != null) {

@@ -1,10 +1,11 @@
 package io.dynnibal.jobs.shard;
 
+import io.dynnibal.schemas.ModelUpdate;
 import io.dynnibal.stream.QueryBatch;
 
 /**
- * What a shard receives on its keyed input: a target upsert or delete, or a batch of queries to
- * sample for.
+ * What a shard receives on its keyed input: a target upsert or delete, a batch of queries to sample
+ * for, or a model update (each shard key gets its own copy).
  */
 public class ShardInput {
   public static final byte UPSERT = 0;
@@ -17,6 +18,8 @@ public class ShardInput {
    */
   public static final byte TARGETS_LOADED = 3;
 
+  public static final byte MODEL_UPDATE = 4;
+
   public byte kind;
 
   /** The shard's key (see {@link ShardKeys}). */
@@ -25,6 +28,7 @@ public class ShardInput {
   public String targetId;
   public String text;
   public QueryBatch batch;
+  public ModelUpdate update;
 
   public ShardInput() {}
 
@@ -57,6 +61,14 @@ public class ShardInput {
     in.kind = QUERIES;
     in.shardKey = shardKey;
     in.batch = batch;
+    return in;
+  }
+
+  public static ShardInput modelUpdate(int shardKey, ModelUpdate update) {
+    ShardInput in = new ShardInput();
+    in.kind = MODEL_UPDATE;
+    in.shardKey = shardKey;
+    in.update = update;
     return in;
   }
 }

@@ -41,7 +41,6 @@ import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
-import org.apache.flink.streaming.api.datastream.BroadcastStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -59,7 +58,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * <pre>
  * targets (compacted) -> DecodeTargets ---------------\
  * pairs -> DecodePairs -> BatchAssembler(B) ----------PairsAfterTargets (fan out) -> keyBy(shard) -> ShardIndex
- * model-updates -> DecodeModelUpdates -> broadcast -------------------------------------/ (RocksDB)
+ * model-updates -> DecodeModelUpdates (fan out) ----------------------------------------/ (RocksDB)
  *   -> keyBy(batch) -> NegativeMerge
  *   -> Trainer (p=1) -> metrics topic
  *                    -> model-updates topic (every w steps: re-encode map + snapshot)  [feedback edge via Kafka]
@@ -194,18 +193,17 @@ public final class TrainingJob {
             .setParallelism(1);
     // Updates start at the log's end: a new job begins at version 0; a restored one resumes from
     // its offsets.
-    SingleOutputStreamOperator<ModelUpdate> updates =
+    SingleOutputStreamOperator<ShardInput> updates =
         env.fromSource(
                 source(config, config.modelUpdatesTopic(), OffsetsInitializer.latest()),
                 WatermarkStrategy.noWatermarks(),
                 "model-updates")
             .uid("model-updates-source")
             .setParallelism(1)
-            .process(new DecodeModelUpdates(config.landmarks, config.modelOutputDim))
+            .process(new DecodeModelUpdates(shardKeys, config.landmarks, config.modelOutputDim))
             .name("decode-model-updates")
             .uid("decode-model-updates")
             .setParallelism(1);
-    BroadcastStream<ModelUpdate> broadcastUpdates = updates.broadcast(ShardIndexFunction.MODEL);
 
     DataStream<QueryBatch> batches =
         pairs
@@ -229,7 +227,8 @@ public final class TrainingJob {
     SingleOutputStreamOperator<ShardReply> replies =
         shardInputs
             .keyBy(in -> in.shardKey, org.apache.flink.api.common.typeinfo.Types.INT)
-            .connect(broadcastUpdates)
+            .connect(
+                updates.keyBy(in -> in.shardKey, org.apache.flink.api.common.typeinfo.Types.INT))
             .process(new ShardIndexFunction(ShardSettings.of(config), shardKeys))
             .name("shard-index")
             .uid("shard-index")

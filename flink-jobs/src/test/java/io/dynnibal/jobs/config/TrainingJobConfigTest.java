@@ -68,6 +68,41 @@ class TrainingJobConfigTest {
   }
 
   @Test
+  void aTransformersLengthsAndLayersAreCheckedAgainstItsCheckpoint() {
+    TrainingJobConfig fine =
+        new TrainingJobConfig()
+            .apply("model.tower", "transformer")
+            .apply("model.output.dim", "384")
+            .apply("model.max.tokens", "64")
+            .apply("model.query.max.tokens", "16")
+            .apply("model.trainable.layers", "2");
+    assertEquals(List.of(), fine.problems());
+    assertEquals(16, fine.model().queryMaxTokens());
+    assertEquals(2, fine.model().trainableLayers());
+    List<String> bad =
+        new TrainingJobConfig()
+            .apply("model.tower", "transformer")
+            .apply("model.max.tokens", "1000")
+            .apply("model.trainable.layers", "7")
+            .problems();
+    assertTrue(
+        bad.stream().anyMatch(m -> m.startsWith("model.max.tokens must be 3 to 512")),
+        bad.toString());
+    assertTrue(
+        bad.stream().anyMatch(m -> m.startsWith("model.trainable.layers must be 0 (all) to 6")),
+        bad.toString());
+    List<String> missing =
+        new TrainingJobConfig()
+            .apply("model.tower", "transformer")
+            .apply("model.checkpoint", "/no/such/model")
+            .problems();
+    assertTrue(
+        missing.stream()
+            .anyMatch(m -> m.startsWith("model.checkpoint: ") && m.contains("/no/such/model")),
+        missing.toString());
+  }
+
+  @Test
   void everySamplerIsAcceptedAndOnlyInBatchNeedsNoUniformNegatives() {
     for (String sampler : Sampler.NAMES) {
       TrainingJobConfig c =

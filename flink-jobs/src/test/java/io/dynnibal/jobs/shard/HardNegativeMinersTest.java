@@ -80,7 +80,7 @@ class HardNegativeMinersTest {
     List<TargetFeatures> targets = new ArrayList<>();
     List<Features> features = new ArrayList<>();
     for (int i = 0; i < TARGETS; i++) {
-      Features f = model.encoder.featurize(text(random) + " t" + i);
+      Features f = model.encoder.featurizeTarget(text(random) + " t" + i);
       targets.add(new TargetFeatures("t" + i, f.ids(), f.weights(), null));
       features.add(f);
     }
@@ -105,7 +105,7 @@ class HardNegativeMinersTest {
       batch.pairIds[q] = "p" + q;
       batch.queryTexts[q] = text(random);
       batch.targetIds[q] = "t" + random.nextInt(TARGETS);
-      out.add(model.encoder.featurize(batch.queryTexts[q]));
+      out.add(model.encoder.featurizeQuery(batch.queryTexts[q]));
     }
     return batch;
   }

@@ -89,6 +89,26 @@ public final class BertEncoderBlock extends AbstractBlock {
     }
   }
 
+  /**
+   * The parameters that fine-tune when the top {@code topLayers} layers do (0: all of them): those
+   * layers' and the projection's. Below them nothing trains, so a backward pass stops at the lowest
+   * trainable layer.
+   */
+  public List<Parameter> trainableParameters(int topLayers) {
+    List<Parameter> out = new ArrayList<>();
+    if (topLayers == 0) {
+      getParameters().forEach(p -> out.add(p.getValue()));
+      return out;
+    }
+    for (Layer layer : layers.subList(layers.size() - topLayers, layers.size())) {
+      layer.getParameters().forEach(p -> out.add(p.getValue()));
+    }
+    if (projection != null) {
+      projection.getParameters().forEach(p -> out.add(p.getValue()));
+    }
+    return out;
+  }
+
   private static void set(Parameter parameter, float[] values) {
     parameter.getArray().set(values);
   }

@@ -63,7 +63,7 @@ public final class SamplerFidelityBenchmark {
     for (TargetText t : o.targets()) {
       position.put(t.targetId(), ids.size());
       ids.add(t.targetId());
-      features.add(model.featurize(t.text()));
+      features.add(model.featurizeTarget(t.text()));
     }
     long start = System.nanoTime();
     float[][] encoded = new float[ids.size()][];
@@ -110,7 +110,7 @@ public final class SamplerFidelityBenchmark {
     float[] exact = new float[ids.size()];
     float[] cached = new float[ids.size()];
     for (LabelledQuery query : queries) {
-      float[] q = model.encodeQueries(List.of(model.featurize(query.text())))[0];
+      float[] q = model.encodeQueries(List.of(model.featurizeQuery(query.text())))[0];
       float[] z = projector.project(q);
       int positive = position.get(query.targetId());
       for (int i = 0; i < ids.size(); i++) {

@@ -51,7 +51,7 @@ public final class TrainerBenchmark {
       Map<String, Integer> index = new HashMap<>();
       long featureCount = 0;
       for (int i = 0; i < targets.size(); i++) {
-        Features f = encoder.featurize(targets.get(i).text());
+        Features f = encoder.featurizeTarget(targets.get(i).text());
         featureCount += f.size();
         targetFeatures.add(f);
         index.put(targets.get(i).targetId(), i);
@@ -120,7 +120,7 @@ public final class TrainerBenchmark {
       LabelledQuery q = train.get(random.nextInt(train.size()));
       Integer t = index.get(q.targetId());
       if (t != null) {
-        queries.add(encoder.featurize(q.text()));
+        queries.add(encoder.featurizeQuery(q.text()));
         positiveIds.add(q.targetId());
         positives.add(targetFeatures.get(t));
       }

@@ -63,7 +63,7 @@ class MiniLmParityTest {
     checkpoint = BertCheckpoint.load(BertCheckpoint.MINILM);
     encoder =
         DualEncoder.create(
-            DualEncoderConfig.transformer(BertCheckpoint.MINILM, 384, 128, true, 20f), 1);
+            DualEncoderConfig.transformer(BertCheckpoint.MINILM, 384, 128, 0, 0, true, 20f), 1);
   }
 
   @AfterAll

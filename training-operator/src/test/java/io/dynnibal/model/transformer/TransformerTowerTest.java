@@ -20,12 +20,12 @@ import org.junit.jupiter.api.Test;
 /** The transformer tower as the trainer sees it: tokens, truncation, real gradients. */
 class TransformerTowerTest {
   private static final DualEncoderConfig MINILM_16 =
-      DualEncoderConfig.transformer(BertCheckpoint.MINILM, 384, 16, true, 20f);
+      DualEncoderConfig.transformer(BertCheckpoint.MINILM, 384, 16, 0, 0, true, 20f);
 
   @Test
   void textsBecomeTokensInOrderCutToMaxTokens() {
     try (DualEncoder encoder = DualEncoder.create(MINILM_16, 1)) {
-      Features f = encoder.featurize("the cat sat on the mat " + "again ".repeat(40));
+      Features f = encoder.featurizeTarget("the cat sat on the mat " + "again ".repeat(40));
       assertEquals(16, f.size());
       assertEquals(101, f.ids()[0]); // [CLS]
       assertEquals(102, f.ids()[15]); // [SEP] survives the cut
@@ -55,11 +55,11 @@ class TransformerTowerTest {
                   AdamSettings.DEFAULT,
                   TrainerConfig.DEFAULT_CLIP_NORM));
       // Negatives that look alike: the loss must separate the pairs, not just recognise words.
-      List<Features> q = encoder.featurizeAll(queries);
-      List<Features> t = encoder.featurizeAll(targets);
+      List<Features> q = queries.stream().map(encoder::featurizeQuery).toList();
+      List<Features> t = encoder.featurizeTargets(targets);
       List<String> ids = List.of("0ad", "moosex", "libc6", "vim");
       TrainingBatch batch = new TrainingBatch(q, ids, t, List.of(), List.of());
-      int unseen = encoder.featurize("zebra").ids()[1];
+      int unseen = encoder.featurizeTarget("zebra").ids()[1];
       float[] before = row(encoder, unseen);
       List<StepResult> steps = new ArrayList<>();
       for (int i = 0; i < 12; i++) {
@@ -72,6 +72,60 @@ class TransformerTowerTest {
     }
   }
 
+  @Test
+  void frozenLayersAndEmbeddingsStayAsTheCheckpointHasThem() {
+    DualEncoderConfig topTwo =
+        DualEncoderConfig.transformer(BertCheckpoint.MINILM, 384, 16, 0, 2, true, 20f);
+    try (DualEncoder encoder = DualEncoder.create(topTwo, 3)) {
+      DualEncoderTrainer trainer =
+          new DualEncoderTrainer(
+              encoder,
+              new TrainerConfig(
+                  new LearningRateSchedule(1e-4f, 1, 4, 1f, 1f),
+                  1f,
+                  AdamSettings.DEFAULT,
+                  TrainerConfig.DEFAULT_CLIP_NORM));
+      var tower = encoder.queryTower();
+      var all = tower.parameters();
+      var trainable = tower.trainableParameters();
+      // Layers 4 and 5 of 6, each with 16 arrays (6 linear weights and biases, 2 layer norms).
+      assertEquals(32, trainable.size());
+      List<float[]> before = new ArrayList<>();
+      for (var p : all) {
+        before.add(p.getArray().toFloatArray());
+      }
+      float[] table = tower.table().values().clone();
+      List<Features> q =
+          List.of(encoder.featurizeQuery("a strategy game"), encoder.featurizeQuery("an editor"));
+      List<Features> t =
+          encoder.featurizeTargets(List.of("0ad: strategy game", "vim: Vi IMproved editor"));
+      trainer.step(new TrainingBatch(q, List.of("0ad", "vim"), t, List.of(), List.of()));
+      for (int i = 0; i < all.size(); i++) {
+        boolean moved =
+            !java.util.Arrays.equals(before.get(i), all.get(i).getArray().toFloatArray());
+        boolean trains = trainable.contains(all.get(i));
+        assertEquals(trains, moved, all.get(i).getName() + (trains ? " did not move" : " moved"));
+      }
+      assertTrue(java.util.Arrays.equals(table, tower.table().values()), "the embeddings moved");
+      assertEquals(2 * trainable.size(), trainer.networkMoments().get(0).size());
+    }
+  }
+
+  @Test
+  void queriesAndTargetsHaveTheirOwnLengths() {
+    DualEncoderConfig config =
+        DualEncoderConfig.transformer(BertCheckpoint.MINILM, 384, 24, 8, 0, true, 20f);
+    try (DualEncoder encoder = DualEncoder.create(config, 1)) {
+      String text = "word ".repeat(50);
+      assertEquals(8, encoder.featurizeQuery(text).size());
+      assertEquals(24, encoder.featurizeTarget(text).size());
+      assertEquals(1, encoder.encodeQueryTexts(List.of(text)).length);
+    }
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> DualEncoderConfig.transformer(BertCheckpoint.MINILM, 384, 16, 0, 7, true, 20f));
+  }
+
   private static float[] row(DualEncoder encoder, int token) {
     float[] values = encoder.queryTower().table().values();
     return java.util.Arrays.copyOfRange(values, token * 384, token * 384 + 384);
@@ -82,10 +136,10 @@ class TransformerTowerTest {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
-            () -> DualEncoderConfig.transformer("/no/such/model", 384, 16, true, 20f));
+            () -> DualEncoderConfig.transformer("/no/such/model", 384, 16, 0, 0, true, 20f));
     assertTrue(e.getMessage().contains("/no/such/model"), e.getMessage());
     assertThrows(
         IllegalArgumentException.class,
-        () -> DualEncoderConfig.transformer(BertCheckpoint.MINILM, 384, 1000, true, 20f));
+        () -> DualEncoderConfig.transformer(BertCheckpoint.MINILM, 384, 1000, 0, 0, true, 20f));
   }
 }
