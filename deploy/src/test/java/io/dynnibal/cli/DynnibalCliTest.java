@@ -245,6 +245,40 @@ class DynnibalCliTest {
             .trim();
     assertTrue(
         reencode.contains("\"mean_cosine\": ") && reencode.contains("\"speedup\": "), reencode);
+    // The pretrained transformer with its bottom five layers and embeddings frozen.
+    String transformer =
+        captureStdout(
+                () ->
+                    assertEquals(
+                        0,
+                        DynnibalCli.execute(
+                            "bench",
+                            "tower-reencode",
+                            "--tower",
+                            "transformer",
+                            "--trainable-layers",
+                            "1",
+                            "--max-tokens",
+                            "16",
+                            "--targets",
+                            targets.toString(),
+                            "--train",
+                            queries.toString(),
+                            "--warmup-steps",
+                            "1",
+                            "--steps",
+                            "1",
+                            "--landmarks",
+                            "4",
+                            "--samples",
+                            "16",
+                            "--batch",
+                            "8")))
+            .trim();
+    assertTrue(
+        transformer.contains("\"tower\": \"transformer\"")
+            && transformer.contains("\"mean_cosine\": "),
+        transformer);
   }
 
   @Test

@@ -71,10 +71,12 @@ public final class ShardIndexFunction
   private transient ValueState<ModelUpdate> currentUpdate;
   private transient Map<Integer, ShardIndex> indexes;
 
-  /** The current key's model (set by {@link #ensureModel}); loaded versions, oldest first. */
+  /** The model of the version the current key holds (set by {@link #ensureModel}). */
   private transient ShardModel model;
 
+  /** The versions this subtask has loaded, by version (at most {@value #MODELS_KEPT}). */
   private transient java.util.TreeMap<Long, ShardModel> models;
+
   private transient HardNegativeMiner miner;
   private transient FidelityProbe fidelity;
 

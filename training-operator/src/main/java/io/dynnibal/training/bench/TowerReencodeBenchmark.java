@@ -146,6 +146,8 @@ public final class TowerReencodeBenchmark {
         minMoved = Math.min(minMoved, c);
       }
       figures.put("tower", o.model().towerKind().id);
+      figures.put("trainable_layers", o.model().trainableLayers());
+      figures.put("warmup_steps", o.warmupSteps());
       figures.put("targets", targets.size());
       figures.put("encoder_dim", after[0].length);
       figures.put("landmarks", o.landmarks());
