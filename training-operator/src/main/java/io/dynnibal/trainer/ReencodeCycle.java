@@ -11,15 +11,25 @@ import io.dynnibal.state.TargetFeatures;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 
 /**
  * One approximate re-encoding (Alg. 4/5 of the paper) as the trainer runs it every w steps: encode
- * the reservoir's targets and d' landmarks (drawn from them) with the current target tower, fit the
- * ridge regression from their old cache vectors to the new encodings, write the parameter snapshot,
- * and describe it all in a {@link ModelUpdate}: the shards then move every cached vector by the d'
- * x d' map without re-encoding any target.
+ * the d' landmarks and the reservoir's targets with the current target tower, fit the ridge
+ * regression from their old cache vectors to the new encodings, write the parameter snapshot, and
+ * describe it all in a {@link ModelUpdate}: the shards then move every cached vector by the d' x d'
+ * map without re-encoding any target.
+ *
+ * <p>The landmarks are the same targets from version to version (the paper, App. C: "kept fixed
+ * during training"), drawn once from the reservoir at the first cycle. Fresh landmarks every cycle
+ * would change the basis of the cache each time, and a d' x d' map cannot carry a vector into a
+ * subspace its old coordinates never saw: on 10,000 Debian targets after 50 fine-tuning steps of
+ * MiniLM, new landmarks left the moved cache at mean cosine .68 to exact re-encoding, worse than
+ * not moving it at all (.93). The landmarks are encoded anyway (for the new projection), so they
+ * are regression samples too.
  */
 final class ReencodeCycle {
   static final double RIDGE = 1e-3;
@@ -32,45 +42,70 @@ final class ReencodeCycle {
    * A cycle's update and how faithful its map is: on regression samples held out of a second,
    * diagnostic fit (every {@link #HELD_OUT_EVERY}th), the cosine between the map's move of their
    * old cache vector and their fresh Nyström vector (exact re-encoding), mean and minimum; NaN when
-   * too few samples to hold any out.
+   * too few samples to hold any out. The landmark targets with their cache vectors at the update's
+   * version, for the next cycle: as the shards will hold them after moving their cache by the map,
+   * or after re-encoding it exactly.
    */
-  record Outcome(ModelUpdate update, double meanCosine, double minCosine) {}
+  record Outcome(
+      ModelUpdate update,
+      double meanCosine,
+      double minCosine,
+      List<TargetFeatures> landmarksMoved,
+      List<TargetFeatures> landmarksExact) {}
 
   private ReencodeCycle() {}
 
   /**
-   * @param fresh reservoir entries cached at the version being replaced (at least {@code
-   *     landmarks})
-   * @return the update, or null when there are too few fresh entries yet
+   * @param fresh reservoir entries cached at the version being replaced
+   * @param landmarkTargets the landmarks with their cache vectors at that version, or null to draw
+   *     {@code landmarks} of them from {@code fresh} (the first cycle)
+   * @return the update, or null when there are too few samples yet (fewer than 2 d', landmarks
+   *     included)
    */
   static Outcome build(
       DualEncoder encoder,
       List<TargetFeatures> fresh,
+      List<TargetFeatures> landmarkTargets,
       int landmarks,
       long newVersion,
       long step,
       URI snapshotBase,
       long seed) {
-    if (fresh.size() < 2 * landmarks) {
-      return null;
+    List<TargetFeatures> rows = new ArrayList<>();
+    if (landmarkTargets == null) {
+      if (fresh.size() < 2 * landmarks) {
+        return null;
+      }
+      List<TargetFeatures> shuffled = new ArrayList<>(fresh);
+      Collections.shuffle(shuffled, new Random(seed ^ newVersion));
+      rows.addAll(shuffled);
+    } else {
+      Set<String> landmarkIds = new HashSet<>();
+      for (TargetFeatures l : landmarkTargets) {
+        landmarkIds.add(l.id);
+        rows.add(l);
+      }
+      for (TargetFeatures t : fresh) {
+        if (!landmarkIds.contains(t.id)) {
+          rows.add(t);
+        }
+      }
+      if (rows.size() < 2 * landmarks) {
+        return null;
+      }
     }
-    List<Features> features = new ArrayList<>(fresh.size());
-    float[][] oldCache = new float[fresh.size()][];
-    for (int i = 0; i < fresh.size(); i++) {
-      features.add(Features.of(fresh.get(i)));
-      oldCache[i] = fresh.get(i).cache;
+    // rows: the d' landmarks first, then the other regression samples.
+    List<Features> features = new ArrayList<>(rows.size());
+    float[][] oldCache = new float[rows.size()][];
+    for (int i = 0; i < rows.size(); i++) {
+      features.add(Features.of(rows.get(i)));
+      oldCache[i] = rows.get(i).cache;
     }
     float[][] newEncodings = encoder.encodeTargets(features);
-    List<Integer> order = new ArrayList<>();
-    for (int i = 0; i < fresh.size(); i++) {
-      order.add(i);
-    }
-    Collections.shuffle(order, new Random(seed ^ newVersion));
-    float[][] landmarkEncodings = new float[landmarks][];
+    float[][] landmarkEncodings = java.util.Arrays.copyOf(newEncodings, landmarks);
     List<String> landmarkIds = new ArrayList<>(landmarks);
     for (int i = 0; i < landmarks; i++) {
-      landmarkEncodings[i] = newEncodings[order.get(i)];
-      landmarkIds.add(fresh.get(order.get(i)).id);
+      landmarkIds.add(rows.get(i).id);
     }
     ReEncodingRegression.Result fit =
         ReEncodingRegression.fit(oldCache, newEncodings, landmarkEncodings, RIDGE, EIGEN_FLOOR);
@@ -93,7 +128,21 @@ final class ReencodeCycle {
             .setDriftBound(null)
             .setCreatedMs(System.currentTimeMillis())
             .build();
-    return new Outcome(update, cosine[0], cosine[1]);
+    List<TargetFeatures> moved = new ArrayList<>(landmarks);
+    List<TargetFeatures> exact = new ArrayList<>(landmarks);
+    float[] scratch = new float[d];
+    for (int i = 0; i < landmarks; i++) {
+      TargetFeatures m = rows.get(i).withoutCache(0f);
+      m.cache = oldCache[i].clone();
+      fit.map().applyInPlace(m.cache, scratch);
+      m.version = newVersion;
+      moved.add(m);
+      TargetFeatures e = rows.get(i).withoutCache(0f);
+      e.cache = fit.projector().project(newEncodings[i]);
+      e.version = newVersion;
+      exact.add(e);
+    }
+    return new Outcome(update, cosine[0], cosine[1], moved, exact);
   }
 
   /**

@@ -34,6 +34,12 @@ public class TrainerCheckpoint {
   public TargetFeatures[] reservoir;
 
   /**
+   * The Nyström landmark targets with their cache vectors at {@link #version}; null before the
+   * first re-encode cycle (and in checkpoints from before landmarks were kept).
+   */
+  public TargetFeatures[] landmarks;
+
+  /**
    * The negative cache, oldest first, each entry's embedding in {@code cache} (negative-cache
    * sampler only).
    */

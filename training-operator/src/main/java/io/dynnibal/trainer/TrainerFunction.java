@@ -61,6 +61,13 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
   private transient String runId;
   private transient long version;
   private transient RegressionReservoir reservoir;
+
+  /**
+   * The Nyström landmarks (the same targets at every version; null until the first cycle draws
+   * them) with their cache vectors at the current version.
+   */
+  private transient List<TargetFeatures> landmarks;
+
   private transient TrainerNegativeCache negativeCache;
   private transient FeedbackTracker feedback;
   private transient WatchedTargets watched;
@@ -105,6 +112,8 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     feedback.restore(saved);
     watched.restore(saved);
     reservoir.restore(saved.reservoir == null ? new TargetFeatures[0] : saved.reservoir);
+    // Checkpoints from before fixed landmarks have none: the next cycle draws them.
+    landmarks = saved.landmarks == null ? null : List.of(saved.landmarks);
     if (negativeCache != null && saved.negativeCache != null) {
       negativeCache.restore(saved.negativeCache);
     }
@@ -243,6 +252,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
           ReencodeCycle.build(
               trainer.encoder(),
               reservoir.atVersion(version),
+              landmarks,
               settings.landmarks(),
               version + 1,
               step,
@@ -257,8 +267,10 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     }
     ModelUpdate update = cycle.update();
     metrics.reencoded(cycle.meanCosine(), cycle.minCosine());
+    landmarks = cycle.landmarksMoved();
     if (cycle.meanCosine() < settings.reencodeExactBelow()) { // false for NaN: too few samples
       update = ModelUpdate.newBuilder(update).setReencodeExactly(true).build();
+      landmarks = cycle.landmarksExact();
       LOG.info(
           "step {}: the map's held-out cosine {} is below reencode.exact.below {}: the shards"
               + " re-encode every target exactly",
@@ -310,6 +322,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     metrics.save(c);
     watched.save(c);
     c.reservoir = reservoir.toArray();
+    c.landmarks = landmarks == null ? null : landmarks.toArray(new TargetFeatures[0]);
     c.negativeCache = negativeCache == null ? null : negativeCache.save();
     state.update(List.of(c));
   }
