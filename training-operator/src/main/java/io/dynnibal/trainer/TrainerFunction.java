@@ -112,8 +112,12 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     feedback.restore(saved);
     watched.restore(saved);
     reservoir.restore(saved.reservoir == null ? new TargetFeatures[0] : saved.reservoir);
-    // Checkpoints from before fixed landmarks have none: the next cycle draws them.
-    landmarks = saved.landmarks == null ? null : List.of(saved.landmarks);
+    // Checkpoints from before fixed landmarks have none, and a job restored with another d' cannot
+    // use them: the next cycle draws them.
+    landmarks =
+        saved.landmarks == null || saved.landmarks.length != settings.landmarks()
+            ? null
+            : List.of(saved.landmarks);
     if (negativeCache != null && saved.negativeCache != null) {
       negativeCache.restore(saved.negativeCache);
     }
