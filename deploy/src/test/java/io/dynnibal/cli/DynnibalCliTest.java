@@ -91,6 +91,11 @@ class DynnibalCliTest {
     assertTrue(json.startsWith("{\"dynnibal\": ") && json.endsWith("}"), json);
   }
 
+  /** Runs the CLI, expects exit code 0, and returns what it printed (trimmed). */
+  private static String succeeds(String... args) {
+    return captureStdout(() -> assertEquals(0, DynnibalCli.execute(args))).trim();
+  }
+
   private static String captureStdout(Runnable action) {
     PrintStream original = System.out;
     ByteArrayOutputStream buffer = new ByteArrayOutputStream();
@@ -144,35 +149,30 @@ class DynnibalCliTest {
     java.nio.file.Files.writeString(queries, q);
     java.nio.file.Path snapshots = dir.resolve("snapshots");
     String trained =
-        captureStdout(
-                () ->
-                    assertEquals(
-                        0,
-                        DynnibalCli.execute(
-                            "train",
-                            "--targets",
-                            targets.toString(),
-                            "--train",
-                            queries.toString(),
-                            "--eval",
-                            queries.toString(),
-                            "--batch",
-                            "8",
-                            "--uniform-negatives",
-                            "4",
-                            "--epochs",
-                            "3",
-                            "--buckets",
-                            "4096",
-                            "--embedding-dim",
-                            "16",
-                            "--hidden-dim",
-                            "32",
-                            "--output-dim",
-                            "16",
-                            "--snapshot-dir",
-                            snapshots.toString())))
-            .trim();
+        succeeds(
+            "train",
+            "--targets",
+            targets.toString(),
+            "--train",
+            queries.toString(),
+            "--eval",
+            queries.toString(),
+            "--batch",
+            "8",
+            "--uniform-negatives",
+            "4",
+            "--epochs",
+            "3",
+            "--buckets",
+            "4096",
+            "--embedding-dim",
+            "16",
+            "--hidden-dim",
+            "32",
+            "--output-dim",
+            "16",
+            "--snapshot-dir",
+            snapshots.toString());
     assertTrue(
         trained.contains("\"steps\": 15") && trained.contains("\"snapshot\": \"file:"), trained);
     String recall = trained.replaceAll(".*\"after_recall_at_10\": ([0-9.]+).*", "$1");
@@ -181,100 +181,80 @@ class DynnibalCliTest {
       snapshot = entries.findFirst().orElseThrow();
     }
     String evaluated =
-        captureStdout(
-                () ->
-                    assertEquals(
-                        0,
-                        DynnibalCli.execute(
-                            "eval",
-                            "--snapshot",
-                            snapshot.toString(),
-                            "--targets",
-                            targets.toString(),
-                            "--queries",
-                            queries.toString())))
-            .trim();
+        succeeds(
+            "eval",
+            "--snapshot",
+            snapshot.toString(),
+            "--targets",
+            targets.toString(),
+            "--queries",
+            queries.toString());
     assertTrue(
         evaluated.contains("\"recall_at_10\": " + recall + ","),
         "eval disagrees with train: " + recall + " vs " + evaluated);
     String bench =
-        captureStdout(
-                () ->
-                    assertEquals(
-                        0,
-                        DynnibalCli.execute(
-                            "bench",
-                            "trainer",
-                            "--targets",
-                            targets.toString(),
-                            "--train",
-                            queries.toString(),
-                            "--batch",
-                            "8",
-                            "--sampled",
-                            "2",
-                            "--uniform",
-                            "2",
-                            "--steps",
-                            "3")))
-            .trim();
+        succeeds(
+            "bench",
+            "trainer",
+            "--targets",
+            targets.toString(),
+            "--train",
+            queries.toString(),
+            "--batch",
+            "8",
+            "--sampled",
+            "2",
+            "--uniform",
+            "2",
+            "--steps",
+            "3");
     assertTrue(
         bench.contains("\"steps_per_s\": ") && bench.contains("\"encode_all_targets_s\": "), bench);
     String reencode =
-        captureStdout(
-                () ->
-                    assertEquals(
-                        0,
-                        DynnibalCli.execute(
-                            "bench",
-                            "tower-reencode",
-                            "--targets",
-                            targets.toString(),
-                            "--train",
-                            queries.toString(),
-                            "--warmup-steps",
-                            "2",
-                            "--steps",
-                            "2",
-                            "--landmarks",
-                            "4",
-                            "--samples",
-                            "16",
-                            "--batch",
-                            "8")))
-            .trim();
+        succeeds(
+            "bench",
+            "tower-reencode",
+            "--targets",
+            targets.toString(),
+            "--train",
+            queries.toString(),
+            "--warmup-steps",
+            "2",
+            "--steps",
+            "2",
+            "--landmarks",
+            "4",
+            "--samples",
+            "16",
+            "--batch",
+            "8");
     assertTrue(
         reencode.contains("\"mean_cosine\": ") && reencode.contains("\"speedup\": "), reencode);
     // The pretrained transformer with its bottom five layers and embeddings frozen.
     String transformer =
-        captureStdout(
-                () ->
-                    assertEquals(
-                        0,
-                        DynnibalCli.execute(
-                            "bench",
-                            "tower-reencode",
-                            "--tower",
-                            "transformer",
-                            "--trainable-layers",
-                            "1",
-                            "--max-tokens",
-                            "16",
-                            "--targets",
-                            targets.toString(),
-                            "--train",
-                            queries.toString(),
-                            "--warmup-steps",
-                            "1",
-                            "--steps",
-                            "1",
-                            "--landmarks",
-                            "4",
-                            "--samples",
-                            "16",
-                            "--batch",
-                            "8")))
-            .trim();
+        succeeds(
+            "bench",
+            "tower-reencode",
+            "--tower",
+            "transformer",
+            "--trainable-layers",
+            "1",
+            "--max-tokens",
+            "16",
+            "--targets",
+            targets.toString(),
+            "--train",
+            queries.toString(),
+            "--warmup-steps",
+            "1",
+            "--steps",
+            "1",
+            "--landmarks",
+            "4",
+            "--samples",
+            "16",
+            "--batch",
+            "8");
     assertTrue(
         transformer.contains("\"tower\": \"transformer\"")
             && transformer.contains("\"mean_cosine\": "),

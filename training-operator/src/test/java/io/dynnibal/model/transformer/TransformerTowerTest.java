@@ -46,14 +46,7 @@ class TransformerTowerTest {
             "libc6: GNU C Library, shared libraries",
             "vim: Vi IMproved, enhanced vi editor");
     try (DualEncoder encoder = DualEncoder.create(MINILM_16, 2)) {
-      DualEncoderTrainer trainer =
-          new DualEncoderTrainer(
-              encoder,
-              new TrainerConfig(
-                  new LearningRateSchedule(1e-4f, 1, 12, 1f, 1f),
-                  1f,
-                  AdamSettings.DEFAULT,
-                  TrainerConfig.DEFAULT_CLIP_NORM));
+      DualEncoderTrainer trainer = fineTuner(encoder, 12);
       // Negatives that look alike: the loss must separate the pairs, not just recognise words.
       List<Features> q = queries.stream().map(encoder::featurizeQuery).toList();
       List<Features> t = encoder.featurizeTargets(targets);
@@ -77,14 +70,7 @@ class TransformerTowerTest {
     DualEncoderConfig topTwo =
         DualEncoderConfig.transformer(BertCheckpoint.MINILM, 384, 16, 0, 2, true, 20f);
     try (DualEncoder encoder = DualEncoder.create(topTwo, 3)) {
-      DualEncoderTrainer trainer =
-          new DualEncoderTrainer(
-              encoder,
-              new TrainerConfig(
-                  new LearningRateSchedule(1e-4f, 1, 4, 1f, 1f),
-                  1f,
-                  AdamSettings.DEFAULT,
-                  TrainerConfig.DEFAULT_CLIP_NORM));
+      DualEncoderTrainer trainer = fineTuner(encoder, 4);
       var tower = encoder.queryTower();
       var all = tower.parameters();
       var trainable = tower.trainableParameters();
@@ -124,6 +110,17 @@ class TransformerTowerTest {
     assertThrows(
         IllegalArgumentException.class,
         () -> DualEncoderConfig.transformer(BertCheckpoint.MINILM, 384, 16, 0, 7, true, 20f));
+  }
+
+  /** Fine-tuning at 1e-4 for {@code steps} steps, the table at the network's rate. */
+  private static DualEncoderTrainer fineTuner(DualEncoder encoder, int steps) {
+    return new DualEncoderTrainer(
+        encoder,
+        new TrainerConfig(
+            new LearningRateSchedule(1e-4f, 1, steps, 1f, 1f),
+            1f,
+            AdamSettings.DEFAULT,
+            TrainerConfig.DEFAULT_CLIP_NORM));
   }
 
   private static float[] row(DualEncoder encoder, int token) {
