@@ -90,6 +90,15 @@ final class ClusterCommand {
     int prometheusPort;
 
     @Option(
+        names = "--supervise",
+        negatable = true,
+        defaultValue = "true",
+        fallbackValue = "true",
+        description =
+            "Restart a JobManager or TaskManager that exits, with back-off (default; --no-supervise to leave them down).")
+    boolean supervise;
+
+    @Option(
         names = "--timeout",
         defaultValue = "180",
         description = "Seconds to wait for it (default ${DEFAULT-VALUE}).")
@@ -107,11 +116,17 @@ final class ClusterCommand {
                   slots,
                   taskManagerMemory,
                   jobManagerMemory,
-                  prometheusPort),
+                  prometheusPort,
+                  supervise),
               Duration.ofSeconds(timeoutSeconds));
       System.out.printf(
           "flink cluster running: jobmanager pid %d, taskmanager pids %s, %d slots%n",
           s.jobManagerPid(), s.taskManagerPids(), s.overview().map(o -> o.slotsTotal()).orElse(0));
+      if (s.supervisorPid() > 0) {
+        System.out.printf(
+            "supervisor pid %d restarts any of them that exits (log/supervisor.log)%n",
+            s.supervisorPid());
+      }
       System.out.printf(
           "web UI and REST API: %s%nprometheus: %s%nlogs: %s%n",
           s.restUrl(),
@@ -168,6 +183,8 @@ final class ClusterCommand {
       figures.put("jobmanager_pid", s.jobManagerPid());
       figures.put("taskmanager_pids", s.taskManagerPids());
       figures.put("prometheus", s.prometheus().stream().map(Object::toString).toList());
+      figures.put("supervisor_pid", s.supervisorPid());
+      figures.put("restarts", s.restarts());
       s.overview()
           .ifPresent(
               o -> {

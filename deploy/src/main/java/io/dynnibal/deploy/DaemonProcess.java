@@ -1,5 +1,6 @@
 package io.dynnibal.deploy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -15,11 +16,13 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
 
 /**
  * A server process that outlives the command that started it (the Kafka broker, a Flink JobManager
@@ -30,8 +33,21 @@ import java.util.concurrent.TimeoutException;
  * {@link #find} or {@link #stop} removes it. The start time is what tells our process from a
  * recycled PID (the JDK cannot read a command line longer than a page, and a Flink process's is far
  * longer, classpath included).
+ *
+ * <p>The process runs in a session of its own ({@code setsid}), so a terminal's Ctrl-C or hang-up
+ * reaches the command that started it and never the server. Its command line and environment are
+ * kept beside the PID file ({@code *.launch}), so that a supervisor can start it again as it was.
  */
 final class DaemonProcess {
+  /** Starts a program in a new session; absent on systems without util-linux. */
+  private static final Optional<Path> SETSID =
+      Stream.of("/usr/bin/setsid", "/bin/setsid")
+          .map(Path::of)
+          .filter(Files::isExecutable)
+          .findFirst();
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private final Path pidFile;
   private final Path log;
   private final String mainClass;
@@ -48,27 +64,63 @@ final class DaemonProcess {
   }
 
   /**
-   * Starts {@code command} (a JVM running the main class), output appended to the log, and writes
-   * the PID file.
+   * Starts {@code command} (a JVM running the main class) in a session of its own, output appended
+   * to the log, and writes the PID file and the launch file.
    */
   Process start(List<String> command, Map<String, String> environment) throws IOException {
     if (!command.contains(mainClass)) {
       throw new IllegalArgumentException("the command does not run " + mainClass + ": " + command);
     }
     Files.createDirectories(log.toAbsolutePath().getParent());
+    Map<String, Object> launch = new LinkedHashMap<>();
+    launch.put("command", command);
+    launch.put("environment", environment);
+    writeAtomically(launchFile(), JSON.writeValueAsString(launch));
+    List<String> inSession = new ArrayList<>();
+    // setsid execs the program in the same process (the JVM's child is no group leader): the PID
+    // stays the server's.
+    SETSID.ifPresent(setsid -> inSession.add(setsid.toString()));
+    inSession.addAll(command);
     ProcessBuilder builder =
-        new ProcessBuilder(command)
+        new ProcessBuilder(inSession)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     builder.environment().putAll(environment);
     Process process = builder.start();
     long started = process.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
-    // Written whole or not at all: a concurrent `status` never reads half a file.
-    Path partial = pidFile.resolveSibling(pidFile.getFileName() + ".partial");
-    Files.writeString(partial, process.pid() + " " + started);
-    Files.move(
-        partial, pidFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    writeAtomically(pidFile, process.pid() + " " + started);
     return process;
+  }
+
+  /**
+   * Starts the process again with the command and environment of its last {@link #start}.
+   *
+   * @throws IllegalStateException when it was never started from this directory
+   */
+  @SuppressWarnings("unchecked")
+  Process restart() throws IOException {
+    if (!Files.exists(launchFile())) {
+      throw new IllegalStateException("no launch file " + launchFile() + " to restart from");
+    }
+    Map<String, Object> launch = JSON.readValue(launchFile().toFile(), Map.class);
+    return start(
+        (List<String>) launch.get("command"), (Map<String, String>) launch.get("environment"));
+  }
+
+  /** Written whole or not at all: a concurrent reader never sees half a file. */
+  static void writeAtomically(Path file, String content) throws IOException {
+    Path partial = file.resolveSibling(file.getFileName() + ".partial");
+    Files.writeString(partial, content);
+    Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  private Path launchFile() {
+    return pidFile.resolveSibling(name() + ".launch");
+  }
+
+  /** The name the PID file gives the process ({@code taskmanager-1} for taskmanager-1.pid). */
+  String name() {
+    return pidFile.getFileName().toString().replaceFirst("\\.pid$", "");
   }
 
   /** The live process of the PID file, if any; a stale file (its process died) is removed. */

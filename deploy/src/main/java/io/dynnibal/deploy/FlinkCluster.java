@@ -34,7 +34,9 @@ import org.apache.flink.runtime.util.config.memory.ProcessMemoryUtils;
  * <pre>
  * conf/config.yaml, conf/log4j.properties   written by start; the processes read them
  * jobmanager.pid, taskmanager-1.pid, ...      one per process (see DaemonProcess); taskmanagers: how many
+ * supervisor.pid, restarts.json               the supervisor that restarts them (ClusterSupervisor)
  * log/jobmanager.log, log/taskmanager-1.log   Flink's logs (what the web UI shows); *.out: stdout and stderr
+ * log/supervisor.log                          one line per exit and restart
  * checkpoints/, savepoints/                   the cluster's state directories (submit points the job's there)
  * </pre>
  *
@@ -52,7 +54,8 @@ public final class FlinkCluster {
       int slotsPerTaskManager,
       String taskManagerMemory,
       String jobManagerMemory,
-      int prometheusPort) {
+      int prometheusPort,
+      boolean supervise) {
     /**
      * The Prometheus reporters' ports: the first free one of this range for each process (the
      * JobManager and every TaskManager).
@@ -70,7 +73,9 @@ public final class FlinkCluster {
       long jobManagerPid,
       List<Long> taskManagerPids,
       Optional<FlinkClusterClient.Overview> overview,
-      List<URI> prometheus) {
+      List<URI> prometheus,
+      long supervisorPid,
+      Map<String, Integer> restarts) {
     public boolean running() {
       return jobManagerPid > 0;
     }
@@ -122,6 +127,31 @@ public final class FlinkCluster {
   }
 
   private static Status startLocked(Path dir, Options options, Duration timeout) throws Exception {
+    // The servers run in sessions of their own, so a Ctrl-C while this command waits reaches only
+    // this JVM: what it started so far is stopped here instead.
+    Path stopDir = dir;
+    Thread interrupted =
+        new Thread(
+            () -> {
+              try {
+                stopLocked(stopDir, Duration.ofSeconds(10));
+              } catch (Exception e) {
+                System.err.println("stopping what started: " + e);
+              }
+            });
+    Runtime.getRuntime().addShutdownHook(interrupted);
+    try {
+      return startServers(dir, options, timeout);
+    } finally {
+      try {
+        Runtime.getRuntime().removeShutdownHook(interrupted);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook runs
+      }
+    }
+  }
+
+  private static Status startServers(Path dir, Options options, Duration timeout) throws Exception {
     Status current = status(dir);
     if (current.running() || current.taskManagerPids().stream().anyMatch(pid -> pid > 0)) {
       throw new IllegalStateException("a Flink cluster runs on " + dir + " already; stop it first");
@@ -179,6 +209,20 @@ public final class FlinkCluster {
                   .map(o -> o.taskManagers() >= options.taskManagers() && o.slotsTotal() >= slots)
                   .orElse(false),
           options.taskManagers() + " registered TaskManager(s) with " + slots + " slots");
+      Files.deleteIfExists(ClusterSupervisor.restartsFile(dir));
+      if (options.supervise()) {
+        supervisor(dir)
+            .start(
+                List.of(
+                    DaemonProcess.java(),
+                    "-Xmx64m",
+                    "-XX:+UseSerialGC",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    ClusterSupervisor.class.getName(),
+                    dir.toString()),
+                Map.of());
+      }
       return status(dir);
     } catch (Exception e) {
       try {
@@ -193,9 +237,9 @@ public final class FlinkCluster {
   private record Started(Process process, DaemonProcess daemon) {}
 
   /**
-   * Stops the TaskManagers (all at once), then the JobManager: SIGTERM, SIGKILL after {@code
-   * grace}. Running jobs end without a savepoint; their retained checkpoints stay. False when no
-   * process ran.
+   * Stops the supervisor (so that nothing is restarted), the TaskManagers (all at once), then the
+   * JobManager: SIGTERM, SIGKILL after {@code grace}. Running jobs end without a savepoint; their
+   * retained checkpoints stay. False when no process ran.
    */
   public static boolean stop(Path dir, Duration grace) throws Exception {
     dir = dir.toAbsolutePath();
@@ -208,12 +252,22 @@ public final class FlinkCluster {
   }
 
   private static boolean stopLocked(Path dir, Duration grace) throws Exception {
+    boolean supervised = supervisor(dir).stop(grace);
     List<DaemonProcess> taskManagers = new ArrayList<>();
     for (int i = 1; i <= taskManagerCount(dir); i++) {
       taskManagers.add(taskManager(dir, i));
     }
     boolean any = DaemonProcess.stopAll(taskManagers, grace);
-    return jobManager(dir).stop(grace) || any;
+    return jobManager(dir).stop(grace) || any || supervised;
+  }
+
+  /** The cluster's servers, the JobManager first: what the supervisor keeps running. */
+  static List<DaemonProcess> servers(Path dir) throws IOException {
+    List<DaemonProcess> servers = new ArrayList<>(List.of(jobManager(dir)));
+    for (int i = 1; i <= taskManagerCount(dir); i++) {
+      servers.add(taskManager(dir, i));
+    }
+    return servers;
   }
 
   /**
@@ -237,7 +291,14 @@ public final class FlinkCluster {
         overview = client.overview();
       }
     }
-    return new Status(rest, jm, tms, overview, jm > 0 ? prometheus(conf) : List.of());
+    return new Status(
+        rest,
+        jm,
+        tms,
+        overview,
+        jm > 0 ? prometheus(conf) : List.of(),
+        supervisor(dir).find().map(ProcessHandle::pid).orElse(-1L),
+        ClusterSupervisor.restarts(dir));
   }
 
   /** The Prometheus endpoints of the cluster's processes that answer. */
@@ -301,6 +362,10 @@ public final class FlinkCluster {
             // RocksDB's block cache and write buffers come from managed memory; the trainer needs
             // heap more.
             "taskmanager.memory.managed.fraction: 0.15",
+            // Every process is on this machine: one that misses heartbeats for 20 s is gone, and a
+            // job waits that long (not Flink's 50 s default) before it restores elsewhere.
+            "heartbeat.interval: 4000",
+            "heartbeat.timeout: 20000",
             "rest.address: 127.0.0.1",
             "rest.bind-address: 127.0.0.1",
             "rest.port: " + options.restPort(),
@@ -430,6 +495,13 @@ public final class FlinkCluster {
   private static DaemonProcess jobManager(Path dir) {
     return new DaemonProcess(
         dir.resolve("jobmanager.pid"), dir.resolve("log").resolve("jobmanager.out"), JOB_MANAGER);
+  }
+
+  private static DaemonProcess supervisor(Path dir) {
+    return new DaemonProcess(
+        dir.resolve("supervisor.pid"),
+        dir.resolve("log").resolve("supervisor.log"),
+        ClusterSupervisor.class.getName());
   }
 
   private static DaemonProcess taskManager(Path dir, int i) {

@@ -52,8 +52,9 @@ public final class KafkaBroker {
   }
 
   /**
-   * Starts the broker as a child process that outlives this command (it shares the caller's process
-   * group, so an interrupt while {@code start} waits stops it too) and waits until it serves.
+   * Starts the broker as a process that outlives this command, in a session of its own (a
+   * terminal's Ctrl-C never reaches it; one while {@code start} waits stops it from here), and
+   * waits until it serves.
    *
    * @throws IllegalStateException when one is running on this directory already, or it does not
    *     serve within {@code timeout} (its log's tail is in the message)
@@ -94,6 +95,30 @@ public final class KafkaBroker {
                 Integer.toString(port),
                 Integer.toString(controllerPort)),
             Map.of());
+    Thread interrupted =
+        new Thread(
+            () -> {
+              try {
+                daemon.abandon(process);
+              } catch (IOException e) {
+                System.err.println("stopping the broker: " + e);
+              }
+            });
+    Runtime.getRuntime().addShutdownHook(interrupted);
+    try {
+      return awaitServing(dir, port, timeout, daemon, process);
+    } finally {
+      try {
+        Runtime.getRuntime().removeShutdownHook(interrupted);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook runs
+      }
+    }
+  }
+
+  private static Status awaitServing(
+      Path dir, int port, Duration timeout, DaemonProcess daemon, Process process)
+      throws Exception {
     Files.writeString(dir.resolve("broker.port"), Integer.toString(port));
     String bootstrap = "127.0.0.1:" + port;
     long deadline = System.nanoTime() + timeout.toNanos();

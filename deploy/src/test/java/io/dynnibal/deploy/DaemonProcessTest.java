@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,50 @@ class DaemonProcessTest {
     assertFalse(process.isAlive());
     assertFalse(Files.exists(dir.resolve("p.pid")));
     assertFalse(daemon.stop(Duration.ofSeconds(1)), "nothing left to stop");
+  }
+
+  @Test
+  void aServerRunsInASessionOfItsOwnSoATerminalsCtrlCNeverReachesIt(@TempDir Path dir)
+      throws Exception {
+    Assumptions.assumeTrue(Files.exists(Path.of("/proc/self/stat")), "Linux /proc");
+    DaemonProcess daemon = new DaemonProcess(dir.resolve("p.pid"), dir.resolve("p.log"), "sleep");
+    Process process = daemon.start(List.of("sleep", "60"), Map.of());
+    try {
+      long mine = session(ProcessHandle.current().pid());
+      long its = session(process.pid());
+      for (int i = 0; i < 50 && its != process.pid(); i++) { // setsid(2) runs just after exec
+        Thread.sleep(20);
+        its = session(process.pid());
+      }
+      assertEquals(process.pid(), its, "the server leads a session of its own (setsid)");
+      assertTrue(its != mine);
+    } finally {
+      daemon.stop(Duration.ofSeconds(5));
+    }
+  }
+
+  @Test
+  void aRestartRunsTheSameCommandAgain(@TempDir Path dir) throws Exception {
+    DaemonProcess daemon = new DaemonProcess(dir.resolve("p.pid"), dir.resolve("p.log"), "sleep");
+    Process first = daemon.start(List.of("sleep", "61"), Map.of("SOME_VAR", "x"));
+    first.destroyForcibly().waitFor();
+    assertTrue(daemon.find().isEmpty());
+    Process second = daemon.restart();
+    try {
+      assertEquals(second.pid(), daemon.find().orElseThrow().pid());
+      assertTrue(
+          second.info().arguments().map(a -> List.of(a).contains("61")).orElse(true),
+          "the same arguments");
+    } finally {
+      daemon.stop(Duration.ofSeconds(5));
+    }
+  }
+
+  /** The session id of a process: field 6 of /proc/PID/stat (after the parenthesised name). */
+  static long session(long pid) throws Exception {
+    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return Long.parseLong(fields[3]); // state, ppid, pgrp, session
   }
 
   @Test

@@ -31,7 +31,7 @@ class FlinkClusterTest {
   void flinkReadsTheWrittenConfiguration(@TempDir Path dir) throws Exception {
     Path conf =
         FlinkCluster.writeConfiguration(
-            dir, new FlinkCluster.Options(18081, 16123, 3, 2, "4g", "1g", 19249));
+            dir, new FlinkCluster.Options(18081, 16123, 3, 2, "4g", "1g", 19249, true));
     Configuration c = GlobalConfiguration.loadConfiguration(conf.toString());
     assertEquals("18081", c.toMap().get("rest.port"));
     assertEquals("127.0.0.1", c.toMap().get("rest.bind-address"));

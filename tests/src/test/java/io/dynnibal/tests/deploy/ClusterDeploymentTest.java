@@ -56,7 +56,8 @@ class ClusterDeploymentTest {
       FlinkCluster.Status cluster =
           FlinkCluster.start(
               clusterDir,
-              new FlinkCluster.Options(freePort(), freePort(), 2, 1, "2g", "768m", freePort()),
+              new FlinkCluster.Options(
+                  freePort(), freePort(), 2, 1, "2g", "768m", freePort(), false),
               Duration.ofSeconds(120));
       pids.add(cluster.jobManagerPid());
       pids.addAll(cluster.taskManagerPids());
