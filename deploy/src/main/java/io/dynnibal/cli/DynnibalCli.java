@@ -36,6 +36,7 @@ import picocli.CommandLine.Spec;
       CancelCommand.class,
       WatchCommand.class,
       SettingsCommand.class,
+      SoakCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class DynnibalCli implements Runnable {

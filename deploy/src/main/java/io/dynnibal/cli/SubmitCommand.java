@@ -2,6 +2,7 @@ package io.dynnibal.cli;
 
 import io.dynnibal.deploy.FlinkClusterClient;
 import io.dynnibal.deploy.JobSubmission;
+import io.dynnibal.deploy.RetainedCheckpoints;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.jobs.training.TrainingJobMain;
@@ -18,7 +19,8 @@ import picocli.CommandLine.Option;
       "Submit the training job to a Flink session cluster over its REST API, as `flink run` does (the job graph is",
       "built here, the job jar goes with it). The settings travel inside the jar. Creates the job's missing Kafka topics first. Unless set, checkpoint.dir is the",
       "cluster's execution.checkpointing.dir and snapshot.dir its sibling snapshots/. Resume a job stopped with",
-      "`cancel --savepoint` by submitting the same settings with --from-savepoint."
+      "`cancel --savepoint` by submitting the same settings with --from-savepoint; resume one whose JobManager died",
+      "(a standalone cluster forgets its jobs with it) with --from-latest-checkpoint."
     })
 final class SubmitCommand extends JobSettingsOptions implements Callable<Integer> {
   @Mixin JobManagerOption jobManager;
@@ -27,6 +29,12 @@ final class SubmitCommand extends JobSettingsOptions implements Callable<Integer
       names = "--from-savepoint",
       description = "Restore from this savepoint (the path `cancel --savepoint` printed).")
   String savepoint;
+
+  @Option(
+      names = "--from-latest-checkpoint",
+      description =
+          "Restore from the newest checkpoint that a job of the same group.id left in checkpoint.dir (after a JobManager was lost, or the cluster stopped).")
+  boolean fromLatestCheckpoint;
 
   @Option(
       names = "--allow-non-restored-state",
@@ -66,13 +74,30 @@ final class SubmitCommand extends JobSettingsOptions implements Callable<Integer
             cluster, config, userSets("checkpoint.dir"), userSets("snapshot.dir"))) {
       System.out.println("from the cluster: " + line);
     }
+    if (fromLatestCheckpoint) {
+      if (savepoint != null) {
+        throw new IllegalArgumentException(
+            "--from-savepoint and --from-latest-checkpoint: choose one");
+      }
+      savepoint =
+          RetainedCheckpoints.latest(config.checkpointDir, config.groupId)
+              .orElseThrow(
+                  () ->
+                      new IllegalStateException(
+                          "no completed checkpoint of group.id "
+                              + config.groupId
+                              + " under "
+                              + config.checkpointDir))
+              .toUri()
+              .toString();
+    }
     String jobId = JobSubmission.submit(cluster, config, savepoint, allowNonRestoredState);
     System.out.printf(
         "submitted job %s \"%s\" to %s%s%n",
         jobId,
         TrainingJobMain.jobName(config),
         cluster.base(),
-        savepoint == null ? "" : " from savepoint " + savepoint);
+        savepoint == null ? "" : " restored from " + savepoint);
     StringBuilder settings = new StringBuilder(configFile == null ? "" : " --config " + configFile);
     overrides.forEach(o -> settings.append(" --set ").append(o));
     System.out.printf(

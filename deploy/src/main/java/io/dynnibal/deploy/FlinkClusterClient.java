@@ -38,6 +38,9 @@ import org.apache.flink.runtime.rest.messages.JobExceptionsHeaders;
 import org.apache.flink.runtime.rest.messages.JobExceptionsInfoWithHistory;
 import org.apache.flink.runtime.rest.messages.JobsOverviewHeaders;
 import org.apache.flink.runtime.rest.messages.job.JobExceptionsMessageParameters;
+import org.apache.flink.runtime.rest.messages.job.metrics.JobMetricsHeaders;
+import org.apache.flink.runtime.rest.messages.job.metrics.JobMetricsMessageParameters;
+import org.apache.flink.runtime.rest.messages.job.metrics.MetricCollectionResponseBody;
 import org.apache.flink.runtime.rest.util.RestClientException;
 import org.apache.flink.util.ExceptionUtils;
 
@@ -215,6 +218,24 @@ public final class FlinkClusterClient implements AutoCloseable {
     }
     jobs.sort(Comparator.comparingLong(Job::startTime).reversed());
     return jobs;
+  }
+
+  /** How often the job restarted since it was submitted (Flink's {@code numRestarts}). */
+  public long restarts(String jobId) throws IOException, InterruptedException {
+    JobMetricsMessageParameters parameters = new JobMetricsMessageParameters();
+    parameters.jobPathParameter.resolve(id(jobId));
+    parameters.metricsFilterParameter.resolve(List.of("numRestarts"));
+    MetricCollectionResponseBody body =
+        await(
+            client.sendRequest(
+                JobMetricsHeaders.getInstance(), parameters, EmptyRequestBody.getInstance()),
+            QUICK,
+            "GET /jobs/" + jobId + "/metrics?get=numRestarts");
+    return body.getMetrics().stream()
+        .filter(m -> m.getId().equals("numRestarts") && m.getValue() != null)
+        .mapToLong(m -> Long.parseLong(m.getValue()))
+        .findFirst()
+        .orElse(0L);
   }
 
   /** The job's state: RUNNING, FINISHED, CANCELED, FAILED, ... */

@@ -55,13 +55,16 @@ public final class JobSubmission {
     Path jar = Files.createTempFile("dynnibal-job-", ".jar");
     try {
       JobJar.write(jar, config.toPropertiesWithSecrets());
-      return cluster.submit(
-          jar,
-          TrainingJobMain.class.getName(),
-          List.of(),
-          config.parallelism,
-          savepoint,
-          allowNonRestoredState);
+      String jobId =
+          cluster.submit(
+              jar,
+              TrainingJobMain.class.getName(),
+              List.of(),
+              config.parallelism,
+              savepoint,
+              allowNonRestoredState);
+      RetainedCheckpoints.label(config.checkpointDir, jobId, config.groupId);
+      return jobId;
     } finally {
       Files.deleteIfExists(jar);
     }

@@ -5,6 +5,7 @@ import io.dynnibal.data.TargetText;
 import io.dynnibal.schemas.SingleObjectCodec;
 import io.dynnibal.schemas.Target;
 import io.dynnibal.schemas.TrainingPair;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -71,6 +72,7 @@ public final class CorpusPublisher implements AutoCloseable {
       long eventTimeMs,
       IntConsumer progress) {
     int sent = 0;
+    List<Future<RecordMetadata>> sends = new ArrayList<>(queries.size());
     for (LabelledQuery q : queries) {
       String pairId = q.queryId() + "#" + pass;
       TrainingPair pair =
@@ -81,12 +83,15 @@ public final class CorpusPublisher implements AutoCloseable {
               .setTargetId(q.targetId())
               .setEventTimeMs(eventTimeMs)
               .build();
-      producer.send(new ProducerRecord<>(topic, pairId, pairs.encode(pair)));
+      sends.add(producer.send(new ProducerRecord<>(topic, pairId, pairs.encode(pair))));
       if (++sent % 1000 == 0 && progress != null) {
         progress.accept(sent);
       }
     }
     producer.flush();
+    // A send that failed (the broker gone longer than the delivery timeout) fails the pass, instead
+    // of leaving a pair counted as published that never was.
+    sends.forEach(CorpusPublisher::await);
     if (progress != null) {
       progress.accept(sent);
     }

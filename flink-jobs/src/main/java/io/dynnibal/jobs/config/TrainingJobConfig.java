@@ -87,6 +87,11 @@ public final class TrainingJobConfig implements Serializable {
   @Setting(value = "directory of model versions and final models", required = true)
   public String snapshotDir = "/tmp/dynnibal/snapshots";
 
+  @Setting(
+      "fault drills (`soak`): a trainer that finds this file deletes it and fails its task before"
+          + " the step, as a crash would; empty: off")
+  public String faultDrillFile = "";
+
   @Setting("query batches wait at most this long for the targets on the topic at the job's start")
   public Duration targetsFirstMaxWait = Duration.ofMinutes(2);
 

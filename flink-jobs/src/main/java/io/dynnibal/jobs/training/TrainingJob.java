@@ -249,7 +249,12 @@ public final class TrainingJob {
             .setParallelism(config.parallelism);
     SingleOutputStreamOperator<TrainingMetrics> metrics =
         merged
-            .process(new TrainerFunction(OperatorSettings.trainer(config), faults))
+            .process(
+                new TrainerFunction(
+                    OperatorSettings.trainer(config),
+                    config.faultDrillFile.isBlank()
+                        ? faults
+                        : FileTriggeredFault.andThen(config.faultDrillFile, faults)))
             .name("trainer")
             .uid("trainer")
             .setParallelism(1);

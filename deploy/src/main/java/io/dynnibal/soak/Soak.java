@@ -1,0 +1,408 @@
+package io.dynnibal.soak;
+
+import io.dynnibal.data.LabelledQuery;
+import io.dynnibal.deploy.FlinkCluster;
+import io.dynnibal.deploy.FlinkClusterClient;
+import io.dynnibal.deploy.JobSubmission;
+import io.dynnibal.deploy.KafkaBroker;
+import io.dynnibal.jobs.config.TrainingJobConfig;
+import io.dynnibal.jobs.kafka.TopicReader;
+import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.local.Corpus;
+import io.dynnibal.local.CorpusPublisher;
+import io.dynnibal.schemas.TrainingMetrics;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * A long run on the real processes with faults injected on a schedule, ending with the audit of
+ * every pair: the broker ({@code kafka start}) and a supervised cluster of two TaskManagers ({@code
+ * cluster start}) under one directory, the training job submitted to it, training pairs published
+ * in whole batches as it keeps up, and every {@code faultEvery} the next fault of {@link Fault}'s
+ * cycle. At the end publishing stops, the job finishes what was published, and the committed
+ * metrics are read back: each published pair id must appear in exactly one committed step.
+ *
+ * <p>Publishing pauses while the broker is down: the publisher is not what is under test, and a
+ * pair it could not be sure it published would blur the audit.
+ */
+public final class Soak {
+  /** The faults, injected in this order, round and round. */
+  public enum Fault {
+    /** SIGKILL to a TaskManager (the two take turns); the supervisor starts a replacement. */
+    TASKMANAGER_KILL,
+    /** SIGKILL to the broker, started again on the same data after 5 s. */
+    BROKER_KILL,
+    /** The trainer's task fails before a step (setting {@code fault.drill.file}). */
+    TASK_EXCEPTION,
+    /** Garbage bytes, pairs naming unknown targets and empty queries: dead letters, no failure. */
+    BAD_RECORDS
+  }
+
+  /**
+   * @param length how long faults are injected (the drain that follows is not counted)
+   * @param faultEvery time between faults
+   * @param backlogBatches publish while fewer batches than this wait to be trained
+   */
+  public record Options(
+      Corpus corpus,
+      TrainingJobConfig job,
+      Duration length,
+      Duration faultEvery,
+      int backlogBatches,
+      String taskManagerMemory,
+      Path workDir) {}
+
+  /**
+   * One injected fault: when, at which committed step, and how long until training committed again.
+   */
+  public record Injected(
+      String fault, double atSeconds, long stepAtFault, Double recoverySeconds) {}
+
+  /** The audit. */
+  public record Report(
+      long pairsPublished,
+      long pairsTrained,
+      long pairsDeadLettered,
+      long badRecordsPublished,
+      long lost,
+      long duplicated,
+      int faultsInjected,
+      long restores,
+      double maxRecoverySeconds,
+      long steps,
+      double seconds,
+      List<Injected> faults) {
+    public Map<String, Object> figures() {
+      Map<String, Object> f = new LinkedHashMap<>();
+      f.put("pairs_published", pairsPublished);
+      f.put("pairs_trained", pairsTrained);
+      f.put("pairs_dead_lettered", pairsDeadLettered);
+      f.put("bad_records_published", badRecordsPublished);
+      f.put("lost", lost);
+      f.put("duplicated", duplicated);
+      f.put("faults_injected", faultsInjected);
+      f.put("restores", restores);
+      f.put("max_recovery_seconds", Math.round(maxRecoverySeconds * 10) / 10.0);
+      f.put("steps", steps);
+      f.put("seconds", Math.round(seconds));
+      List<Map<String, Object>> each = new ArrayList<>();
+      for (Injected i : faults) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("fault", i.fault());
+        m.put("at_seconds", Math.round(i.atSeconds()));
+        m.put("step", i.stepAtFault());
+        m.put(
+            "recovery_seconds",
+            i.recoverySeconds() == null ? null : Math.round(i.recoverySeconds() * 10) / 10.0);
+        each.add(m);
+      }
+      f.put("faults", each);
+      return f;
+    }
+  }
+
+  private final Options options;
+  private final PrintStream log;
+  private final TrainingJobConfig config;
+  private final Path kafkaDir;
+  private final Path clusterDir;
+  private final Path drillFile;
+  private final long started = System.nanoTime();
+  private int kafkaPort;
+  private int controllerPort;
+  private long published;
+  private long badPublished;
+  private int chunk;
+  private int cursor;
+  private final Set<String> publishedIds = new HashSet<>();
+  private final List<Injected> injected = new ArrayList<>();
+  private TrainingMetrics last;
+
+  private Soak(Options options, PrintStream log) {
+    this.options = options;
+    this.log = log;
+    this.config = options.job();
+    this.kafkaDir = options.workDir().resolve("kafka");
+    this.clusterDir = options.workDir().resolve("cluster");
+    this.drillFile = options.workDir().resolve("fault-drill");
+  }
+
+  /** Runs the soak; the servers are stopped at the end, its directory is kept. */
+  public static Report run(Options options, PrintStream log) throws Exception {
+    return new Soak(options, log).run();
+  }
+
+  private Report run() throws Exception {
+    Files.createDirectories(options.workDir());
+    kafkaPort = freePort();
+    controllerPort = freePort();
+    try {
+      KafkaBroker.Status broker =
+          KafkaBroker.start(kafkaDir, kafkaPort, controllerPort, Duration.ofSeconds(90));
+      FlinkCluster.Status cluster =
+          FlinkCluster.start(
+              clusterDir,
+              new FlinkCluster.Options(
+                  freePort(),
+                  freePort(),
+                  2,
+                  1,
+                  options.taskManagerMemory(),
+                  "1g",
+                  freePort(),
+                  true),
+              Duration.ofSeconds(180));
+      log(
+          "broker pid %d at %s; cluster: jobmanager pid %d, taskmanagers %s, supervisor pid %d",
+          broker.pid(),
+          broker.bootstrap(),
+          cluster.jobManagerPid(),
+          cluster.taskManagerPids(),
+          cluster.supervisorPid());
+      config.bootstrapServers = broker.bootstrap();
+      config.faultDrillFile = drillFile.toString();
+      config.parallelism = 2; // a slot on each TaskManager: every kill takes half the job
+      config.maxSteps = 0;
+      config.validate();
+      Properties kafka = config.clientProperties();
+      TrainingJob.createMissingTopics(kafka, config, 2, (short) 1);
+      try (CorpusPublisher publisher = new CorpusPublisher(kafka)) {
+        publisher.publishTargets(config.targetsTopic(), options.corpus().targets(), null);
+      }
+      try (FlinkClusterClient rest = new FlinkClusterClient(cluster.restUrl())) {
+        JobSubmission.useClusterDirectories(rest, config, false, false);
+        String job = JobSubmission.submit(rest, config, null, false);
+        log(
+            "job %s submitted; faults every %d s for %d min",
+            job, options.faultEvery().toSeconds(), options.length().toMinutes());
+        soak(kafka, rest, job);
+        long restores = rest.restarts(job);
+        Report report = audit(kafka, restores);
+        rest.cancel(job);
+        return report;
+      }
+    } finally {
+      try {
+        FlinkCluster.stop(clusterDir, Duration.ofSeconds(30));
+      } finally {
+        KafkaBroker.stop(kafkaDir, Duration.ofSeconds(30));
+      }
+    }
+  }
+
+  /** Publishes, injects faults, follows the metrics; then drains what was published. */
+  private void soak(Properties kafka, FlinkClusterClient rest, String job) throws Exception {
+    long end = started + options.length().toNanos();
+    long nextFault = System.nanoTime() + options.faultEvery().toNanos();
+    long nextLine = System.nanoTime();
+    int faults = 0;
+    try (TopicReader<TrainingMetrics> metrics =
+        new TopicReader<>(kafka, config.metricsTopic(), TrainingMetrics.class)) {
+      while (System.nanoTime() < end || !drained()) {
+        follow(metrics);
+        boolean faulting = System.nanoTime() < end;
+        if (faulting && backlog() < options.backlogBatches()) {
+          publishChunk(kafka);
+        }
+        if (faulting && System.nanoTime() >= nextFault && recovered()) {
+          inject(Fault.values()[faults++ % Fault.values().length], kafka);
+          nextFault = System.nanoTime() + options.faultEvery().toNanos();
+        }
+        if (System.nanoTime() >= nextLine) {
+          log(
+              "step %d, %,d pairs published, %d faults, job %s",
+              step(), published, injected.size(), rest.jobState(job));
+          nextLine = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        }
+        if (!faulting && System.nanoTime() > end + Duration.ofMinutes(10).toNanos()) {
+          throw new IllegalStateException(
+              "the job did not train what was published within 10 min of the last fault: step "
+                  + step()
+                  + " of "
+                  + published / config.batchSize
+                  + "; latest failure: "
+                  + rest.latestFailure(job).orElse("none"));
+        }
+      }
+    }
+  }
+
+  private void follow(TopicReader<TrainingMetrics> metrics) {
+    for (TrainingMetrics m : metrics.poll(Duration.ofMillis(300))) {
+      last = m;
+      for (int i = 0; i < injected.size(); i++) {
+        Injected f = injected.get(i);
+        if (f.recoverySeconds() == null
+            && !f.fault().equals(Fault.BAD_RECORDS.name())
+            && m.getStep() > f.stepAtFault()) {
+          injected.set(
+              i,
+              new Injected(f.fault(), f.atSeconds(), f.stepAtFault(), seconds() - f.atSeconds()));
+          log(
+              "%s: training committed step %d again after %.1f s",
+              f.fault(), m.getStep(), seconds() - f.atSeconds());
+        }
+      }
+    }
+  }
+
+  private boolean recovered() {
+    return injected.stream()
+        .allMatch(f -> f.recoverySeconds() != null || f.fault().equals(Fault.BAD_RECORDS.name()));
+  }
+
+  private boolean drained() {
+    return recovered() && step() * config.batchSize >= published;
+  }
+
+  private long step() {
+    return last == null ? 0 : last.getStep();
+  }
+
+  private long backlog() {
+    return published / config.batchSize - step();
+  }
+
+  /** A few whole batches of the training pairs, in corpus order, each pair id new. */
+  private void publishChunk(Properties kafka) {
+    List<LabelledQuery> train = options.corpus().train();
+    List<LabelledQuery> pairs = new ArrayList<>();
+    int size = 4 * config.batchSize;
+    for (int i = 0; i < size; i++) {
+      pairs.add(train.get(cursor++ % train.size()));
+    }
+    String pass = "soak" + chunk++;
+    try (CorpusPublisher publisher = new CorpusPublisher(kafka)) {
+      publisher.publishPairs(config.pairsTopic(), pairs, pass, 0, null);
+    }
+    pairs.forEach(q -> publishedIds.add(q.queryId() + "#" + pass));
+    published += pairs.size();
+  }
+
+  private void inject(Fault fault, Properties kafka) throws Exception {
+    long atStep = step();
+    double at = seconds();
+    switch (fault) {
+      case TASKMANAGER_KILL -> {
+        int which =
+            1 + (int) (injected.stream().filter(f -> f.fault().equals(fault.name())).count() % 2);
+        long pid = FlinkCluster.status(clusterDir).taskManagerPids().get(which - 1);
+        kill(pid);
+        log("fault: kill -9 taskmanager-%d (pid %d) at step %d", which, pid, atStep);
+      }
+      case BROKER_KILL -> {
+        long pid = KafkaBroker.status(kafkaDir).pid();
+        kill(pid);
+        log("fault: kill -9 the broker (pid %d) at step %d; restarting it in 5 s", pid, atStep);
+        Thread.sleep(5000);
+        KafkaBroker.Status back =
+            KafkaBroker.start(kafkaDir, kafkaPort, controllerPort, Duration.ofSeconds(90));
+        log("broker back as pid %d", back.pid());
+      }
+      case TASK_EXCEPTION -> {
+        Files.writeString(drillFile, "soak");
+        log("fault: the trainer's task is to fail before its next step (step %d)", atStep);
+      }
+      case BAD_RECORDS -> {
+        try (CorpusPublisher publisher = new CorpusPublisher(kafka)) {
+          int n = 0;
+          for (int i = 0; i < 5; i++, n++) {
+            publisher.publishRaw(
+                config.pairsTopic(),
+                "garbage-" + injected.size() + "-" + i,
+                new byte[] {1, 2, 3, (byte) i});
+          }
+          List<LabelledQuery> bad = new ArrayList<>();
+          for (int i = 0; i < 5; i++) {
+            bad.add(
+                new LabelledQuery(
+                    "soak-unknown-" + i, "a query for no target", "no-such-target-" + i));
+            bad.add(
+                new LabelledQuery(
+                    "soak-empty-" + i, "  ", options.corpus().targets().get(i).targetId()));
+          }
+          publisher.publishPairs(config.pairsTopic(), bad, "bad" + injected.size(), 0, null);
+          n += bad.size();
+          badPublished += n;
+          log("fault: %d bad records published at step %d", n, atStep);
+        }
+      }
+    }
+    injected.add(new Injected(fault.name(), at, atStep, null));
+  }
+
+  private Report audit(Properties kafka, long restores) {
+    long trained = 0;
+    Set<String> distinct = new HashSet<>();
+    List<TrainingMetrics> committed = new ArrayList<>();
+    try (TopicReader<TrainingMetrics> reader =
+        new TopicReader<>(kafka, config.metricsTopic(), TrainingMetrics.class)) {
+      long quietSince = System.nanoTime();
+      while (System.nanoTime() - quietSince < Duration.ofSeconds(5).toNanos()) {
+        List<TrainingMetrics> polled = reader.poll(Duration.ofMillis(300));
+        if (!polled.isEmpty()) {
+          quietSince = System.nanoTime();
+          committed.addAll(polled);
+        }
+      }
+    }
+    for (TrainingMetrics m : committed) {
+      for (CharSequence id : m.getPairIds()) {
+        trained++;
+        distinct.add(id.toString());
+      }
+    }
+    long lost = publishedIds.stream().filter(id -> !distinct.contains(id)).count();
+    TrainingMetrics end = committed.isEmpty() ? null : committed.get(committed.size() - 1);
+    double maxRecovery =
+        injected.stream()
+            .filter(f -> f.recoverySeconds() != null)
+            .mapToDouble(Injected::recoverySeconds)
+            .max()
+            .orElse(0);
+    return new Report(
+        published,
+        distinct.size(),
+        end == null ? 0 : end.getPairsDeadLettered(),
+        badPublished,
+        lost,
+        trained - distinct.size(),
+        injected.size(),
+        restores,
+        maxRecovery,
+        end == null ? 0 : end.getStep(),
+        seconds(),
+        List.copyOf(injected));
+  }
+
+  private double seconds() {
+    return (System.nanoTime() - started) / 1e9;
+  }
+
+  private void log(String format, Object... args) {
+    log.printf("[soak %4.0f s] %s%n", seconds(), String.format(format, args));
+  }
+
+  private static void kill(long pid) throws Exception {
+    ProcessHandle process =
+        ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("no process " + pid));
+    process.destroyForcibly();
+    process.onExit().get();
+  }
+
+  private static int freePort() throws Exception {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}
