@@ -42,7 +42,7 @@ final class SoakCommand implements Callable<Integer> {
 
   @Option(
       names = "--taskmanager-memory",
-      defaultValue = "3g",
+      defaultValue = "4g",
       description = "Process size of each of the two TaskManagers (default ${DEFAULT-VALUE}).")
   String taskManagerMemory;
 

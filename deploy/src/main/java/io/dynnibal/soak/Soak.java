@@ -146,6 +146,9 @@ public final class Soak {
     Files.createDirectories(options.workDir());
     kafkaPort = freePort();
     controllerPort = freePort();
+    // The servers run in sessions of their own: an interrupted soak stops them here.
+    Thread interrupted = new Thread(this::stopServers);
+    Runtime.getRuntime().addShutdownHook(interrupted);
     try {
       KafkaBroker.Status broker =
           KafkaBroker.start(kafkaDir, kafkaPort, controllerPort, Duration.ofSeconds(90));
@@ -193,21 +196,52 @@ public final class Soak {
       }
     } finally {
       try {
-        FlinkCluster.stop(clusterDir, Duration.ofSeconds(30));
-      } finally {
-        KafkaBroker.stop(kafkaDir, Duration.ofSeconds(30));
+        Runtime.getRuntime().removeShutdownHook(interrupted);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook stops them
       }
+      stopServers();
+    }
+  }
+
+  private void stopServers() {
+    try {
+      FlinkCluster.stop(clusterDir, Duration.ofSeconds(30));
+    } catch (Exception e) {
+      log("stopping the cluster: %s", e);
+    }
+    try {
+      KafkaBroker.stop(kafkaDir, Duration.ofSeconds(30));
+    } catch (Exception e) {
+      log("stopping the broker: %s", e);
     }
   }
 
   /** Publishes, injects faults, follows the metrics; then drains what was published. */
   private void soak(Properties kafka, FlinkClusterClient rest, String job) throws Exception {
-    long end = started + options.length().toNanos();
-    long nextFault = System.nanoTime() + options.faultEvery().toNanos();
     long nextLine = System.nanoTime();
     int faults = 0;
     try (TopicReader<TrainingMetrics> metrics =
         new TopicReader<>(kafka, config.metricsTopic(), TrainingMetrics.class)) {
+      // The clock starts with training: indexing the targets comes first and is not soaked.
+      while (step() == 0) {
+        follow(metrics);
+        if (backlog() < options.backlogBatches()) {
+          publishChunk(kafka);
+        }
+        if (System.nanoTime() >= nextLine) {
+          log("indexing the targets; job %s", rest.jobState(job));
+          nextLine = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        }
+        if (seconds() > 1800) {
+          throw new IllegalStateException(
+              "no training step within 30 min; latest failure: "
+                  + rest.latestFailure(job).orElse("none"));
+        }
+      }
+      log("training started; faults begin");
+      long end = System.nanoTime() + options.length().toNanos();
+      long nextFault = System.nanoTime() + options.faultEvery().toNanos();
       while (System.nanoTime() < end || !drained()) {
         follow(metrics);
         boolean faulting = System.nanoTime() < end;
