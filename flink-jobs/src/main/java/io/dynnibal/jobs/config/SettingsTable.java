@@ -6,7 +6,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigDef;
 
 /**
  * Every {@link Setting} of {@link TrainingJobConfig}, in declaration order: how each is parsed from
@@ -150,10 +156,40 @@ final class SettingsTable {
         .toString();
   }
 
-  /** Whether a Kafka property holds a secret (passwords, JAAS configs with credentials, keys). */
+  /**
+   * The client properties Kafka itself declares secret ({@code ConfigDef.Type.PASSWORD}: Kafka
+   * prints them as {@code [hidden]}), over producers, consumers and admin clients: passwords, JAAS
+   * configs, inline PEM keys and certificate chains, OAuth client secrets.
+   */
+  static final Set<String> KAFKA_PASSWORD_KEYS = kafkaPasswordKeys();
+
+  private static Set<String> kafkaPasswordKeys() {
+    Set<String> keys = new TreeSet<>();
+    for (ConfigDef def :
+        List.of(
+            ProducerConfig.configDef(),
+            ConsumerConfig.configDef(),
+            AdminClientConfig.configDef())) {
+      def.configKeys()
+          .forEach(
+              (name, key) -> {
+                if (key.type == ConfigDef.Type.PASSWORD) {
+                  keys.add(name);
+                }
+              });
+    }
+    return Set.copyOf(keys);
+  }
+
+  /**
+   * Whether a Kafka client property holds a secret: every key Kafka declares a password ({@link
+   * #KAFKA_PASSWORD_KEYS}), and, for keys Kafka does not know (a login module's or plugin's own, a
+   * listener-prefixed one), any whose name says password, JAAS, secret, token or key.
+   */
   static boolean isSecret(String property) {
     String k = property.toLowerCase(Locale.ROOT);
-    return k.contains("password")
+    return KAFKA_PASSWORD_KEYS.contains(property)
+        || k.contains("password")
         || k.contains("jaas")
         || k.contains("secret")
         || k.endsWith(".key")

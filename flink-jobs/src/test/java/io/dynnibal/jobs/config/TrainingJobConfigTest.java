@@ -1,6 +1,7 @@
 package io.dynnibal.jobs.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,6 +9,7 @@ import io.dynnibal.negatives.Sampler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class TrainingJobConfigTest {
@@ -42,6 +44,39 @@ class TrainingJobConfigTest {
     assertEquals("[redacted]", c.toProperties().get("kafka.sasl.jaas.config"));
     assertEquals("[redacted]", c.toProperties().get("kafka.ssl.truststore.password"));
     assertEquals("PLAIN", c.toProperties().get("kafka.sasl.mechanism"));
+  }
+
+  @Test
+  void everyPasswordKafkaDeclaresIsRedacted() {
+    // Kafka's own ConfigDefs say which client keys are secrets; each must be redacted, also the
+    // inline PEM key and certificate chain whose names say nothing.
+    assertTrue(
+        SettingsTable.KAFKA_PASSWORD_KEYS.containsAll(
+            List.of(
+                "ssl.truststore.password",
+                "ssl.keystore.password",
+                "ssl.key.password",
+                "ssl.keystore.key",
+                "ssl.keystore.certificate.chain",
+                "ssl.truststore.certificates",
+                "sasl.jaas.config")),
+        SettingsTable.KAFKA_PASSWORD_KEYS.toString());
+    TrainingJobConfig c = new TrainingJobConfig();
+    for (String key : SettingsTable.KAFKA_PASSWORD_KEYS) {
+      c.apply("kafka." + key, "value-of-" + key);
+    }
+    c.apply("kafka.ssl.truststore.location", "/etc/trust.p12");
+    c.apply("kafka.listener.name.x.sasl.login.secret", "plugin-secret");
+    Map<String, String> printed = c.toProperties();
+    for (String key : SettingsTable.KAFKA_PASSWORD_KEYS) {
+      assertEquals("[redacted]", printed.get("kafka." + key), key);
+    }
+    assertEquals("[redacted]", printed.get("kafka.listener.name.x.sasl.login.secret"));
+    assertEquals("/etc/trust.p12", printed.get("kafka.ssl.truststore.location"));
+    assertFalse(printed.toString().contains("value-of-"), printed.toString());
+    assertFalse(printed.toString().contains("plugin-secret"));
+    // The job itself still gets them.
+    assertEquals("value-of-ssl.key.password", c.clientProperties().getProperty("ssl.key.password"));
   }
 
   @Test
