@@ -42,6 +42,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   private final int brokerPort;
   private final int controllerPort;
   private final Map<String, String> overrides;
+  private final Tls tls;
   private final Map<String, String> clientSecurity;
 
   private EmbeddedKafkaBroker(
@@ -49,14 +50,31 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       Path logDir,
       int brokerPort,
       int controllerPort,
-      Map<String, String> overrides) {
+      Map<String, String> overrides,
+      Tls tls) {
     this.server = server;
     this.bootstrapServers = "127.0.0.1:" + brokerPort;
     this.logDir = logDir;
     this.brokerPort = brokerPort;
     this.controllerPort = controllerPort;
     this.overrides = Map.copyOf(overrides);
-    this.clientSecurity = clientSecurity(overrides);
+    this.tls = tls;
+    this.clientSecurity = clientSecurity(overrides, tls);
+  }
+
+  /**
+   * The broker side of TLS on the client listener: its key store (its certificate and private key,
+   * the certificate valid for 127.0.0.1) and a trust store of the client certificates it accepts.
+   * The trust store must also hold the broker's own certificate: the broker's admin client ({@link
+   * #clientProperties()}) presents the broker's key store and trusts the same store. PKCS12 both;
+   * the key's password is the key store's (PKCS12 has one).
+   */
+  public record Tls(
+      Path keystore, String keystorePassword, Path truststore, String truststorePassword) {
+    @Override
+    public String toString() {
+      return "Tls[keystore=" + keystore + ", truststore=" + truststore + ", passwords redacted]";
+    }
   }
 
   /**
@@ -78,6 +96,28 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     return start(logDir, Map.of(SASL_USERS, encoded.toString()));
   }
 
+  /**
+   * A broker whose client listener is TLS only and requires a client certificate its trust store
+   * holds ({@code ssl.client.auth=required}); clients need {@code security.protocol=SSL}, a trust
+   * store with the broker's certificate and a key store. The controller listener stays plaintext on
+   * loopback.
+   */
+  public static EmbeddedKafkaBroker startWithTls(Path logDir, Tls tls) {
+    return start(logDir, Map.of(), tls);
+  }
+
+  /**
+   * A broker whose client listener is SASL/PLAIN over TLS ({@code SASL_SSL}): clients authenticate
+   * with a user and password of {@code users} and need a trust store with the broker's certificate,
+   * no certificate of their own.
+   */
+  public static EmbeddedKafkaBroker startWithSaslSsl(
+      Path logDir, Tls tls, Map<String, String> users) {
+    StringBuilder encoded = new StringBuilder();
+    users.forEach((u, pw) -> encoded.append(u).append('=').append(pw).append(';'));
+    return start(logDir, Map.of(SASL_USERS, encoded.toString()), tls);
+  }
+
   /** The JAAS line for a SASL/PLAIN client. */
   public static String plainJaas(String user, String password) {
     return "org.apache.kafka.common.security.plain.PlainLoginModule required username=\""
@@ -87,21 +127,61 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         + "\";";
   }
 
-  private static Map<String, String> clientSecurity(Map<String, String> overrides) {
-    if (!overrides.containsKey(SASL_USERS)) {
-      return Map.of();
-    }
-    return Map.of(
-        "security.protocol",
-        "SASL_PLAINTEXT",
-        "sasl.mechanism",
-        "PLAIN",
-        "sasl.jaas.config",
-        plainJaas("admin", ADMIN_PASSWORD));
+  /** PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL: the client listener's protocol. */
+  private static String protocol(Map<String, String> overrides, Tls tls) {
+    boolean sasl = overrides.containsKey(SASL_USERS);
+    return (sasl ? "SASL_" : "") + (tls != null ? "SSL" : "PLAINTEXT");
   }
 
-  private static void applySasl(
-      Properties p, Map<String, String> overrides, int brokerPort, int controllerPort) {
+  private static Map<String, String> clientSecurity(Map<String, String> overrides, Tls tls) {
+    Map<String, String> c = new java.util.TreeMap<>();
+    String protocol = protocol(overrides, tls);
+    if (protocol.equals("PLAINTEXT")) {
+      return c;
+    }
+    c.put("security.protocol", protocol);
+    if (overrides.containsKey(SASL_USERS)) {
+      c.put("sasl.mechanism", "PLAIN");
+      c.put("sasl.jaas.config", plainJaas("admin", ADMIN_PASSWORD));
+    }
+    if (tls != null) {
+      c.put("ssl.truststore.location", tls.truststore().toString());
+      c.put("ssl.truststore.password", tls.truststorePassword());
+      c.put("ssl.truststore.type", "PKCS12");
+      if (!overrides.containsKey(SASL_USERS)) {
+        c.put("ssl.keystore.location", tls.keystore().toString());
+        c.put("ssl.keystore.password", tls.keystorePassword());
+        c.put("ssl.keystore.type", "PKCS12");
+        c.put("ssl.key.password", tls.keystorePassword());
+      }
+    }
+    return c;
+  }
+
+  private static void applySecurity(
+      Properties p, Map<String, String> overrides, Tls tls, int brokerPort, int controllerPort) {
+    String protocol = protocol(overrides, tls);
+    p.remove(SASL_USERS);
+    if (protocol.equals("PLAINTEXT")) {
+      return;
+    }
+    p.put(
+        "listeners",
+        protocol + "://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    p.put("advertised.listeners", protocol + "://127.0.0.1:" + brokerPort);
+    p.put("listener.security.protocol.map", protocol + ":" + protocol + ",CONTROLLER:PLAINTEXT");
+    p.put("inter.broker.listener.name", protocol);
+    if (tls != null) {
+      p.put("ssl.keystore.location", tls.keystore().toAbsolutePath().toString());
+      p.put("ssl.keystore.password", tls.keystorePassword());
+      p.put("ssl.keystore.type", "PKCS12");
+      p.put("ssl.key.password", tls.keystorePassword());
+      p.put("ssl.truststore.location", tls.truststore().toAbsolutePath().toString());
+      p.put("ssl.truststore.password", tls.truststorePassword());
+      p.put("ssl.truststore.type", "PKCS12");
+      // TLS alone: the certificate is the client's identity. Over SASL the password is.
+      p.put("ssl.client.auth", overrides.containsKey(SASL_USERS) ? "none" : "required");
+    }
     String users = overrides.get(SASL_USERS);
     if (users == null) {
       return;
@@ -125,16 +205,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       }
     }
     jaas.append(';');
-    p.put(
-        "listeners",
-        "SASL_PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-    p.put("advertised.listeners", "SASL_PLAINTEXT://127.0.0.1:" + brokerPort);
-    p.put("listener.security.protocol.map", "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT");
-    p.put("inter.broker.listener.name", "SASL_PLAINTEXT");
     p.put("sasl.enabled.mechanisms", "PLAIN");
     p.put("sasl.mechanism.inter.broker.protocol", "PLAIN");
-    p.put("listener.name.sasl_plaintext.plain.sasl.jaas.config", jaas.toString());
-    p.remove(SASL_USERS);
+    p.put(
+        "listener.name." + protocol.toLowerCase(java.util.Locale.ROOT) + ".plain.sasl.jaas.config",
+        jaas.toString());
   }
 
   /**
@@ -150,12 +225,16 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
    * SASL).
    */
   public static EmbeddedKafkaBroker start(Path logDir, Map<String, String> overrides) {
+    return start(logDir, overrides, null);
+  }
+
+  private static EmbeddedKafkaBroker start(Path logDir, Map<String, String> overrides, Tls tls) {
     RuntimeException last = null;
     // The free ports are probed, then bound by the broker: another process may take one in between.
     // Retry then.
     for (int attempt = 0; attempt < 3; attempt++) {
       try {
-        return startOnce(logDir, overrides);
+        return startOn(logDir, overrides, tls, freePort(), freePort());
       } catch (IOException e) {
         throw new UncheckedIOException("cannot start the embedded Kafka broker under " + logDir, e);
       } catch (RuntimeException e) {
@@ -171,15 +250,10 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
    */
   public static EmbeddedKafkaBroker startOnPorts(Path logDir, int brokerPort, int controllerPort) {
     try {
-      return startOn(logDir, Map.of(), brokerPort, controllerPort);
+      return startOn(logDir, Map.of(), null, brokerPort, controllerPort);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the Kafka broker under " + logDir, e);
     }
-  }
-
-  private static EmbeddedKafkaBroker startOnce(Path logDir, Map<String, String> overrides)
-      throws IOException {
-    return startOn(logDir, overrides, freePort(), freePort());
   }
 
   /**
@@ -190,16 +264,16 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   public EmbeddedKafkaBroker restart(Duration down) throws IOException, InterruptedException {
     close();
     Thread.sleep(down.toMillis());
-    return startOn(logDir, overrides, brokerPort, controllerPort);
+    return startOn(logDir, overrides, tls, brokerPort, controllerPort);
   }
 
   private static EmbeddedKafkaBroker startOn(
-      Path logDir, Map<String, String> overrides, int brokerPort, int controllerPort)
+      Path logDir, Map<String, String> overrides, Tls tls, int brokerPort, int controllerPort)
       throws IOException {
     Files.createDirectories(logDir);
     Properties props = defaults(logDir, brokerPort, controllerPort);
     props.putAll(overrides);
-    applySasl(props, overrides, brokerPort, controllerPort);
+    applySecurity(props, overrides, tls, brokerPort, controllerPort);
     KafkaConfig config = KafkaConfig.fromProps(props, false);
     format(logDir, config);
     KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
@@ -211,7 +285,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       throw e;
     }
     EmbeddedKafkaBroker broker =
-        new EmbeddedKafkaBroker(server, logDir, brokerPort, controllerPort, overrides);
+        new EmbeddedKafkaBroker(server, logDir, brokerPort, controllerPort, overrides, tls);
     broker.awaitReady();
     return broker;
   }
