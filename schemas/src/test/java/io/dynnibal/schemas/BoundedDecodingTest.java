@@ -13,7 +13,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A value that declares a huge string or collection is refused before Avro allocates it: the decode
  * fails as malformed (so the job dead-letters it) and this thread allocates far less than the
- * declared length.
+ * declared length. The bound is the value's own size (a declared length beyond the bytes left is
+ * refused), not only the JVM-wide limits of {@link AvroTrust}; a value above {@link
+ * SingleObjectCodec#MAX_RECORD_BYTES} is not decoded at all.
  */
 class BoundedDecodingTest {
   private static final com.sun.management.ThreadMXBean THREADS =
@@ -59,7 +61,77 @@ class BoundedDecodingTest {
                 refused[0] =
                     assertThrows(RecordDecodingException.class, () -> codec.decode(hostile)));
     assertTrue(refused[0].getMessage().contains("malformed"), refused[0].getMessage());
-    assertTrue(allocated < 64L << 20, "allocated " + allocated + " bytes for a 1.5 GB claim");
+    assertTrue(allocated < 1L << 20, "allocated " + allocated + " bytes for a 1.5 GB claim");
+  }
+
+  /**
+   * The brief's hostile pair: the header, then a pair_id that claims 2^31-1 bytes in a 5-byte
+   * varint and nothing after it (15 bytes in all). Dead-lettered with a reason that says so.
+   */
+  @Test
+  void aTinyValueClaimingTwoGigabytesIsRefusedWithItsReason() {
+    SingleObjectCodec<TrainingPair> codec = SingleObjectCodec.of(TrainingPair.class);
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    writeLong(body, Integer.MAX_VALUE);
+    byte[] hostile = value(codec, SampleRecords.pair(), body.toByteArray());
+    assertEquals(15, hostile.length);
+    RecordDecodingException[] refused = new RecordDecodingException[1];
+    long allocated =
+        allocatedWhile(
+            () ->
+                refused[0] =
+                    assertThrows(RecordDecodingException.class, () -> codec.decode(hostile)));
+    String reason = refused[0].getMessage();
+    assertTrue(
+        reason.contains("malformed")
+            && reason.contains("a length it declares exceeds what is left of it"),
+        reason);
+    assertTrue(allocated < 1L << 20, "allocated " + allocated + " bytes for a 2 GB claim");
+  }
+
+  /**
+   * Below every JVM-wide limit, a declared length is still checked against the bytes left: the
+   * guard does not depend on -Dorg.apache.avro.limits.* or on when Avro read them.
+   */
+  @Test
+  void aDeclaredLengthBeyondTheValueIsRefusedBelowTheJvmLimits() {
+    SingleObjectCodec<Target> codec = SingleObjectCodec.of(Target.class);
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    writeLong(body, 1000); // target_id claims 1000 bytes (the string limit is 4 MiB)
+    body.writeBytes("abc".getBytes(StandardCharsets.UTF_8));
+    byte[] hostile = value(codec, new Target("a", "b"), body.toByteArray());
+    RecordDecodingException refused =
+        assertThrows(RecordDecodingException.class, () -> codec.decode(hostile));
+    assertTrue(
+        refused.getMessage().contains("a length it declares exceeds what is left of it")
+            && refused.getMessage().contains("1000 bytes, but only 3"),
+        refused.getMessage());
+
+    SingleObjectCodec<ModelUpdate> updates = SingleObjectCodec.of(ModelUpdate.class);
+    ByteArrayOutputStream update = new ByteArrayOutputStream();
+    writeLong(update, 3); // version
+    writeLong(update, 300); // step
+    writeLong(update, 1);
+    update.write('s'); // snapshot_uri "s"
+    writeLong(update, 100); // landmark_ids claims 100 strings, with 2 bytes left
+    update.write(2);
+    update.write('x');
+    byte[] shortCollection = value(updates, SampleRecords.modelUpdate(), update.toByteArray());
+    RecordDecodingException collection =
+        assertThrows(RecordDecodingException.class, () -> updates.decode(shortCollection));
+    assertTrue(collection.getMessage().contains("claims 100 elements"), collection.getMessage());
+  }
+
+  @Test
+  void aValueAboveTheRecordLimitIsNotDecoded() {
+    SingleObjectCodec<Target> codec = SingleObjectCodec.of(Target.class);
+    byte[] header = Arrays.copyOf(codec.encode(new Target("a", "b")), 10);
+    byte[] huge = Arrays.copyOf(header, SingleObjectCodec.MAX_RECORD_BYTES + 1);
+    RecordDecodingException refused =
+        assertThrows(RecordDecodingException.class, () -> codec.decode(huge));
+    assertTrue(
+        refused.getMessage().contains("exceeds the limit of " + SingleObjectCodec.MAX_RECORD_BYTES),
+        refused.getMessage());
   }
 
   @Test
@@ -75,7 +147,7 @@ class BoundedDecodingTest {
     long allocated =
         allocatedWhile(
             () -> assertThrows(RecordDecodingException.class, () -> codec.decode(hostile)));
-    assertTrue(allocated < 64L << 20, "allocated " + allocated + " bytes for a billion items");
+    assertTrue(allocated < 1L << 20, "allocated " + allocated + " bytes for a billion items");
   }
 
   @Test
