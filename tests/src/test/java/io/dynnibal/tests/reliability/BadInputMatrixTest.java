@@ -81,6 +81,14 @@ class BadInputMatrixTest {
           config.targetsTopic(),
           "empty",
           targetCodec.encode(Target.newBuilder().setTargetId("empty").setText("  -- ").build()));
+      // A hostile target: a valid header, then a target_id claiming 1,000,000 bytes, with 3 left.
+      publisher.publishRaw(
+          config.targetsTopic(),
+          "hostile",
+          hostile(
+              targetCodec.encode(Target.newBuilder().setTargetId("h").setText("h").build()),
+              1_000_000,
+              3));
       TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
       // Bad model updates (once the job runs: a new job reads that topic from its end): garbage,
       // NaN, wrong shape.
@@ -114,12 +122,17 @@ class BadInputMatrixTest {
           targetCodec.encode(Target.newBuilder().setTargetId("x").setText("y").build()));
       publisher.publishRaw(
           config.pairsTopic(), "empty-query", pairCodec.encode(pair("empty-query", " ", "item2")));
+      // 15 bytes claiming a 2 GB pair_id.
+      publisher.publishRaw(
+          config.pairsTopic(),
+          "hostile",
+          hostile(pairCodec.encode(pair("h", "q", "item1")), Integer.MAX_VALUE, 0));
 
       TrainingMetrics last =
           TrainingJobs.awaitStep(metrics, new ArrayList<>(), job, published / batch);
       List<DeadLetter> letters = new ArrayList<>();
       long dlDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (letters.size() < 11 && System.nanoTime() < dlDeadline) {
+      while (letters.size() < 13 && System.nanoTime() < dlDeadline) {
         letters.addAll(deadLetters.poll(Duration.ofMillis(200)));
       }
       expect(letters, "decode-targets", "garbage", "");
@@ -132,10 +145,12 @@ class BadInputMatrixTest {
       expect(letters, "decode-pairs", "garbage", "");
       expect(letters, "decode-pairs", "foreign", "Target");
       expect(letters, "decode-pairs", "empty-query", "no query text");
+      expect(letters, "decode-targets", "hostile", "a length it declares exceeds");
+      expect(letters, "decode-pairs", "hostile", "a length it declares exceeds");
       expect(letters, "trainer", "q:ghost#0", "not in the index");
       letters.addAll(deadLetters.poll(Duration.ofSeconds(1)));
       assertEquals(
-          11,
+          13,
           letters.size(),
           "one dead letter per bad record: "
               + letters.stream().map(d -> d.getStage() + "/" + d.getMessage()).toList());
@@ -175,6 +190,25 @@ class BadInputMatrixTest {
             + reason
             + "\" in "
             + letters.stream().map(d -> d.getStage() + "/" + d.getMessage()).toList());
+  }
+
+  /**
+   * The single-object header of {@code valid}, then a first string field declaring {@code length}
+   * bytes and {@code following} bytes of it.
+   */
+  private static byte[] hostile(byte[] valid, long length, int following) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    out.write(valid, 0, 10);
+    long v = (length << 1) ^ (length >> 63); // Avro's zig-zag varint
+    while ((v & ~0x7FL) != 0) {
+      out.write((int) ((v & 0x7F) | 0x80));
+      v >>>= 7;
+    }
+    out.write((int) v);
+    for (int i = 0; i < following; i++) {
+      out.write('x');
+    }
+    return out.toByteArray();
   }
 
   private static TrainingPair pair(String id, String query, String target) {
