@@ -30,7 +30,8 @@ class DynnibalCliTest {
           "submit",
           "jobs",
           "cancel",
-          "watch"
+          "watch",
+          "soak"
         }) {
       assertTrue(help.contains("  " + command + " "), command + " missing from:\n" + help);
     }
@@ -46,6 +47,7 @@ class DynnibalCliTest {
         "jobs",
         "cluster start",
         "kafka stop",
+        "soak",
         "bench index"
       })
   void everyCommandAnswersHelp(String command) {

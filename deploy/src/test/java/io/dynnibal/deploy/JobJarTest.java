@@ -97,6 +97,47 @@ class JobJarTest {
   }
 
   @Test
+  void theSecretsAreInTheSettingsResourceAndNoOtherEntry(@TempDir Path dir) throws Exception {
+    String secret = "jar-s3cret-" + System.nanoTime();
+    TrainingJobConfig config = new TrainingJobConfig();
+    config.kafkaProperties.put("ssl.keystore.password", secret);
+    config.kafkaProperties.put(
+        "sasl.jaas.config",
+        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\""
+            + secret
+            + "\";");
+    Path jar = JobJar.write(dir.resolve("job.jar"), config.toPropertiesWithSecrets());
+    byte[] needle = secret.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    int holding = 0;
+    try (JarFile file = new JarFile(jar.toFile())) {
+      for (var entry : java.util.Collections.list(file.entries())) {
+        byte[] content;
+        try (InputStream in = file.getInputStream(entry)) {
+          content = in.readAllBytes();
+        }
+        if (indexOf(content, needle) >= 0) {
+          assertEquals(TrainingJobMain.SETTINGS_RESOURCE, entry.getName(), "a secret in " + entry);
+          holding++;
+        }
+      }
+    }
+    assertEquals(1, holding, "the settings resource carries the secrets the job needs");
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
+
+  @Test
   void aJarWithoutSettingsHasNoSettingsResource(@TempDir Path dir) throws Exception {
     try (JarFile file =
         new JarFile(JobJar.write(dir.resolve("job.jar"), java.util.Map.of()).toFile())) {
