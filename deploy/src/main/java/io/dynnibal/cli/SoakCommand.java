@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
       "TaskManagers) for --minutes while faults are injected in turn: kill -9 of a TaskManager, kill -9 of the",
       "broker, a failing trainer task, a burst of bad records. Then every published pair is audited against the",
       "committed steps; JSON: pairs_published, pairs_trained, pairs_dead_lettered, lost, duplicated, faults_injected,",
-      "restores, max_recovery_seconds. Exit 0 only when nothing was lost or duplicated."
+      "trained_not_published, restores, max_recovery_seconds. Exit 0 only when nothing was lost, duplicated or made up."
     })
 final class SoakCommand implements Callable<Integer> {
   @Option(
@@ -81,6 +81,8 @@ final class SoakCommand implements Callable<Integer> {
       Files.writeString(json, figures + "\n");
     }
     System.err.println("soak directory (logs, checkpoints): " + work.toAbsolutePath());
-    return report.lost() == 0 && report.duplicated() == 0 ? 0 : 1;
+    return report.lost() == 0 && report.duplicated() == 0 && report.trainedNotPublished() == 0
+        ? 0
+        : 1;
   }
 }

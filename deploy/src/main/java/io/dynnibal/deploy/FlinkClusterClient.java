@@ -225,17 +225,27 @@ public final class FlinkClusterClient implements AutoCloseable {
     JobMetricsMessageParameters parameters = new JobMetricsMessageParameters();
     parameters.jobPathParameter.resolve(id(jobId));
     parameters.metricsFilterParameter.resolve(List.of("numRestarts"));
-    MetricCollectionResponseBody body =
-        await(
-            client.sendRequest(
-                JobMetricsHeaders.getInstance(), parameters, EmptyRequestBody.getInstance()),
-            QUICK,
-            "GET /jobs/" + jobId + "/metrics?get=numRestarts");
-    return body.getMetrics().stream()
-        .filter(m -> m.getId().equals("numRestarts") && m.getValue() != null)
-        .mapToLong(m -> Long.parseLong(m.getValue()))
-        .findFirst()
-        .orElse(0L);
+    // The JobManager fetches metrics lazily: the first request only starts the fetch.
+    for (int attempt = 0; ; attempt++) {
+      MetricCollectionResponseBody body =
+          await(
+              client.sendRequest(
+                  JobMetricsHeaders.getInstance(), parameters, EmptyRequestBody.getInstance()),
+              QUICK,
+              "GET /jobs/" + jobId + "/metrics?get=numRestarts");
+      var value =
+          body.getMetrics().stream()
+              .filter(m -> m.getId().equals("numRestarts") && m.getValue() != null)
+              .mapToLong(m -> Long.parseLong(m.getValue()))
+              .findFirst();
+      if (value.isPresent()) {
+        return value.getAsLong();
+      }
+      if (attempt == 20) {
+        throw new IllegalStateException("the JobManager reports no numRestarts for job " + jobId);
+      }
+      Thread.sleep(500);
+    }
   }
 
   /** The job's state: RUNNING, FINISHED, CANCELED, FAILED, ... */

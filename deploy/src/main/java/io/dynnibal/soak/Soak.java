@@ -10,6 +10,7 @@ import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.local.Corpus;
 import io.dynnibal.local.CorpusPublisher;
+import io.dynnibal.schemas.DeadLetter;
 import io.dynnibal.schemas.TrainingMetrics;
 import java.io.PrintStream;
 import java.net.ServerSocket;
@@ -76,6 +77,7 @@ public final class Soak {
       long badRecordsPublished,
       long lost,
       long duplicated,
+      long trainedNotPublished,
       int faultsInjected,
       long restores,
       double maxRecoverySeconds,
@@ -90,6 +92,7 @@ public final class Soak {
       f.put("bad_records_published", badRecordsPublished);
       f.put("lost", lost);
       f.put("duplicated", duplicated);
+      f.put("trained_not_published", trainedNotPublished);
       f.put("faults_injected", faultsInjected);
       f.put("restores", restores);
       f.put("max_recovery_seconds", Math.round(maxRecoverySeconds * 10) / 10.0);
@@ -122,6 +125,8 @@ public final class Soak {
   private int controllerPort;
   private long published;
   private long badPublished;
+  private long slotTakers; // bad pairs that pass decoding and take a place in a batch
+  private boolean filled;
   private int chunk;
   private int cursor;
   private final Set<String> publishedIds = new HashSet<>();
@@ -248,6 +253,9 @@ public final class Soak {
         if (faulting && backlog() < options.backlogBatches()) {
           publishChunk(kafka);
         }
+        if (!faulting && !filled && recovered()) {
+          fillLastBatch(kafka);
+        }
         if (faulting && System.nanoTime() >= nextFault && recovered()) {
           inject(Fault.values()[faults++ % Fault.values().length], kafka);
           nextFault = System.nanoTime() + options.faultEvery().toNanos();
@@ -296,7 +304,21 @@ public final class Soak {
   }
 
   private boolean drained() {
-    return recovered() && step() * config.batchSize >= published;
+    return recovered() && filled && step() * config.batchSize >= published + slotTakers;
+  }
+
+  /**
+   * Completes the last batch: the batch assembler trains whole batches only, and pairs naming
+   * unknown targets take places in batches before the trainer dead-letters them.
+   */
+  private void fillLastBatch(Properties kafka) {
+    int missing =
+        (int) ((config.batchSize - (published + slotTakers) % config.batchSize) % config.batchSize);
+    if (missing > 0) {
+      publish(kafka, missing);
+      log("the last batch filled with %d pairs; %,d published in all", missing, published);
+    }
+    filled = true;
   }
 
   private long step() {
@@ -309,9 +331,12 @@ public final class Soak {
 
   /** A few whole batches of the training pairs, in corpus order, each pair id new. */
   private void publishChunk(Properties kafka) {
+    publish(kafka, 4 * config.batchSize);
+  }
+
+  private void publish(Properties kafka, int size) {
     List<LabelledQuery> train = options.corpus().train();
     List<LabelledQuery> pairs = new ArrayList<>();
-    int size = 4 * config.batchSize;
     for (int i = 0; i < size; i++) {
       pairs.add(train.get(cursor++ % train.size()));
     }
@@ -367,6 +392,7 @@ public final class Soak {
           }
           publisher.publishPairs(config.pairsTopic(), bad, "bad" + injected.size(), 0, null);
           n += bad.size();
+          slotTakers += 5; // the unknown targets: empty queries are refused when decoded
           badPublished += n;
           log("fault: %d bad records published at step %d", n, atStep);
         }
@@ -396,7 +422,30 @@ public final class Soak {
         distinct.add(id.toString());
       }
     }
-    long lost = publishedIds.stream().filter(id -> !distinct.contains(id)).count();
+    List<String> missing =
+        publishedIds.stream().filter(id -> !distinct.contains(id)).sorted().toList();
+    long lost = missing.size();
+    if (lost > 0) {
+      log("lost: %s%s", missing.subList(0, Math.min(10, missing.size())), lost > 10 ? " ..." : "");
+    }
+    long unexpected = distinct.stream().filter(id -> !publishedIds.contains(id)).count();
+    if (unexpected > 0) {
+      log(
+          "%d trained pair ids were never published as training pairs (bad records trained?)",
+          unexpected);
+    }
+    long deadLetters = 0;
+    try (TopicReader<DeadLetter> reader =
+        new TopicReader<>(kafka, config.deadLettersTopic(), DeadLetter.class)) {
+      long quietSince = System.nanoTime();
+      while (System.nanoTime() - quietSince < Duration.ofSeconds(3).toNanos()) {
+        int polled = reader.poll(Duration.ofMillis(300)).size();
+        if (polled > 0) {
+          quietSince = System.nanoTime();
+          deadLetters += polled;
+        }
+      }
+    }
     TrainingMetrics end = committed.isEmpty() ? null : committed.get(committed.size() - 1);
     double maxRecovery =
         injected.stream()
@@ -406,11 +455,12 @@ public final class Soak {
             .orElse(0);
     return new Report(
         published,
-        distinct.size(),
-        end == null ? 0 : end.getPairsDeadLettered(),
+        distinct.size() - unexpected,
+        deadLetters,
         badPublished,
         lost,
         trained - distinct.size(),
+        unexpected,
         injected.size(),
         restores,
         maxRecovery,

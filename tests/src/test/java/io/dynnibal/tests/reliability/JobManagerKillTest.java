@@ -10,9 +10,11 @@ import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.schemas.TrainingMetrics;
+import io.dynnibal.tests.harness.Cli;
 import io.dynnibal.tests.harness.ProcessDeployment;
 import io.dynnibal.tests.harness.TrainingJobs;
 import io.dynnibal.tests.training.SyntheticCorpus;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -54,10 +56,25 @@ class JobManagerKillTest {
       assertEquals(List.of(), rest.jobs(), "a JobManager without HA forgets its jobs");
       awaitFreeSlots(rest, config.parallelism); // the TaskManager lets go of the lost job's tasks
 
+      // The documented resume: the same settings, from the newest checkpoint of this group.id.
       Path latest = RetainedCheckpoints.latest(config.checkpointDir, config.groupId).orElseThrow();
-      assertTrue(
-          latest.startsWith(Path.of(java.net.URI.create(config.checkpointDir))), latest.toString());
-      String resumed = JobSubmission.submit(rest, config, latest.toUri().toString(), false);
+      Path settings = deployment.work.resolve("job.properties");
+      Properties written = new Properties();
+      written.putAll(config.toPropertiesWithSecrets());
+      try (var writer = Files.newBufferedWriter(settings)) {
+        written.store(writer, null);
+      }
+      String printed =
+          Cli.run(
+              0,
+              "submit",
+              "--config",
+              settings.toString(),
+              "--from-latest-checkpoint",
+              "--jobmanager",
+              rest.base().toString());
+      assertTrue(printed.contains("restored from " + latest.toUri()), printed);
+      String resumed = rest.jobs().get(0).id();
       try (CorpusPublisher publisher = new CorpusPublisher(kafka)) {
         publisher.publishPairs(config.pairsTopic(), corpus.train, "j1", 0, null);
       }

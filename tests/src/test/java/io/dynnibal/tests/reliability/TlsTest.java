@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.dynnibal.cli.DynnibalCli;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.training.TrainingJob;
@@ -14,14 +13,13 @@ import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.Target;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.schemas.TrainingPair;
+import io.dynnibal.tests.harness.Cli;
 import io.dynnibal.tests.harness.StreamingClusterExtension;
 import io.dynnibal.tests.harness.TlsMaterial;
 import io.dynnibal.tests.harness.TrainingJobs;
 import io.dynnibal.tests.training.SyntheticCorpus;
 import io.dynnibal.trainer.FaultInjection;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -138,7 +136,7 @@ class TlsTest {
                           || e.getKey().equals("topic.prefix"))
               .forEach(e -> watch.addAll(List.of("--set", e.getKey() + "=" + e.getValue())));
           watch.addAll(List.of("--until-step", String.valueOf(steps), "--idle-exit", "30"));
-          printed.append(cli(0, watch.toArray(String[]::new)));
+          printed.append(Cli.run(0, watch.toArray(String[]::new)));
         } finally {
           job.cancel().get();
         }
@@ -210,7 +208,7 @@ class TlsTest {
                   "--topic-prefix",
                   "st."));
       alice.forEach((k, v) -> publish.addAll(List.of("--kafka-property", k + "=" + v)));
-      printed = cli(0, publish.toArray(String[]::new));
+      printed = Cli.run(0, publish.toArray(String[]::new));
       assertTrue(
           printed.contains("\"targets_published\": 3")
               && printed.contains("\"pairs_published\": 2"),
@@ -285,26 +283,6 @@ class TlsTest {
       }
     }
     return records;
-  }
-
-  /** Runs the CLI in this JVM; returns what it printed (stdout and stderr). */
-  private static String cli(int expectedExit, String... args) {
-    PrintStream out = System.out;
-    PrintStream err = System.err;
-    ByteArrayOutputStream buffer = new ByteArrayOutputStream();
-    PrintStream capture = new PrintStream(buffer, true, StandardCharsets.UTF_8);
-    int exit;
-    try {
-      System.setOut(capture);
-      System.setErr(capture);
-      exit = DynnibalCli.execute(args);
-    } finally {
-      System.setOut(out);
-      System.setErr(err);
-    }
-    String printed = buffer.toString(StandardCharsets.UTF_8);
-    assertEquals(expectedExit, exit, args[0] + " printed:\n" + printed);
-    return printed;
   }
 
   /** DEBUG for the Kafka clients' security and network code and ours; returns the old levels. */
