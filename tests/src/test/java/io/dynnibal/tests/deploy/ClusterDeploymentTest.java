@@ -11,14 +11,13 @@ import io.dynnibal.deploy.JobSubmission;
 import io.dynnibal.deploy.KafkaBroker;
 import io.dynnibal.deploy.MetricsWatch;
 import io.dynnibal.jobs.config.TrainingJobConfig;
-import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.stream.JobMetrics;
+import io.dynnibal.tests.harness.ProcessDeployment;
 import io.dynnibal.tests.harness.TrainingJobs;
 import io.dynnibal.tests.training.SyntheticCorpus;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -202,23 +201,11 @@ class ClusterDeploymentTest {
     return steps.get(steps.size() - 1);
   }
 
-  /**
-   * Every committed report's step, in topic order (reads until the topic has been quiet for 3 s).
-   */
+  /** Every committed report's step, in topic order. */
   private static List<Long> steps(Properties kafka, TrainingJobConfig config) {
-    List<Long> steps = new ArrayList<>();
-    try (TopicReader<TrainingMetrics> reader =
-        new TopicReader<>(kafka, config.metricsTopic(), TrainingMetrics.class)) {
-      long quietSince = System.nanoTime();
-      while (System.nanoTime() - quietSince < Duration.ofSeconds(3).toNanos()) {
-        List<TrainingMetrics> polled = reader.poll(Duration.ofMillis(300));
-        if (!polled.isEmpty()) {
-          quietSince = System.nanoTime();
-          polled.forEach(m -> steps.add(m.getStep()));
-        }
-      }
-    }
-    return steps;
+    return ProcessDeployment.committedReports(kafka, config).stream()
+        .map(TrainingMetrics::getStep)
+        .toList();
   }
 
   private static void awaitState(FlinkClusterClient rest, String job, String state)
@@ -231,8 +218,6 @@ class ClusterDeploymentTest {
   }
 
   private static int freePort() throws Exception {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+    return ProcessDeployment.freePort();
   }
 }

@@ -75,6 +75,17 @@ public final class TrainingJobs {
     return env.executeAsync(config.groupId);
   }
 
+  /**
+   * A {@code tweak} for {@link #start}: restart up to {@code attempts} times, {@code delay} apart.
+   */
+  public static Consumer<Configuration> restarting(int attempts, Duration delay) {
+    return conf -> {
+      conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+      conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, attempts);
+      conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, delay);
+    };
+  }
+
   public static JobClient start(TrainingJobConfig config) throws Exception {
     return start(config, FaultInjection.NONE, conf -> {});
   }

@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.LongStream;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -49,15 +48,7 @@ class BrokerRestartTest {
         publisher.publishTargets(config.targetsTopic(), corpus.targets, null);
         job =
             TrainingJobs.start(
-                config,
-                FaultInjection.NONE,
-                conf -> {
-                  conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-                  conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 20);
-                  conf.set(
-                      RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY,
-                      Duration.ofSeconds(1));
-                });
+                config, FaultInjection.NONE, TrainingJobs.restarting(20, Duration.ofSeconds(1)));
         TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
         publisher.publishPairs(config.pairsTopic(), corpus.train, "e0", 0, null);
         published = corpus.train.size();

@@ -19,7 +19,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.LongStream;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -60,16 +59,7 @@ class TaskFailureRecoveryTest {
                 kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class)) {
       publisher.publishTargets(config.targetsTopic(), corpus.targets, null);
       JobClient job =
-          TrainingJobs.start(
-              config,
-              faults,
-              conf -> {
-                conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-                conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
-                conf.set(
-                    RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY,
-                    Duration.ofMillis(200));
-              });
+          TrainingJobs.start(config, faults, TrainingJobs.restarting(5, Duration.ofMillis(200)));
       try {
         TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
         // Two passes, published in steps so that checkpoints complete between the failures.
