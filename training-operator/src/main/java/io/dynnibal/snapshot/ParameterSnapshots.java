@@ -97,8 +97,8 @@ public final class ParameterSnapshots {
     Map<String, byte[]> out = new java.util.LinkedHashMap<>();
     try {
       for (var file : files(trainer.encoder(), trainer, version, seed).entrySet()) {
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-        file.getValue().writeTo(java.nio.channels.Channels.newChannel(bytes));
+        MemoryFile bytes = new MemoryFile();
+        file.getValue().writeTo(bytes);
         out.put(file.getKey(), bytes.toByteArray());
       }
     } catch (IOException e) {
