@@ -56,7 +56,14 @@ class ClusterDeploymentTest {
           FlinkCluster.start(
               clusterDir,
               new FlinkCluster.Options(
-                  freePort(), freePort(), 2, 1, "2g", "768m", freePort(), false),
+                  freePort(),
+                  freePort(),
+                  2,
+                  1,
+                  "2g",
+                  "768m",
+                  ProcessDeployment.freePortRange(3),
+                  false),
               Duration.ofSeconds(120));
       pids.add(cluster.jobManagerPid());
       pids.addAll(cluster.taskManagerPids());

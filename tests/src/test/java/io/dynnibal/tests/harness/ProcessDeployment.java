@@ -60,7 +60,14 @@ public final class ProcessDeployment implements AutoCloseable {
             FlinkCluster.start(
                 d.clusterDir,
                 new FlinkCluster.Options(
-                    freePort(), freePort(), taskManagers, slots, "2g", "768m", freePort(), true),
+                    freePort(),
+                    freePort(),
+                    taskManagers,
+                    slots,
+                    "2g",
+                    "768m",
+                    freePortRange(taskManagers + 1),
+                    true),
                 Duration.ofSeconds(120));
         d.rest = new FlinkClusterClient(cluster.restUrl());
       }
@@ -215,5 +222,29 @@ public final class ProcessDeployment implements AutoCloseable {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
     }
+  }
+
+  /**
+   * The first of {@code n} consecutive ports free on loopback (the Prometheus reporters take one
+   * each), below the ephemeral range, where the kernel does not hand them to the clients' own
+   * connections meanwhile.
+   */
+  public static int freePortRange(int n) throws Exception {
+    java.util.Random random = new java.util.Random();
+    for (int attempt = 0; attempt < 100; attempt++) {
+      int base = 20_000 + random.nextInt(10_000);
+      boolean free = true;
+      for (int port = base; port < base + n && free; port++) {
+        try (ServerSocket socket = new ServerSocket()) {
+          socket.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+        } catch (java.io.IOException taken) {
+          free = false;
+        }
+      }
+      if (free) {
+        return base;
+      }
+    }
+    throw new IllegalStateException("no " + n + " consecutive free ports between 20000 and 30000");
   }
 }
