@@ -220,6 +220,20 @@ public final class FlinkClusterClient implements AutoCloseable {
     return jobs;
   }
 
+  /** When the job's latest failure happened (epoch milliseconds), if it has failed at all. */
+  public Optional<Long> latestFailureTime(String jobId) throws IOException, InterruptedException {
+    JobExceptionsMessageParameters parameters = new JobExceptionsMessageParameters();
+    parameters.jobPathParameter.resolve(id(jobId));
+    JobExceptionsInfoWithHistory exceptions =
+        await(
+            client.sendRequest(
+                JobExceptionsHeaders.getInstance(), parameters, EmptyRequestBody.getInstance()),
+            QUICK,
+            "GET /jobs/" + jobId + "/exceptions");
+    var entries = exceptions.getExceptionHistory().getEntries();
+    return entries.isEmpty() ? Optional.empty() : Optional.of(entries.get(0).getTimestamp());
+  }
+
   /** How often the job restarted since it was submitted (Flink's {@code numRestarts}). */
   public long restarts(String jobId) throws IOException, InterruptedException {
     JobMetricsMessageParameters parameters = new JobMetricsMessageParameters();

@@ -22,6 +22,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 
@@ -64,10 +65,30 @@ public final class Soak {
       Path workDir) {}
 
   /**
-   * One injected fault: when, at which committed step, and how long until training committed again.
+   * One injected fault: when (seconds into the soak and wall-clock), the last committed step then,
+   * and its recovery: how long until a step trained after the disruption was committed (a report's
+   * {@code time_ms} says when it was trained; every process shares this machine's clock). For a
+   * fault that fails the job the disruption is the failure Flink records (steps the old tasks
+   * trained from their buffers until then, and committed, do not count); for the broker it is the
+   * kill.
+   *
+   * @param sinceEpochMs the disruption's time; 0 while Flink has not recorded the failure yet
    */
   public record Injected(
-      String fault, double atSeconds, long stepAtFault, Double recoverySeconds) {}
+      String fault,
+      double atSeconds,
+      long atEpochMs,
+      long sinceEpochMs,
+      long stepAtFault,
+      Double recoverySeconds) {
+    Injected recovered(double seconds) {
+      return new Injected(fault, atSeconds, atEpochMs, sinceEpochMs, stepAtFault, seconds);
+    }
+
+    Injected failedAt(long epochMs) {
+      return new Injected(fault, atSeconds, atEpochMs, epochMs, stepAtFault, recoverySeconds);
+    }
+  }
 
   /** The audit. */
   public record Report(
@@ -132,6 +153,8 @@ public final class Soak {
   private final Set<String> publishedIds = new HashSet<>();
   private final List<Injected> injected = new ArrayList<>();
   private TrainingMetrics last;
+  private FlinkClusterClient rest;
+  private String job;
 
   private Soak(Options options, PrintStream log) {
     this.options = options;
@@ -187,13 +210,14 @@ public final class Soak {
       try (CorpusPublisher publisher = new CorpusPublisher(kafka)) {
         publisher.publishTargets(config.targetsTopic(), options.corpus().targets(), null);
       }
-      try (FlinkClusterClient rest = new FlinkClusterClient(cluster.restUrl())) {
+      try (FlinkClusterClient client = new FlinkClusterClient(cluster.restUrl())) {
+        rest = client;
         JobSubmission.useClusterDirectories(rest, config, false, false);
-        String job = JobSubmission.submit(rest, config, null, false);
+        job = JobSubmission.submit(rest, config, null, false);
         log(
             "job %s submitted; faults every %d s for %d min",
             job, options.faultEvery().toSeconds(), options.length().toMinutes());
-        soak(kafka, rest, job);
+        soak(kafka);
         long restores = rest.restarts(job);
         Report report = audit(kafka, restores);
         rest.cancel(job);
@@ -223,7 +247,7 @@ public final class Soak {
   }
 
   /** Publishes, injects faults, follows the metrics; then drains what was published. */
-  private void soak(Properties kafka, FlinkClusterClient rest, String job) throws Exception {
+  private void soak(Properties kafka) throws Exception {
     long nextLine = System.nanoTime();
     int faults = 0;
     try (TopicReader<TrainingMetrics> metrics =
@@ -279,17 +303,25 @@ public final class Soak {
     }
   }
 
-  private void follow(TopicReader<TrainingMetrics> metrics) {
+  private void follow(TopicReader<TrainingMetrics> metrics) throws Exception {
+    for (int i = 0; i < injected.size(); i++) {
+      Injected f = injected.get(i);
+      if (f.sinceEpochMs() == 0 && f.recoverySeconds() == null) {
+        Optional<Long> failed = rest.latestFailureTime(job);
+        if (failed.isPresent() && failed.get() >= f.atEpochMs()) {
+          injected.set(i, f.failedAt(failed.get()));
+        }
+      }
+    }
     for (TrainingMetrics m : metrics.poll(Duration.ofMillis(300))) {
       last = m;
       for (int i = 0; i < injected.size(); i++) {
         Injected f = injected.get(i);
         if (f.recoverySeconds() == null
             && !f.fault().equals(Fault.BAD_RECORDS.name())
-            && m.getStep() > f.stepAtFault()) {
-          injected.set(
-              i,
-              new Injected(f.fault(), f.atSeconds(), f.stepAtFault(), seconds() - f.atSeconds()));
+            && f.sinceEpochMs() > 0
+            && m.getTimeMs() > f.sinceEpochMs()) {
+          injected.set(i, f.recovered(seconds() - f.atSeconds()));
           log(
               "%s: training committed step %d again after %.1f s",
               f.fault(), m.getStep(), seconds() - f.atSeconds());
@@ -351,6 +383,7 @@ public final class Soak {
   private void inject(Fault fault, Properties kafka) throws Exception {
     long atStep = step();
     double at = seconds();
+    long atEpochMs = System.currentTimeMillis();
     switch (fault) {
       case TASKMANAGER_KILL -> {
         int which =
@@ -398,7 +431,9 @@ public final class Soak {
         }
       }
     }
-    injected.add(new Injected(fault.name(), at, atStep, null));
+    // The broker's kill is the disruption itself (the job may ride it out without failing).
+    long since = fault == Fault.BROKER_KILL ? atEpochMs : 0;
+    injected.add(new Injected(fault.name(), at, atEpochMs, since, atStep, null));
   }
 
   private Report audit(Properties kafka, long restores) {
