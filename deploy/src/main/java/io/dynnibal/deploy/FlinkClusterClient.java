@@ -222,15 +222,7 @@ public final class FlinkClusterClient implements AutoCloseable {
 
   /** When the job's latest failure happened (epoch milliseconds), if it has failed at all. */
   public Optional<Long> latestFailureTime(String jobId) throws IOException, InterruptedException {
-    JobExceptionsMessageParameters parameters = new JobExceptionsMessageParameters();
-    parameters.jobPathParameter.resolve(id(jobId));
-    JobExceptionsInfoWithHistory exceptions =
-        await(
-            client.sendRequest(
-                JobExceptionsHeaders.getInstance(), parameters, EmptyRequestBody.getInstance()),
-            QUICK,
-            "GET /jobs/" + jobId + "/exceptions");
-    var entries = exceptions.getExceptionHistory().getEntries();
+    var entries = exceptionHistory(jobId);
     return entries.isEmpty() ? Optional.empty() : Optional.of(entries.get(0).getTimestamp());
   }
 
@@ -271,18 +263,24 @@ public final class FlinkClusterClient implements AutoCloseable {
 
   /** The job's latest failure (messages only), if it has failed or restarted since it started. */
   public Optional<String> latestFailure(String jobId) throws IOException, InterruptedException {
-    JobExceptionsMessageParameters parameters = new JobExceptionsMessageParameters();
-    parameters.jobPathParameter.resolve(id(jobId));
-    JobExceptionsInfoWithHistory exceptions =
-        await(
-            client.sendRequest(
-                JobExceptionsHeaders.getInstance(), parameters, EmptyRequestBody.getInstance()),
-            QUICK,
-            "GET /jobs/" + jobId + "/exceptions");
-    var entries = exceptions.getExceptionHistory().getEntries();
+    var entries = exceptionHistory(jobId);
     return entries.isEmpty()
         ? Optional.empty()
         : Optional.of(withoutStackFrames(entries.get(0).getStacktrace()));
+  }
+
+  /** The job's failures, newest first ({@code GET /jobs/ID/exceptions}). */
+  private List<JobExceptionsInfoWithHistory.RootExceptionInfo> exceptionHistory(String jobId)
+      throws IOException, InterruptedException {
+    JobExceptionsMessageParameters parameters = new JobExceptionsMessageParameters();
+    parameters.jobPathParameter.resolve(id(jobId));
+    return await(
+            client.sendRequest(
+                JobExceptionsHeaders.getInstance(), parameters, EmptyRequestBody.getInstance()),
+            QUICK,
+            "GET /jobs/" + jobId + "/exceptions")
+        .getExceptionHistory()
+        .getEntries();
   }
 
   /** Cancels the job without a savepoint (its retained checkpoints stay). */

@@ -164,10 +164,6 @@ class ClusterDeploymentTest {
     }
   }
 
-  /**
-   * Follows the metrics topic until {@code step}; a job that fails or stalls fails the test with
-   * its exception.
-   */
   /** Every endpoint's metrics, concatenated. */
   private static String scrape(List<java.net.URI> endpoints) throws Exception {
     assertEquals(3, endpoints.size(), "the JobManager and both TaskManagers serve metrics");
@@ -183,23 +179,14 @@ class ClusterDeploymentTest {
     return all.toString();
   }
 
+  /**
+   * Follows the metrics topic until {@code step}; a job that fails or stalls fails the test with
+   * its exception.
+   */
   private static MetricsWatch.Seen follow(
       FlinkClusterClient rest, String job, Properties kafka, TrainingJobConfig config, long step)
       throws Exception {
-    MetricsWatch.Seen seen =
-        MetricsWatch.follow(kafka, config.metricsTopic(), 0, step, Duration.ofSeconds(90), null);
-    if (seen.last() == null || seen.last().getStep() < step) {
-      throw new AssertionError(
-          "no report of step "
-              + step
-              + " (last: "
-              + (seen.last() == null ? "none" : seen.last().getStep())
-              + "); job "
-              + rest.jobState(job)
-              + ", latest failure: "
-              + rest.latestFailure(job).orElse("none"));
-    }
-    return seen;
+    return ProcessDeployment.follow(rest, job, kafka, config, step, Duration.ofSeconds(90));
   }
 
   private static long lastCommittedStep(Properties kafka, TrainingJobConfig config) {

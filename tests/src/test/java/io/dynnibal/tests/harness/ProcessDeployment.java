@@ -142,6 +142,18 @@ public final class ProcessDeployment implements AutoCloseable {
   public MetricsWatch.Seen follow(
       String job, Properties kafka, TrainingJobConfig config, long step, Duration idle)
       throws Exception {
+    return follow(rest, job, kafka, config, step, idle);
+  }
+
+  /** The same for a job of the cluster {@code rest} answers for. */
+  public static MetricsWatch.Seen follow(
+      FlinkClusterClient rest,
+      String job,
+      Properties kafka,
+      TrainingJobConfig config,
+      long step,
+      Duration idle)
+      throws Exception {
     MetricsWatch.Seen seen = MetricsWatch.follow(kafka, config.metricsTopic(), 0, step, idle, null);
     if (seen.last() == null || seen.last().getStep() < step) {
       throw new AssertionError(
