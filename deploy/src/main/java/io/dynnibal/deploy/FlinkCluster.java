@@ -130,24 +130,16 @@ public final class FlinkCluster {
     // The servers run in sessions of their own, so a Ctrl-C while this command waits reaches only
     // this JVM: what it started so far is stopped here instead.
     Path stopDir = dir;
-    Thread interrupted =
-        new Thread(
+    try (CleanupOnExit interrupted =
+        CleanupOnExit.register(
             () -> {
               try {
                 stopLocked(stopDir, Duration.ofSeconds(10));
               } catch (Exception e) {
                 System.err.println("stopping what started: " + e);
               }
-            });
-    Runtime.getRuntime().addShutdownHook(interrupted);
-    try {
+            })) {
       return startServers(dir, options, timeout);
-    } finally {
-      try {
-        Runtime.getRuntime().removeShutdownHook(interrupted);
-      } catch (IllegalStateException shuttingDown) {
-        // the hook runs
-      }
     }
   }
 

@@ -95,24 +95,16 @@ public final class KafkaBroker {
                 Integer.toString(port),
                 Integer.toString(controllerPort)),
             Map.of());
-    Thread interrupted =
-        new Thread(
+    try (CleanupOnExit interrupted =
+        CleanupOnExit.register(
             () -> {
               try {
                 daemon.abandon(process);
               } catch (IOException e) {
                 System.err.println("stopping the broker: " + e);
               }
-            });
-    Runtime.getRuntime().addShutdownHook(interrupted);
-    try {
+            })) {
       return awaitServing(dir, port, timeout, daemon, process);
-    } finally {
-      try {
-        Runtime.getRuntime().removeShutdownHook(interrupted);
-      } catch (IllegalStateException shuttingDown) {
-        // the hook runs
-      }
     }
   }
 

@@ -1,6 +1,7 @@
 package io.dynnibal.soak;
 
 import io.dynnibal.data.LabelledQuery;
+import io.dynnibal.deploy.CleanupOnExit;
 import io.dynnibal.deploy.FlinkCluster;
 import io.dynnibal.deploy.FlinkClusterClient;
 import io.dynnibal.deploy.JobSubmission;
@@ -144,7 +145,6 @@ public final class Soak {
   private final long started = System.nanoTime();
   private int kafkaPort;
   private int controllerPort;
-  private long published;
   private long badPublished;
   private long slotTakers; // bad pairs that pass decoding and take a place in a batch
   private boolean filled;
@@ -175,8 +175,7 @@ public final class Soak {
     kafkaPort = freePort();
     controllerPort = freePort();
     // The servers run in sessions of their own: an interrupted soak stops them here.
-    Thread interrupted = new Thread(this::stopServers);
-    Runtime.getRuntime().addShutdownHook(interrupted);
+    CleanupOnExit interrupted = CleanupOnExit.register(this::stopServers);
     try {
       KafkaBroker.Status broker =
           KafkaBroker.start(kafkaDir, kafkaPort, controllerPort, Duration.ofSeconds(90));
@@ -224,11 +223,7 @@ public final class Soak {
         return report;
       }
     } finally {
-      try {
-        Runtime.getRuntime().removeShutdownHook(interrupted);
-      } catch (IllegalStateException shuttingDown) {
-        // the hook stops them
-      }
+      interrupted.close();
       stopServers();
     }
   }
@@ -287,7 +282,7 @@ public final class Soak {
         if (System.nanoTime() >= nextLine) {
           log(
               "step %d, %,d pairs published, %d faults, job %s",
-              step(), published, injected.size(), rest.jobState(job));
+              step(), published(), injected.size(), rest.jobState(job));
           nextLine = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         }
         if (!faulting && System.nanoTime() > end + Duration.ofMinutes(10).toNanos()) {
@@ -295,7 +290,7 @@ public final class Soak {
               "the job did not train what was published within 10 min of the last fault: step "
                   + step()
                   + " of "
-                  + published / config.batchSize
+                  + published() / config.batchSize
                   + "; latest failure: "
                   + rest.latestFailure(job).orElse("none"));
         }
@@ -335,8 +330,13 @@ public final class Soak {
         .allMatch(f -> f.recoverySeconds() != null || f.fault().equals(Fault.BAD_RECORDS.name()));
   }
 
+  /** Training pairs published so far (each pair id once). */
+  private long published() {
+    return publishedIds.size();
+  }
+
   private boolean drained() {
-    return recovered() && filled && step() * config.batchSize >= published + slotTakers;
+    return recovered() && filled && step() * config.batchSize >= published() + slotTakers;
   }
 
   /**
@@ -345,10 +345,11 @@ public final class Soak {
    */
   private void fillLastBatch(Properties kafka) {
     int missing =
-        (int) ((config.batchSize - (published + slotTakers) % config.batchSize) % config.batchSize);
+        (int)
+            ((config.batchSize - (published() + slotTakers) % config.batchSize) % config.batchSize);
     if (missing > 0) {
       publish(kafka, missing);
-      log("the last batch filled with %d pairs; %,d published in all", missing, published);
+      log("the last batch filled with %d pairs; %,d published in all", missing, published());
     }
     filled = true;
   }
@@ -358,7 +359,7 @@ public final class Soak {
   }
 
   private long backlog() {
-    return published / config.batchSize - step();
+    return published() / config.batchSize - step();
   }
 
   /** A few whole batches of the training pairs, in corpus order, each pair id new. */
@@ -377,7 +378,6 @@ public final class Soak {
       publisher.publishPairs(config.pairsTopic(), pairs, pass, 0, null);
     }
     pairs.forEach(q -> publishedIds.add(q.queryId() + "#" + pass));
-    published += pairs.size();
   }
 
   private void inject(Fault fault, Properties kafka) throws Exception {
@@ -439,17 +439,10 @@ public final class Soak {
   private Report audit(Properties kafka, long restores) {
     long trained = 0;
     Set<String> distinct = new HashSet<>();
-    List<TrainingMetrics> committed = new ArrayList<>();
+    List<TrainingMetrics> committed;
     try (TopicReader<TrainingMetrics> reader =
         new TopicReader<>(kafka, config.metricsTopic(), TrainingMetrics.class)) {
-      long quietSince = System.nanoTime();
-      while (System.nanoTime() - quietSince < Duration.ofSeconds(5).toNanos()) {
-        List<TrainingMetrics> polled = reader.poll(Duration.ofMillis(300));
-        if (!polled.isEmpty()) {
-          quietSince = System.nanoTime();
-          committed.addAll(polled);
-        }
-      }
+      committed = reader.readUntilQuiet(Duration.ofSeconds(5));
     }
     for (TrainingMetrics m : committed) {
       for (CharSequence id : m.getPairIds()) {
@@ -469,17 +462,10 @@ public final class Soak {
           "%d trained pair ids were never published as training pairs (bad records trained?)",
           unexpected);
     }
-    long deadLetters = 0;
+    long deadLetters;
     try (TopicReader<DeadLetter> reader =
         new TopicReader<>(kafka, config.deadLettersTopic(), DeadLetter.class)) {
-      long quietSince = System.nanoTime();
-      while (System.nanoTime() - quietSince < Duration.ofSeconds(3).toNanos()) {
-        int polled = reader.poll(Duration.ofMillis(300)).size();
-        if (polled > 0) {
-          quietSince = System.nanoTime();
-          deadLetters += polled;
-        }
-      }
+      deadLetters = reader.readUntilQuiet(Duration.ofSeconds(3)).size();
     }
     TrainingMetrics end = committed.isEmpty() ? null : committed.get(committed.size() - 1);
     double maxRecovery =
@@ -489,7 +475,7 @@ public final class Soak {
             .max()
             .orElse(0);
     return new Report(
-        published,
+        published(),
         distinct.size() - unexpected,
         deadLetters,
         badPublished,

@@ -86,6 +86,23 @@ public final class TopicReader<T extends SpecificRecordBase> implements AutoClos
   }
 
   /**
+   * Every record from here on, read until none has arrived for {@code quiet}: a topic that has
+   * stopped growing, read to its end (what an audit reads).
+   */
+  public List<T> readUntilQuiet(Duration quiet) {
+    List<T> all = new ArrayList<>();
+    long quietSince = System.nanoTime();
+    while (System.nanoTime() - quietSince < quiet.toNanos()) {
+      List<T> polled = poll(Duration.ofMillis(300));
+      if (!polled.isEmpty()) {
+        quietSince = System.nanoTime();
+        all.addAll(polled);
+      }
+    }
+    return all;
+  }
+
+  /**
    * Whether a consumer group has committed offsets at the end of every partition of {@code topic}.
    * The job's Kafka source commits on checkpoint completion, so this means every record of the
    * topic went through a checkpoint.

@@ -13,7 +13,6 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.function.Predicate;
@@ -171,19 +170,10 @@ public final class ProcessDeployment implements AutoCloseable {
 
   /** Every committed report, in topic order (read until the topic has been quiet for 3 s). */
   public static List<TrainingMetrics> committedReports(Properties kafka, TrainingJobConfig config) {
-    List<TrainingMetrics> all = new ArrayList<>();
     try (TopicReader<TrainingMetrics> reader =
         new TopicReader<>(kafka, config.metricsTopic(), TrainingMetrics.class)) {
-      long quietSince = System.nanoTime();
-      while (System.nanoTime() - quietSince < Duration.ofSeconds(3).toNanos()) {
-        List<TrainingMetrics> polled = reader.poll(Duration.ofMillis(300));
-        if (!polled.isEmpty()) {
-          quietSince = System.nanoTime();
-          all.addAll(polled);
-        }
-      }
+      return reader.readUntilQuiet(Duration.ofSeconds(3));
     }
-    return all;
   }
 
   /**
