@@ -150,11 +150,13 @@ public final class Experiment {
       publishOnce(kafka, corpus, targetsTopic, pairsTopic, epochs, base.seed, out);
 
       List<Run> runs = new ArrayList<>();
+      RetrievalMetrics untrained = null;
       for (int s = 0; s < options.seeds(); s++) {
         long seed = base.seed + s;
-        RetrievalMetrics untrained;
         try (DualEncoder encoder = DualEncoder.create(base.model(), seed)) {
-          untrained = evaluation.on(encoder, curveQueries);
+          if (untrained == null || encoder.initialisationUsesSeed()) {
+            untrained = evaluation.on(encoder, List.of(curveQueries)).get(0);
+          }
         }
         for (String sampler : options.samplers()) {
           TrainingJobConfig config = base.copy();
@@ -242,19 +244,17 @@ public final class Experiment {
       var kept = LocalJob.model(Path.of(config.snapshotDir), "kept", step);
       if (kept.isPresent()) {
         try (DualEncoder encoder = ParameterSnapshots.readEncoder(kept.get())) {
-          curve.add(new RecallPlot.Point(step, evaluation.on(encoder, curveQueries).recallAt(1)));
+          curve.add(
+              new RecallPlot.Point(
+                  step, evaluation.on(encoder, List.of(curveQueries)).get(0).recallAt(1)));
         }
       }
     }
     RetrievalMetrics metrics;
     try (DualEncoder encoder = ParameterSnapshots.readEncoder(model)) {
-      metrics = evaluation.on(encoder, evalQueries);
-      curve.add(
-          new RecallPlot.Point(
-              config.maxSteps,
-              curveQueries.size() == evalQueries.size()
-                  ? metrics.recallAt(1)
-                  : evaluation.on(encoder, curveQueries).recallAt(1)));
+      List<RetrievalMetrics> finals = evaluation.on(encoder, List.of(evalQueries, curveQueries));
+      metrics = finals.get(0);
+      curve.add(new RecallPlot.Point(config.maxSteps, finals.get(1).recallAt(1)));
     }
     Long miningBytes = last.getNegativeMiningBytes();
     Long allBytes = last.getFullDimensionBytes();
@@ -303,10 +303,19 @@ public final class Experiment {
         mean.getOrDefault("mass_ratio", Double.NaN));
   }
 
-  /** Exact evaluation against every target, featurized once for all the runs' models. */
+  /**
+   * Exact evaluation against every target, featurized once for all the runs' models and encoded
+   * once per model for all its query sets.
+   */
   private record Evaluation(List<String> targetIds, List<Features> targetFeatures) {
-    RetrievalMetrics on(DualEncoder encoder, List<LabelledQuery> queries) {
-      return RetrievalEvaluator.evaluate(encoder, targetIds, targetFeatures, queries);
+    List<RetrievalMetrics> on(DualEncoder encoder, List<List<LabelledQuery>> querySets) {
+      long start = System.nanoTime();
+      float[][] targets = RetrievalEvaluator.encodeTargets(encoder, targetFeatures);
+      List<RetrievalMetrics> out = new ArrayList<>();
+      for (List<LabelledQuery> queries : querySets) {
+        out.add(RetrievalEvaluator.evaluate(encoder, targetIds, targets, queries, start));
+      }
+      return out;
     }
   }
 

@@ -24,6 +24,11 @@ public final class RetrievalEvaluator {
   /** Queries scored per matrix product: 256 x 63,665 floats is 65 MB. */
   private static final int QUERY_BLOCK = 256;
 
+  /**
+   * Evaluation owns the machine while it runs (training has stopped), so it encodes on every core.
+   */
+  private static final int THREADS = Runtime.getRuntime().availableProcessors();
+
   private RetrievalEvaluator() {}
 
   public static RetrievalMetrics evaluate(
@@ -46,12 +51,29 @@ public final class RetrievalEvaluator {
       List<Features> targetFeatures,
       List<LabelledQuery> queries) {
     long start = System.nanoTime();
-    float[][] targetVectors = encoder.encodeTargets(targetFeatures);
-    List<String> queryTexts = new ArrayList<>(queries.size());
+    return evaluate(encoder, targetIds, encodeTargets(encoder, targetFeatures), queries, start);
+  }
+
+  /**
+   * Every target's embedding under {@code encoder}: what evaluating one model on several query sets
+   * should compute once (it is most of the cost for a transformer).
+   */
+  public static float[][] encodeTargets(DualEncoder encoder, List<Features> targetFeatures) {
+    return encoder.encodeTargets(targetFeatures, THREADS);
+  }
+
+  /** The same against targets encoded already ({@link #encodeTargets}). */
+  public static RetrievalMetrics evaluate(
+      DualEncoder encoder,
+      List<String> targetIds,
+      float[][] targetVectors,
+      List<LabelledQuery> queries,
+      long startNanos) {
+    List<Features> queryFeatures = new ArrayList<>(queries.size());
     for (LabelledQuery q : queries) {
-      queryTexts.add(q.text());
+      queryFeatures.add(encoder.featurizeQuery(q.text()));
     }
-    float[][] queryVectors = encoder.encodeQueryTexts(queryTexts);
+    float[][] queryVectors = encoder.encodeQueries(queryFeatures, THREADS);
     Map<String, Integer> index = new HashMap<>();
     for (int i = 0; i < targetIds.size(); i++) {
       index.put(targetIds.get(i), i);
@@ -61,7 +83,7 @@ public final class RetrievalEvaluator {
       positives[i] = index.getOrDefault(queries.get(i).targetId(), -1);
     }
     long[] ranks = ranks(encoder.manager(), queryVectors, targetVectors, positives);
-    return summarize(ranks, targetIds.size(), (System.nanoTime() - start) / 1e9);
+    return summarize(ranks, targetIds.size(), (System.nanoTime() - startNanos) / 1e9);
   }
 
   /**

@@ -139,6 +139,17 @@ public final class DualEncoder implements AutoCloseable {
     return config;
   }
 
+  /**
+   * Whether {@link #create} draws any parameter from its seed. A pretrained transformer without a
+   * projection loads every parameter from its checkpoint, so every seed gives the same model, and
+   * whatever depends only on the untrained model (its recall: a whole-corpus encoding) need be
+   * computed once.
+   */
+  public boolean initialisationUsesSeed() {
+    return !(queryTower.body() instanceof BertEncoderBlock q && !q.hasProjection())
+        || !(targetTower.body() instanceof BertEncoderBlock t && !t.hasProjection());
+  }
+
   public HashedFeaturizer featurizer() {
     return featurizer;
   }
@@ -196,6 +207,18 @@ public final class DualEncoder implements AutoCloseable {
   /** Unit-norm target embeddings; used by evaluation and re-encoding for many targets at once. */
   public float[][] encodeTargets(List<Features> targets) {
     return targetTower.encode(targets);
+  }
+
+  /**
+   * The same on {@code threads} threads, for a caller that owns that many idle cores (evaluation of
+   * a whole corpus); see {@link Tower#encode(List, int)}.
+   */
+  public float[][] encodeTargets(List<Features> targets, int threads) {
+    return targetTower.encode(targets, threads);
+  }
+
+  public float[][] encodeQueries(List<Features> queries, int threads) {
+    return queryTower.encode(queries, threads);
   }
 
   public float[][] encodeQueryTexts(List<String> texts) {

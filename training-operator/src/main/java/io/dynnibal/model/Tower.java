@@ -146,24 +146,99 @@ public final class Tower implements AutoCloseable {
    * Unit-norm embeddings of many texts, without gradients; row i belongs to {@code batch.get(i)}.
    */
   public float[][] encode(List<Features> batch) {
-    io.dynnibal.training.TorchRuntime.noGradOnThisThread();
-    int outDim = -1;
-    float[][] out = new float[batch.size()][];
+    return encode(batch, 1);
+  }
+
+  /**
+   * The same on {@code threads} threads, each running one libtorch op at a time (the runtime's
+   * intra-op setting), for callers that own that many idle cores: evaluation after training, not a
+   * Flink task. A transformer's texts go through in order of length, so that each chunk pads to
+   * little more than its own texts (a chunk pads to its longest).
+   */
+  public float[][] encode(List<Features> batch, int threads) {
     int chunkSize = kind == TowerKind.TRANSFORMER ? TRANSFORMER_ENCODE_BATCH : ENCODE_BATCH;
-    for (int from = 0; from < batch.size(); from += chunkSize) {
-      List<Features> chunk = batch.subList(from, Math.min(batch.size(), from + chunkSize));
-      try (NDManager scope = manager.newSubManager()) {
-        NDArray encoded = forward(input(chunk, scope), false);
-        outDim = (int) encoded.getShape().get(1);
-        float[] flat = encoded.toFloatArray();
-        for (int i = 0; i < chunk.size(); i++) {
-          float[] row = new float[outDim];
-          System.arraycopy(flat, i * outDim, row, 0, outDim);
-          out[from + i] = row;
-        }
+    int[] order = encodeOrder(batch);
+    int chunks = (batch.size() + chunkSize - 1) / chunkSize;
+    float[][] out = new float[batch.size()][];
+    if (threads <= 1 || chunks <= 1) {
+      io.dynnibal.training.TorchRuntime.noGradOnThisThread();
+      for (int c = 0; c < chunks; c++) {
+        encodeChunk(batch, order, c * chunkSize, chunkSize, out);
       }
+      return out;
+    }
+    java.util.concurrent.atomic.AtomicInteger next =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(
+            Math.min(threads, chunks),
+            r -> {
+              Thread t = new Thread(r, "tower-encode");
+              t.setDaemon(true);
+              return t;
+            });
+    try {
+      List<java.util.concurrent.Future<?>> workers = new ArrayList<>();
+      for (int w = 0; w < Math.min(threads, chunks); w++) {
+        workers.add(
+            pool.submit(
+                () -> {
+                  io.dynnibal.training.TorchRuntime.noGradOnThisThread();
+                  for (int c = next.getAndIncrement(); c < chunks; c = next.getAndIncrement()) {
+                    encodeChunk(batch, order, c * chunkSize, chunkSize, out);
+                  }
+                }));
+      }
+      for (java.util.concurrent.Future<?> w : workers) {
+        w.get();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while encoding", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException r
+          ? r
+          : new IllegalStateException("encoding failed", e.getCause());
+    } finally {
+      pool.shutdownNow();
     }
     return out;
+  }
+
+  /** Positions of {@code batch} in encoding order: by token count for a transformer, else as is. */
+  private int[] encodeOrder(List<Features> batch) {
+    Integer[] order = new Integer[batch.size()];
+    for (int i = 0; i < order.length; i++) {
+      order[i] = i;
+    }
+    if (kind == TowerKind.TRANSFORMER) {
+      java.util.Arrays.sort(
+          order, java.util.Comparator.comparingInt(i -> Math.min(batch.get(i).size(), maxTokens)));
+    }
+    int[] out = new int[order.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = order[i];
+    }
+    return out;
+  }
+
+  private void encodeChunk(
+      List<Features> batch, int[] order, int from, int chunkSize, float[][] out) {
+    int to = Math.min(batch.size(), from + chunkSize);
+    List<Features> chunk = new ArrayList<>(to - from);
+    for (int i = from; i < to; i++) {
+      chunk.add(batch.get(order[i]));
+    }
+    try (NDManager scope = manager.newSubManager()) {
+      NDArray encoded = forward(input(chunk, scope), false);
+      int outDim = (int) encoded.getShape().get(1);
+      float[] flat = encoded.toFloatArray();
+      for (int i = 0; i < chunk.size(); i++) {
+        float[] row = new float[outDim];
+        System.arraycopy(flat, i * outDim, row, 0, outDim);
+        out[order[from + i]] = row;
+      }
+    }
   }
 
   /**

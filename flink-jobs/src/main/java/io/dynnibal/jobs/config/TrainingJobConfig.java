@@ -92,7 +92,9 @@ public final class TrainingJobConfig implements Serializable {
           + " the step, as a crash would; empty: off")
   public String faultDrillFile = "";
 
-  @Setting("query batches wait at most this long for the targets on the topic at the job's start")
+  @Setting(
+      "query batches wait for the targets on the topic at the job's start to be indexed, until this"
+          + " long passes with no target coming")
   public Duration targetsFirstMaxWait = Duration.ofMinutes(2);
 
   @Setting(value = "queries per training step (B)", min = 1)

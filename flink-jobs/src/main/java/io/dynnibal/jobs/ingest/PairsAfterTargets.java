@@ -31,8 +31,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Targets published later are indexed whenever they arrive. If the marker never comes (a
  * transactional producer's commit marker can sit after the last record, one offset short of what
- * {@link DecodeTargets} waits for), held batches are released after {@code targets.first.max.wait},
- * with a warning.
+ * {@link DecodeTargets} waits for), held batches are released once {@code targets.first.max.wait}
+ * has passed without a target going through, with a warning. The wait counts from the last target,
+ * not from the first batch: shards that encode slowly (a transformer indexes a few hundred targets
+ * a second) hold the targets back by backpressure for as long as indexing takes, and releasing the
+ * batches then would dead-letter every pair whose target is still queued.
  */
 public final class PairsAfterTargets
     extends KeyedCoProcessFunction<Integer, ShardInput, QueryBatch, ShardInput> {
@@ -51,6 +54,10 @@ public final class PairsAfterTargets
   private transient MapState<Long, QueryBatch> held;
 
   private transient ValueState<long[]> queue;
+
+  /** Processing time at which the last target went through, while batches are held. */
+  private transient ValueState<Long> lastTarget;
+
   private final boolean nothingToWaitFor;
 
   /**
@@ -81,6 +88,7 @@ public final class PairsAfterTargets
                     "queue",
                     org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo
                         .LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+    lastTarget = getRuntimeContext().getState(new ValueStateDescriptor<>("lastTarget", Types.LONG));
   }
 
   @Override
@@ -93,6 +101,9 @@ public final class PairsAfterTargets
         scheduleRelease(ctx.timerService());
       }
     } else {
+      if (!isReleased()) {
+        lastTarget.update(ctx.timerService().currentProcessingTime());
+      }
       out.collect(target);
     }
   }
@@ -125,8 +136,14 @@ public final class PairsAfterTargets
   public void onTimer(long timestamp, OnTimerContext ctx, Collector<ShardInput> out)
       throws Exception {
     if (!isReleased()) {
+      Long last = lastTarget.value();
+      if (last != null && last + targetsFirstMaxWait.toMillis() > timestamp) {
+        // Targets are still going through: wait for the marker, or for them to stop.
+        ctx.timerService().registerProcessingTimeTimer(last + targetsFirstMaxWait.toMillis());
+        return;
+      }
       LOG.warn(
-          "the targets topic {} was not read to its start-time end within {}: releasing the held batches"
+          "the targets topic {} was not read to its start-time end, and no target came for {}: releasing the held batches"
               + " (pairs whose target is not indexed yet go to the dead-letter topic)",
           targetsTopic,
           targetsFirstMaxWait);

@@ -66,6 +66,11 @@ public final class BertEncoderBlock extends AbstractBlock {
     return LayerNorm.builder().axis(2).optEpsilon(shape.layerNormEpsilon()).build();
   }
 
+  /** Whether a linear projection (initialised from the seed) follows the pooling. */
+  public boolean hasProjection() {
+    return projection != null;
+  }
+
   /**
    * Copies the checkpoint's weights into the initialised block (the projection, if any, keeps its
    * random initialisation).

@@ -112,6 +112,31 @@ class TransformerTowerTest {
         () -> DualEncoderConfig.transformer(BertCheckpoint.MINILM, 384, 16, 0, 7, true, 20f));
   }
 
+  @Test
+  void encodingManyTextsOnTwoThreadsGivesEachTextItsOwnEmbedding() {
+    DualEncoderConfig config =
+        DualEncoderConfig.transformer(BertCheckpoint.MINILM, 384, 24, 0, 0, true, 20f);
+    try (DualEncoder encoder = DualEncoder.create(config, 1)) {
+      java.util.Random random = new java.util.Random(5);
+      List<String> texts = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        texts.add("word" + i + " " + "more words ".repeat(random.nextInt(12)));
+      }
+      List<Features> features = encoder.featurizeTargets(texts);
+      // Chunks are formed in order of length, so each text meets other neighbours than alone.
+      float[][] together = encoder.encodeTargets(features, 2);
+      assertEquals(100, together.length);
+      for (int i = 0; i < texts.size(); i += 9) {
+        float[] alone = encoder.encodeTargets(List.of(features.get(i)))[0];
+        for (int d = 0; d < alone.length; d++) {
+          assertEquals(alone[d], together[i][d], 1e-4, "text " + i + " dimension " + d);
+        }
+      }
+      assertTrue(java.util.Arrays.deepEquals(together, encoder.encodeTargets(features, 1)));
+      assertTrue(!encoder.initialisationUsesSeed(), "no projection: the checkpoint is all");
+    }
+  }
+
   /** Fine-tuning at 1e-4 for {@code steps} steps, the table at the network's rate. */
   private static DualEncoderTrainer fineTuner(DualEncoder encoder, int steps) {
     return new DualEncoderTrainer(
