@@ -50,9 +50,19 @@ final class ExperimentCommand implements Callable<Integer> {
 
   @Option(
       names = "--curve-points",
-      defaultValue = "4",
-      description = "Models kept per run for the learning curve (default ${DEFAULT-VALUE}).")
-  int curvePoints;
+      description =
+          "Models kept per run for the learning curve (default 4; 1 with --tower transformer, whose"
+              + " every curve point encodes the whole corpus).")
+  Integer curvePoints;
+
+  @Option(
+      names = "--tower",
+      defaultValue = "bag",
+      description =
+          "bag: the hashed-feature tower trained from scratch, with the demo's settings (default);"
+              + " transformer: the bundled pretrained MiniLM fine-tuned, with the settings that"
+              + " beat BM25 (see the README; --config and --set still override them).")
+  String tower;
 
   @Option(
       names = "--curve-eval-limit",
@@ -81,6 +91,14 @@ final class ExperimentCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    boolean transformer = tower.equals("transformer");
+    if (!transformer && !tower.equals("bag")) {
+      throw new ParameterException(
+          spec.commandLine(), "--tower is bag or transformer, not \"" + tower + "\"");
+    }
+    if (curvePoints == null) {
+      curvePoints = transformer ? 1 : 4;
+    }
     if (steps < 1 || seeds < 1 || curvePoints < 1) {
       throw new ParameterException(
           spec.commandLine(), "--steps, --seeds and --curve-points must be at least 1");
@@ -92,7 +110,8 @@ final class ExperimentCommand implements Callable<Integer> {
       }
     }
     Corpus corpus = run.corpus(spec.commandLine());
-    TrainingJobConfig config = run.config(experimentDefaults());
+    TrainingJobConfig config =
+        run.config(transformer ? transformerDefaults() : experimentDefaults());
     if (bootstrap != null) {
       config.bootstrapServers = bootstrap;
     }
@@ -148,5 +167,39 @@ final class ExperimentCommand implements Callable<Integer> {
             "negative.cache.size=4096",
             "reencode.exact.below=0.9",
             "fidelity.probes=2"));
+  }
+
+  /**
+   * The experiment's settings for the pretrained transformer (MiniLM-L6, d = 384), sized for two
+   * CPU cores:
+   *
+   * <ul>
+   *   <li>32 tokens per target and 16 per query: a target's name and first sentence or two; the
+   *       cost of encoding the whole corpus (indexing, evaluation) grows with the length;
+   *   <li>fine-tuning rates (5e-5 with 15 warm-up steps) and batches of 32 with 32 uniform
+   *       negatives: a step takes seconds on a CPU;
+   *   <li>d' = 64 landmarks of d = 384, s' = 160 regression samples, a cycle every 50 steps, never
+   *       exact (an exact cycle re-encodes the corpus: minutes);
+   *   <li>no fidelity probes (each encodes every target at full dimension per model version).
+   * </ul>
+   */
+  static List<String> transformerDefaults() {
+    List<String> all = new ArrayList<>(experimentDefaults());
+    all.addAll(
+        List.of(
+            "model.tower=transformer",
+            "model.output.dim=384",
+            "model.max.tokens=32",
+            "model.query.max.tokens=16",
+            "learning.rate=5e-5",
+            "warmup.steps=15",
+            "batch.size=32",
+            "negatives.uniform=32",
+            "landmarks=64",
+            "regression.samples=160",
+            "reencode.every=50",
+            "reencode.exact.below=0",
+            "fidelity.probes=0"));
+    return all;
   }
 }

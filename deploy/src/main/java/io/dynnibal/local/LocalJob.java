@@ -58,6 +58,13 @@ public final class LocalJob {
   static final Duration STALLED = Duration.ofMinutes(5);
 
   /**
+   * The first step waits for the targets on the topic at the start to be indexed: seconds for the
+   * bag tower, tens of minutes for a transformer on a large corpus (a few hundred targets a
+   * second).
+   */
+  static final Duration FIRST_STEP_STALLED = Duration.ofHours(1);
+
+  /**
    * Follows the metrics topic until {@code plannedSteps}, drawing a progress bar labelled {@code
    * label}; fails when the job ends or no step arrives for {@link #STALLED}.
    */
@@ -71,6 +78,8 @@ public final class LocalJob {
       throws Exception {
     Map<String, Double> shardMillis = new TreeMap<>();
     double[] staleness = {0};
+    long[] lastReport = {0};
+    long start = System.nanoTime();
     MetricsWatch.Seen seen =
         MetricsWatch.follow(
             kafka,
@@ -78,23 +87,34 @@ public final class LocalJob {
             label,
             plannedSteps,
             plannedSteps,
-            STALLED,
+            null,
             m -> {
+              lastReport[0] = System.nanoTime();
               staleness[0] += m.getCacheStalenessSteps();
               m.getShardSamplingLatencyMs()
                   .forEach((shard, ms) -> shardMillis.merge(shard, ms, Double::sum));
             },
-            () -> failIfEnded(job),
+            () -> {
+              failIfEnded(job);
+              boolean none = lastReport[0] == 0;
+              Duration limit = none ? FIRST_STEP_STALLED : STALLED;
+              if (System.nanoTime() - (none ? start : lastReport[0]) > limit.toNanos()) {
+                throw new IllegalStateException(
+                    "no training step for "
+                        + limit.toMinutes()
+                        + " minutes (of "
+                        + plannedSteps
+                        + ")"
+                        + (none ? ", none since the start" : ""));
+              }
+            },
             out);
     if (seen.last() == null || seen.last().getStep() < plannedSteps) {
       throw new IllegalStateException(
-          "no training step for "
-              + STALLED.toMinutes()
-              + " minutes (last: "
-              + (seen.last() == null ? "none" : "step " + seen.last().getStep())
+          "the run ended at "
+              + (seen.last() == null ? "no step" : "step " + seen.last().getStep())
               + " of "
-              + plannedSteps
-              + ")");
+              + plannedSteps);
     }
     long n = seen.reports();
     shardMillis.replaceAll((shard, sum) -> sum / n);

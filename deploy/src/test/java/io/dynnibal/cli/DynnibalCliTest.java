@@ -70,6 +70,19 @@ class DynnibalCliTest {
   }
 
   @Test
+  void theExperimentsTransformerSettingsAreValidAndKeepTheCacheSmall() throws Exception {
+    io.dynnibal.jobs.config.TrainingJobConfig config =
+        io.dynnibal.jobs.config.TrainingJobConfig.load(
+                null, ExperimentCommand.transformerDefaults())
+            .validate();
+    assertEquals(io.dynnibal.model.TowerKind.TRANSFORMER, config.model().towerKind());
+    assertEquals(384, config.model().outputDim());
+    assertEquals(64, config.landmarks, "d' stays a sixth of d");
+    assertEquals(0, config.fidelityProbes);
+    assertEquals(2, DynnibalCli.execute("experiment", "--steps", "1", "--tower", "bert"));
+  }
+
+  @Test
   void jobsWithoutAClusterFailsWithTheReason() {
     assertEquals(1, DynnibalCli.execute("jobs", "--jobmanager", "http://127.0.0.1:9"));
   }
