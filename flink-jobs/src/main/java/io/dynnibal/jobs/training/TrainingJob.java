@@ -34,6 +34,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
@@ -217,9 +218,15 @@ public final class TrainingJob {
         targets
             .keyBy(in -> 0, org.apache.flink.api.common.typeinfo.Types.INT)
             .connect(batches.keyBy(b -> 0, org.apache.flink.api.common.typeinfo.Types.INT))
-            .process(
-                new PairsAfterTargets(
-                    config.targetsTopic(), config.targetsFirstMaxWait, shardKeys, targetsAtStart))
+            .transform(
+                "pairs-after-targets",
+                TypeInformation.of(ShardInput.class),
+                new PairsAfterTargets.Operator(
+                    new PairsAfterTargets(
+                        config.targetsTopic(),
+                        config.targetsFirstMaxWait,
+                        shardKeys,
+                        targetsAtStart)))
             .name("pairs-after-targets")
             .uid("pairs-after-targets")
             .setParallelism(1);

@@ -51,12 +51,39 @@ class PairsAfterTargetsTest {
     }
   }
 
+  @Test
+  void heldBatchesWaitForRoomInTheOutput() throws Exception {
+    java.util.concurrent.atomic.AtomicBoolean room =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    PairsAfterTargets function = function();
+    function.whenOutputAvailable(room::get);
+    try (var harness = harness(function)) {
+      harness.setProcessingTime(0);
+      harness.processElement2(new StreamRecord<>(batch(1)));
+      harness.processElement2(new StreamRecord<>(batch(2)));
+      harness.processElement1(new StreamRecord<>(ShardInput.targetsLoaded()));
+      harness.setProcessingTime(100);
+      assertEquals(0, batchesOut(harness), "a full output: a timer that released would block");
+      room.set(true);
+      harness.setProcessingTime(200);
+      assertEquals(4, batchesOut(harness), "both batches to both shards once there is room");
+    }
+  }
+
+  private static PairsAfterTargets function() {
+    return new PairsAfterTargets("targets", WAIT, new int[] {0, 1}, Map.of(0, 5L));
+  }
+
   private static KeyedTwoInputStreamOperatorTestHarness<Integer, ShardInput, QueryBatch, ShardInput>
       harness() throws Exception {
+    return harness(function());
+  }
+
+  private static KeyedTwoInputStreamOperatorTestHarness<Integer, ShardInput, QueryBatch, ShardInput>
+      harness(PairsAfterTargets function) throws Exception {
     var harness =
         new KeyedTwoInputStreamOperatorTestHarness<>(
-            new KeyedCoProcessOperator<>(
-                new PairsAfterTargets("targets", WAIT, new int[] {0, 1}, Map.of(0, 5L))),
+            new KeyedCoProcessOperator<>(function),
             (ShardInput in) -> 0,
             (QueryBatch b) -> 0,
             Types.INT);
