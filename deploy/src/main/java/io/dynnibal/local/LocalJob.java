@@ -78,7 +78,7 @@ public final class LocalJob {
       throws Exception {
     Map<String, Double> shardMillis = new TreeMap<>();
     double[] staleness = {0};
-    long[] lastReport = {0};
+    long[] lastReport = {0, 0}; // nano time, step
     long start = System.nanoTime();
     MetricsWatch.Seen seen =
         MetricsWatch.follow(
@@ -90,6 +90,7 @@ public final class LocalJob {
             null,
             m -> {
               lastReport[0] = System.nanoTime();
+              lastReport[1] = m.getStep();
               staleness[0] += m.getCacheStalenessSteps();
               m.getShardSamplingLatencyMs()
                   .forEach((shard, ms) -> shardMillis.merge(shard, ms, Double::sum));
@@ -102,10 +103,11 @@ public final class LocalJob {
                 throw new IllegalStateException(
                     "no training step for "
                         + limit.toMinutes()
-                        + " minutes (of "
+                        + " minutes (last: "
+                        + (none ? "none" : "step " + lastReport[1])
+                        + " of "
                         + plannedSteps
-                        + ")"
-                        + (none ? ", none since the start" : ""));
+                        + ")");
               }
             },
             out);

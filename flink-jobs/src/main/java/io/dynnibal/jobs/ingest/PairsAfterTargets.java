@@ -129,7 +129,7 @@ public final class PairsAfterTargets
     }
     if (!isReleased() && waiting() == 0) {
       LOG.info(
-          "holding query batches until the targets on {} at start are loaded (at most {})",
+          "holding query batches until the targets on {} at start are loaded (or none comes for {})",
           targetsTopic,
           targetsFirstMaxWait);
       ctx.timerService()
