@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * barrier, and Flink checks for room before it hands an operator a record but not before it fires a
  * timer. A release that waits for buffers sits in the call until the shards drain a buffer's worth
  * of batches, at the trainer's pace: with a replay of thousands of held batches and a transformer
- * (seconds a step), each checkpoint took about 3 minutes (and with it every transactional commit,
+ * (seconds a step), checkpoints took 3 to 7 minutes (and with them every transactional commit,
  * model updates and metrics included).
  *
  * <p>Targets published later are indexed whenever they arrive. If the marker never comes (a
@@ -58,7 +58,10 @@ public final class PairsAfterTargets
 
   private transient ValueState<long[]> queue;
 
-  /** Whether the output has a free buffer; {@link Operator} asks the task's writer. */
+  /**
+   * Whether the output has a free buffer: {@link Operator} asks the task's writer (after {@link
+   * #open}); a function run by another operator (a test harness) assumes room.
+   */
   private transient java.util.function.BooleanSupplier outputAvailable = () -> true;
 
   /** Delay before a release that found the output full looks again. */
@@ -98,6 +101,9 @@ public final class PairsAfterTargets
                     org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo
                         .LONG_PRIMITIVE_ARRAY_TYPE_INFO));
     lastTarget = getRuntimeContext().getState(new ValueStateDescriptor<>("lastTarget", Types.LONG));
+    if (outputAvailable == null) { // transient: null after the function is shipped to a task
+      outputAvailable = () -> true;
+    }
   }
 
   @Override
