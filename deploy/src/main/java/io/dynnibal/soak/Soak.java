@@ -266,9 +266,15 @@ public final class Soak {
       log("training started; faults begin");
       long end = System.nanoTime() + options.length().toNanos();
       long nextFault = System.nanoTime() + options.faultEvery().toNanos();
-      while (System.nanoTime() < end || !drained()) {
+      // Faults go on past the end until each kind has been injected once: on a loaded machine
+      // recoveries are slower and fewer faults fit in a short soak.
+      long faultingEnded = 0;
+      while (System.nanoTime() < end || faults < Fault.values().length || !drained()) {
         follow(metrics);
-        boolean faulting = System.nanoTime() < end;
+        boolean faulting = System.nanoTime() < end || faults < Fault.values().length;
+        if (!faulting && faultingEnded == 0) {
+          faultingEnded = System.nanoTime();
+        }
         if (faulting && backlog() < options.backlogBatches()) {
           publishChunk(kafka);
         }
@@ -285,7 +291,7 @@ public final class Soak {
               step(), published(), injected.size(), rest.jobState(job));
           nextLine = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         }
-        if (!faulting && System.nanoTime() > end + Duration.ofMinutes(10).toNanos()) {
+        if (!faulting && System.nanoTime() > faultingEnded + Duration.ofMinutes(10).toNanos()) {
           throw new IllegalStateException(
               "the job did not train what was published within 10 min of the last fault: step "
                   + step()
