@@ -61,7 +61,8 @@ public final class MetricsWatch {
       Duration idle,
       PrintStream out)
       throws Exception {
-    return follow(kafka, topic, "training", plannedSteps, untilStep, idle, m -> {}, () -> {}, out);
+    return follow(
+        kafka, topic, "training", plannedSteps, untilStep, idle, idle, m -> {}, () -> {}, out);
   }
 
   /**
@@ -85,12 +86,24 @@ public final class MetricsWatch {
       long plannedSteps,
       long untilStep,
       Duration idle,
+      Duration idleBeforeFirst,
       Consumer<TrainingMetrics> onReport,
       Check check,
       PrintStream out)
       throws Exception {
     return follow(
-        kafka, topic, label, Runs.ALL, false, plannedSteps, untilStep, idle, onReport, check, out);
+        kafka,
+        topic,
+        label,
+        Runs.ALL,
+        false,
+        plannedSteps,
+        untilStep,
+        idle,
+        idleBeforeFirst,
+        onReport,
+        check,
+        out);
   }
 
   /**
@@ -107,6 +120,39 @@ public final class MetricsWatch {
       long plannedSteps,
       long untilStep,
       Duration idle,
+      Consumer<TrainingMetrics> onReport,
+      Check check,
+      PrintStream out)
+      throws Exception {
+    return follow(
+        kafka,
+        topic,
+        label,
+        runs,
+        fromEnd,
+        plannedSteps,
+        untilStep,
+        idle,
+        idle,
+        onReport,
+        check,
+        out);
+  }
+
+  /**
+   * The same, with a separate limit on the wait for the first report: a job indexes the targets on
+   * the topic at its start before its first step (minutes for a transformer on a large corpus).
+   */
+  public static Seen follow(
+      Properties kafka,
+      String topic,
+      String label,
+      Runs runs,
+      boolean fromEnd,
+      long plannedSteps,
+      long untilStep,
+      Duration idle,
+      Duration idleBeforeFirst,
       Consumer<TrainingMetrics> onReport,
       Check check,
       PrintStream out)
@@ -166,7 +212,8 @@ public final class MetricsWatch {
             break;
           }
         }
-        if (idle != null && System.nanoTime() - lastReport > idle.toNanos()) {
+        Duration limit = last == null ? idleBeforeFirst : idle;
+        if (limit != null && System.nanoTime() - lastReport > limit.toNanos()) {
           break;
         }
       }

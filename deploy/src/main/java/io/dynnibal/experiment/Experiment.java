@@ -155,7 +155,7 @@ public final class Experiment {
         long seed = base.seed + s;
         try (DualEncoder encoder = DualEncoder.create(base.model(), seed)) {
           if (untrained == null || encoder.initialisationUsesSeed()) {
-            untrained = evaluation.on(encoder, List.of(curveQueries)).get(0);
+            untrained = evaluation.on(encoder, curveQueries);
           }
         }
         for (String sampler : options.samplers()) {
@@ -244,15 +244,14 @@ public final class Experiment {
       var kept = LocalJob.model(Path.of(config.snapshotDir), "kept", step);
       if (kept.isPresent()) {
         try (DualEncoder encoder = ParameterSnapshots.readEncoder(kept.get())) {
-          curve.add(
-              new RecallPlot.Point(
-                  step, evaluation.on(encoder, List.of(curveQueries)).get(0).recallAt(1)));
+          curve.add(new RecallPlot.Point(step, evaluation.on(encoder, curveQueries).recallAt(1)));
         }
       }
     }
     RetrievalMetrics metrics;
     try (DualEncoder encoder = ParameterSnapshots.readEncoder(model)) {
-      List<RetrievalMetrics> finals = evaluation.on(encoder, List.of(evalQueries, curveQueries));
+      List<RetrievalMetrics> finals =
+          evaluation.onEach(encoder, List.of(evalQueries, curveQueries));
       metrics = finals.get(0);
       curve.add(new RecallPlot.Point(config.maxSteps, finals.get(1).recallAt(1)));
     }
@@ -308,7 +307,11 @@ public final class Experiment {
    * once per model for all its query sets.
    */
   private record Evaluation(List<String> targetIds, List<Features> targetFeatures) {
-    List<RetrievalMetrics> on(DualEncoder encoder, List<List<LabelledQuery>> querySets) {
+    RetrievalMetrics on(DualEncoder encoder, List<LabelledQuery> queries) {
+      return onEach(encoder, List.of(queries)).get(0);
+    }
+
+    List<RetrievalMetrics> onEach(DualEncoder encoder, List<List<LabelledQuery>> querySets) {
       long start = System.nanoTime();
       float[][] targets = RetrievalEvaluator.encodeTargets(encoder, targetFeatures);
       List<RetrievalMetrics> out = new ArrayList<>();

@@ -66,7 +66,8 @@ public final class LocalJob {
 
   /**
    * Follows the metrics topic until {@code plannedSteps}, drawing a progress bar labelled {@code
-   * label}; fails when the job ends or no step arrives for {@link #STALLED}.
+   * label}; fails when the job ends, no step arrives for {@link #STALLED}, or the first for {@link
+   * #FIRST_STEP_STALLED}.
    */
   public static Followed follow(
       Properties kafka,
@@ -78,8 +79,6 @@ public final class LocalJob {
       throws Exception {
     Map<String, Double> shardMillis = new TreeMap<>();
     double[] staleness = {0};
-    long[] lastReport = {0, 0}; // nano time, step
-    long start = System.nanoTime();
     MetricsWatch.Seen seen =
         MetricsWatch.follow(
             kafka,
@@ -87,36 +86,24 @@ public final class LocalJob {
             label,
             plannedSteps,
             plannedSteps,
-            null,
+            STALLED,
+            FIRST_STEP_STALLED,
             m -> {
-              lastReport[0] = System.nanoTime();
-              lastReport[1] = m.getStep();
               staleness[0] += m.getCacheStalenessSteps();
               m.getShardSamplingLatencyMs()
                   .forEach((shard, ms) -> shardMillis.merge(shard, ms, Double::sum));
             },
-            () -> {
-              failIfEnded(job);
-              boolean none = lastReport[0] == 0;
-              Duration limit = none ? FIRST_STEP_STALLED : STALLED;
-              if (System.nanoTime() - (none ? start : lastReport[0]) > limit.toNanos()) {
-                throw new IllegalStateException(
-                    "no training step for "
-                        + limit.toMinutes()
-                        + " minutes (last: "
-                        + (none ? "none" : "step " + lastReport[1])
-                        + " of "
-                        + plannedSteps
-                        + ")");
-              }
-            },
+            () -> failIfEnded(job),
             out);
     if (seen.last() == null || seen.last().getStep() < plannedSteps) {
       throw new IllegalStateException(
-          "the run ended at "
-              + (seen.last() == null ? "no step" : "step " + seen.last().getStep())
+          "no training step for "
+              + (seen.last() == null ? FIRST_STEP_STALLED : STALLED).toMinutes()
+              + " minutes (last: "
+              + (seen.last() == null ? "none" : "step " + seen.last().getStep())
               + " of "
-              + plannedSteps);
+              + plannedSteps
+              + ")");
     }
     long n = seen.reports();
     shardMillis.replaceAll((shard, sum) -> sum / n);

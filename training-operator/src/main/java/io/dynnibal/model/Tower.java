@@ -16,7 +16,14 @@ import ai.djl.util.Pair;
 import io.dynnibal.model.features.Features;
 import io.dynnibal.model.transformer.BertEncoderBlock;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One encoder over a text's hashed features, of one {@link TowerKind}:
@@ -160,42 +167,39 @@ public final class Tower implements AutoCloseable {
     int[] order = encodeOrder(batch);
     int chunks = (batch.size() + chunkSize - 1) / chunkSize;
     float[][] out = new float[batch.size()][];
-    if (threads <= 1 || chunks <= 1) {
-      io.dynnibal.training.TorchRuntime.noGradOnThisThread();
-      for (int c = 0; c < chunks; c++) {
-        encodeChunk(batch, order, c * chunkSize, chunkSize, out);
-      }
+    AtomicInteger next = new AtomicInteger();
+    Runnable worker =
+        () -> {
+          io.dynnibal.training.TorchRuntime.noGradOnThisThread();
+          for (int c = next.getAndIncrement(); c < chunks; c = next.getAndIncrement()) {
+            encodeChunk(batch, order, c * chunkSize, chunkSize, out);
+          }
+        };
+    int workers = Math.min(threads, chunks);
+    if (workers <= 1) {
+      worker.run();
       return out;
     }
-    java.util.concurrent.atomic.AtomicInteger next =
-        new java.util.concurrent.atomic.AtomicInteger();
-    java.util.concurrent.ExecutorService pool =
-        java.util.concurrent.Executors.newFixedThreadPool(
-            Math.min(threads, chunks),
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            workers,
             r -> {
               Thread t = new Thread(r, "tower-encode");
               t.setDaemon(true);
               return t;
             });
     try {
-      List<java.util.concurrent.Future<?>> workers = new ArrayList<>();
-      for (int w = 0; w < Math.min(threads, chunks); w++) {
-        workers.add(
-            pool.submit(
-                () -> {
-                  io.dynnibal.training.TorchRuntime.noGradOnThisThread();
-                  for (int c = next.getAndIncrement(); c < chunks; c = next.getAndIncrement()) {
-                    encodeChunk(batch, order, c * chunkSize, chunkSize, out);
-                  }
-                }));
+      List<Future<?>> running = new ArrayList<>();
+      for (int w = 0; w < workers; w++) {
+        running.add(pool.submit(worker));
       }
-      for (java.util.concurrent.Future<?> w : workers) {
-        w.get();
+      for (Future<?> f : running) {
+        f.get();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while encoding", e);
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       throw e.getCause() instanceof RuntimeException r
           ? r
           : new IllegalStateException("encoding failed", e.getCause());
@@ -212,8 +216,7 @@ public final class Tower implements AutoCloseable {
       order[i] = i;
     }
     if (kind == TowerKind.TRANSFORMER) {
-      java.util.Arrays.sort(
-          order, java.util.Comparator.comparingInt(i -> Math.min(batch.get(i).size(), maxTokens)));
+      Arrays.sort(order, Comparator.comparingInt(i -> Math.min(batch.get(i).size(), maxTokens)));
     }
     int[] out = new int[order.length];
     for (int i = 0; i < out.length; i++) {
