@@ -30,6 +30,14 @@ import java.util.Set;
  * MiniLM, new landmarks left the moved cache at mean cosine .68 to exact re-encoding, worse than
  * not moving it at all (.93). The landmarks are encoded anyway (for the new projection), so they
  * are regression samples too.
+ *
+ * <p>The cycle that draws the landmarks marks its update for exact re-encoding. The cache it would
+ * move is in another basis: at version 0 the shards project through random directions (no landmarks
+ * exist yet), and a job restored with another d' held other landmarks. When d' < d a random
+ * projection has already thrown away what the new landmarks' coordinates need, and no map from its
+ * d' coordinates recovers it: with MiniLM (d = 384, d' = 64) on whole corpora the map of every
+ * later cycle stayed at held-out cosine .51-.62, because each one moved a cache that was still a
+ * linear image of the version-0 random projection.
  */
 final class ReencodeCycle {
   static final double RIDGE = 1e-3;
@@ -126,6 +134,7 @@ final class ReencodeCycle {
             .setCacheMap(Matrices.of(d, d, fit.map().rowMajor()))
             .setRebuildLevel(null)
             .setDriftBound(null)
+            .setReencodeExactly(landmarkTargets == null)
             .setCreatedMs(System.currentTimeMillis())
             .build();
     List<TargetFeatures> moved = new ArrayList<>(landmarks);

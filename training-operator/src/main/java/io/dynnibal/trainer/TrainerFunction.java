@@ -271,10 +271,13 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     }
     ModelUpdate update = cycle.update();
     metrics.reencoded(cycle.meanCosine(), cycle.minCosine());
-    landmarks = cycle.landmarksMoved();
-    if (cycle.meanCosine() < settings.reencodeExactBelow()) { // false for NaN: too few samples
+    if (update.getReencodeExactly()) {
+      LOG.info(
+          "step {}: the landmarks are new (the cache is in another basis): the shards re-encode"
+              + " every target exactly",
+          step);
+    } else if (cycle.meanCosine() < settings.reencodeExactBelow()) { // false for NaN
       update = ModelUpdate.newBuilder(update).setReencodeExactly(true).build();
-      landmarks = cycle.landmarksExact();
       LOG.info(
           "step {}: the map's held-out cosine {} is below reencode.exact.below {}: the shards"
               + " re-encode every target exactly",
@@ -282,6 +285,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
           String.format("%.4f", cycle.meanCosine()),
           settings.reencodeExactBelow());
     }
+    landmarks = update.getReencodeExactly() ? cycle.landmarksExact() : cycle.landmarksMoved();
     version++;
     feedback.emitted(version, step);
     ctx.output(MODEL_UPDATES, update);

@@ -2,8 +2,10 @@ package io.dynnibal.trainer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.index.nystrom.CacheMap;
 import io.dynnibal.model.DualEncoder;
@@ -45,6 +47,28 @@ class ReencodeCycleTest {
           ReencodeCycle.build(encoder, fresh, first.landmarksMoved(), LANDMARKS, 2, 20, base, 7);
       assertNotNull(second);
       assertEquals(ids, second.update().getLandmarkIds());
+    }
+  }
+
+  @Test
+  void theCycleThatDrawsTheLandmarksReEncodesExactlyAndLaterCyclesMoveTheCache() {
+    try (DualEncoder encoder = DualEncoder.create(SMALL, 4)) {
+      URI base = dir.toUri();
+      ReencodeCycle.Outcome first =
+          ReencodeCycle.build(encoder, targets(encoder, 0, 12, 0), null, LANDMARKS, 1, 10, base, 7);
+      assertTrue(first.update().getReencodeExactly(), "the version-0 cache is in another basis");
+      ReencodeCycle.Outcome second =
+          ReencodeCycle.build(
+              encoder,
+              targets(encoder, 100, 8, 1),
+              first.landmarksExact(),
+              LANDMARKS,
+              2,
+              20,
+              base,
+              7);
+      assertFalse(
+          second.update().getReencodeExactly(), "the same landmarks: a map moves the cache");
     }
   }
 

@@ -78,6 +78,20 @@ public final class TrainingJobConfig implements Serializable {
   @Setting(value = "time between checkpoints, e.g. 5s or 500ms", min = 0, aboveMin = true)
   public Duration checkpointInterval = Duration.ofSeconds(5);
 
+  /**
+   * Longer than Flink's 10 minutes, because a shard key that re-encodes its targets exactly (the
+   * cycle that draws the landmarks, or one under reencode.exact.below) holds every checkpoint until
+   * it is done, and an expired checkpoint fails the job: a transformer encodes about 100 targets a
+   * second per core, so half of a 117,659-target corpus takes ten minutes on one.
+   */
+  @Setting(
+      value =
+          "time a checkpoint may take before it expires and the job restarts from the last one,"
+              + " e.g. 30min",
+      min = 0,
+      aboveMin = true)
+  public Duration checkpointTimeout = Duration.ofMinutes(30);
+
   @Setting("unaligned checkpoints (barriers overtake buffered batches)")
   public boolean checkpointUnaligned = true;
 
@@ -168,7 +182,7 @@ public final class TrainingJobConfig implements Serializable {
   @Setting(
       value =
           "re-encode every target exactly at a cycle whose map's held-out cosine to exact"
-              + " re-encoding is below this (0: never, always approximate)",
+              + " re-encoding is below this (0: never; the cycle that draws the landmarks always is)",
       min = 0,
       max = 1)
   public double reencodeExactBelow = 0;

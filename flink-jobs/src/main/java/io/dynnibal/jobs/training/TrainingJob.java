@@ -125,6 +125,9 @@ public final class TrainingJob {
         RocksDbCheckpointing.apply(
             new Configuration(), URI.create(config.checkpointDir), config.checkpointInterval);
     conf.set(PipelineOptions.GENERIC_TYPES, false);
+    conf.set(
+        org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTING_TIMEOUT,
+        config.checkpointTimeout);
     // The job is backpressured by design (sources read far faster than shards sample and the
     // trainer steps), and the feedback edge (model updates) is only as fast as checkpoints commit.
     // Aligned barriers would queue behind every buffered batch; unaligned ones overtake them, so a
