@@ -313,7 +313,8 @@ public final class FlinkCluster {
       try {
         HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
         c.setConnectTimeout(300);
-        c.setReadTimeout(1000);
+        // A busy TaskManager (two cores shared with training) took over a second to answer.
+        c.setReadTimeout(5000);
         if (c.getResponseCode() == 200) {
           answering.add(uri);
         }
