@@ -178,8 +178,9 @@ final class ExperimentCommand implements Callable<Integer> {
    *       cost of encoding the whole corpus (indexing, evaluation) grows with the length;
    *   <li>fine-tuning rates (5e-5 with 15 warm-up steps) and batches of 32 with 32 uniform
    *       negatives: a step takes seconds on a CPU;
-   *   <li>d' = 64 landmarks of d = 384, s' = 160 regression samples, a cycle every 50 steps, never
-   *       exact (an exact cycle re-encodes the corpus: minutes);
+   *   <li>d' = 64 landmarks of d = 384, s' = 160 regression samples, a cycle every 50 steps; only
+   *       the first, which draws the landmarks, re-encodes the corpus exactly (minutes), the others
+   *       move the cache by their map whatever its held-out cosine;
    *   <li>no fidelity probes (each encodes every target at full dimension per model version).
    * </ul>
    */
