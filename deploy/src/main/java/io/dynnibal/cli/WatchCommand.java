@@ -54,6 +54,7 @@ final class WatchCommand extends JobSettingsOptions implements Callable<Integer>
         all
             ? MetricsWatch.Runs.ALL
             : run != null ? MetricsWatch.Runs.only(run) : MetricsWatch.Runs.LATEST;
+    Duration idle = idleSeconds > 0 ? Duration.ofSeconds(idleSeconds) : null;
     MetricsWatch.Seen seen =
         MetricsWatch.follow(
             config.clientProperties(),
@@ -63,7 +64,8 @@ final class WatchCommand extends JobSettingsOptions implements Callable<Integer>
             !fromBeginning,
             config.maxSteps,
             untilStep,
-            idleSeconds > 0 ? Duration.ofSeconds(idleSeconds) : null,
+            idle,
+            idle,
             m -> {},
             () -> {},
             System.err);

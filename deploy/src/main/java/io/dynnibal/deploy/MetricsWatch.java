@@ -109,39 +109,9 @@ public final class MetricsWatch {
   /**
    * The same for {@code runs} only, read from the beginning or, with {@code fromEnd}, from the
    * topic's last {@value #TAIL} reports. Following the latest run, a report of another run than the
-   * one shown starts a new view (it is newer: the topic is in order).
-   */
-  public static Seen follow(
-      Properties kafka,
-      String topic,
-      String label,
-      Runs runs,
-      boolean fromEnd,
-      long plannedSteps,
-      long untilStep,
-      Duration idle,
-      Consumer<TrainingMetrics> onReport,
-      Check check,
-      PrintStream out)
-      throws Exception {
-    return follow(
-        kafka,
-        topic,
-        label,
-        runs,
-        fromEnd,
-        plannedSteps,
-        untilStep,
-        idle,
-        idle,
-        onReport,
-        check,
-        out);
-  }
-
-  /**
-   * The same, with a separate limit on the wait for the first report: a job indexes the targets on
-   * the topic at its start before its first step (minutes for a transformer on a large corpus).
+   * one shown starts a new view (it is newer: the topic is in order). {@code idleBeforeFirst}
+   * limits the wait for the first report apart: a job indexes the targets on the topic at its start
+   * before its first step (minutes for a transformer on a large corpus).
    */
   public static Seen follow(
       Properties kafka,

@@ -82,6 +82,7 @@ class MetricsWatchTest {
         0,
         0,
         Duration.ofSeconds(3),
+        Duration.ofSeconds(3),
         shown::add,
         () -> {},
         out);
