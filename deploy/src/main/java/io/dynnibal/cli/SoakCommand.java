@@ -46,6 +46,14 @@ final class SoakCommand implements Callable<Integer> {
       description = "Process size of each of the two TaskManagers (default ${DEFAULT-VALUE}).")
   String taskManagerMemory;
 
+  @Option(
+      names = "--stall-minutes",
+      defaultValue = "10",
+      description =
+          "Stop with a report when a stage makes no progress for this long: the first step, the"
+              + " recovery from a fault, the final drain (default ${DEFAULT-VALUE}).")
+  double stallMinutes;
+
   @Option(names = "--json", description = "Also write the audit as JSON to this file.")
   Path json;
 
@@ -55,9 +63,10 @@ final class SoakCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (minutes <= 0 || faultEverySeconds < 10) {
+    if (minutes <= 0 || faultEverySeconds < 10 || stallMinutes <= 0) {
       throw new ParameterException(
-          spec.commandLine(), "--minutes must be positive and --fault-every at least 10");
+          spec.commandLine(),
+          "--minutes and --stall-minutes must be positive and --fault-every at least 10");
     }
     Corpus corpus = run.corpus(spec.commandLine());
     TrainingJobConfig config =
@@ -73,7 +82,8 @@ final class SoakCommand implements Callable<Integer> {
                 Duration.ofSeconds(faultEverySeconds),
                 20,
                 taskManagerMemory,
-                work),
+                work,
+                Duration.ofMillis((long) (stallMinutes * 60_000))),
             System.err);
     String figures = new ObjectMapper().writeValueAsString(report.figures());
     System.out.println(figures);

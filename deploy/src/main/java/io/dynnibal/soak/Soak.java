@@ -55,6 +55,9 @@ public final class Soak {
    * @param length how long faults are injected (the drain that follows is not counted)
    * @param faultEvery time between faults
    * @param backlogBatches publish while fewer batches than this wait to be trained
+   * @param stallLimit how long any stage may go without progress (the first step after submission,
+   *     a committed step after a fault, the drain after the last fault) before the soak stops with
+   *     what it knows: a stall is a finding, and the report names the stage
    */
   public record Options(
       Corpus corpus,
@@ -63,7 +66,8 @@ public final class Soak {
       Duration faultEvery,
       int backlogBatches,
       String taskManagerMemory,
-      Path workDir) {}
+      Path workDir,
+      Duration stallLimit) {}
 
   /**
    * One injected fault: when (seconds into the soak and wall-clock), the last committed step then,
@@ -248,6 +252,7 @@ public final class Soak {
     try (TopicReader<TrainingMetrics> metrics =
         new TopicReader<>(kafka, config.metricsTopic(), TrainingMetrics.class)) {
       // The clock starts with training: indexing the targets comes first and is not soaked.
+      long indexingSince = System.nanoTime();
       while (step() == 0) {
         follow(metrics);
         if (backlog() < options.backlogBatches()) {
@@ -257,10 +262,8 @@ public final class Soak {
           log("indexing the targets; job %s", rest.jobState(job));
           nextLine = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         }
-        if (seconds() > 1800) {
-          throw new IllegalStateException(
-              "no training step within 30 min; latest failure: "
-                  + rest.latestFailure(job).orElse("none"));
+        if (System.nanoTime() - indexingSince > options.stallLimit().toNanos()) {
+          throw stalled("no training step within " + options.stallLimit());
         }
       }
       log("training started; faults begin");
@@ -291,14 +294,25 @@ public final class Soak {
               step(), published(), injected.size(), rest.jobState(job));
           nextLine = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         }
-        if (!faulting && System.nanoTime() > faultingEnded + Duration.ofMinutes(10).toNanos()) {
-          throw new IllegalStateException(
-              "the job did not train what was published within 10 min of the last fault: step "
-                  + step()
-                  + " of "
-                  + published() / config.batchSize
-                  + "; latest failure: "
-                  + rest.latestFailure(job).orElse("none"));
+        for (Injected f : injected) {
+          if (f.recoverySeconds() == null
+              && !f.fault().equals(Fault.BAD_RECORDS.name())
+              && seconds() - f.atSeconds() > options.stallLimit().toSeconds()) {
+            throw stalled(
+                String.format(
+                    "%s at %.0f s (step %d) not recovered within %s (Flink recorded %s)",
+                    f.fault(),
+                    f.atSeconds(),
+                    f.stepAtFault(),
+                    options.stallLimit(),
+                    f.sinceEpochMs() > 0 ? "its failure" : "no failure since it"));
+          }
+        }
+        if (!faulting && System.nanoTime() > faultingEnded + options.stallLimit().toNanos()) {
+          throw stalled(
+              "the job did not train what was published within "
+                  + options.stallLimit()
+                  + " of the last fault");
         }
       }
     }
@@ -494,6 +508,24 @@ public final class Soak {
         end == null ? 0 : end.getStep(),
         seconds(),
         List.copyOf(injected));
+  }
+
+  /** The soak's end when a stage makes no progress: what it waited for and where things stood. */
+  private IllegalStateException stalled(String what) throws Exception {
+    String state =
+        String.format(
+            "%s: step %d of %d published batches, %d faults injected, job %s, %d restarts;"
+                + " latest failure: %s",
+            what,
+            step(),
+            (published() + slotTakers) / config.batchSize,
+            injected.size(),
+            rest.jobState(job),
+            rest.restarts(job),
+            rest.latestFailure(job).orElse("none"));
+    log("stalled: %s", state);
+    log("logs: %s", clusterDir.resolve("log"));
+    return new IllegalStateException(state);
   }
 
   private double seconds() {

@@ -82,15 +82,22 @@ public final class TrainingJobConfig implements Serializable {
    * Longer than Flink's 10 minutes, because a shard key that re-encodes its targets exactly (the
    * cycle that draws the landmarks, or one under reencode.exact.below) holds every checkpoint until
    * it is done, and an expired checkpoint fails the job: a transformer encodes about 100 targets a
-   * second per core, so half of a 117,659-target corpus takes ten minutes on one.
+   * second per core, so half of a 117,659-target corpus takes ten minutes on one. The sinks' Kafka
+   * transactions must outlive the longest checkpoint: see {@link #transactionTimeout}.
    */
   @Setting(
       value =
           "time a checkpoint may take before it expires and the job restarts from the last one,"
-              + " e.g. 30min",
+              + " e.g. 30m; the sinks' Kafka transactions get this plus "
+              + TRANSACTION_MARGIN_MINUTES
+              + " min unless kafka.transaction.timeout.ms says otherwise (the broker's"
+              + " transaction.max.timeout.ms must allow it)",
       min = 0,
       aboveMin = true)
   public Duration checkpointTimeout = Duration.ofMinutes(30);
+
+  /** What the sinks' transactions outlive the checkpoint timeout by (restarts, the interval). */
+  static final int TRANSACTION_MARGIN_MINUTES = 15;
 
   @Setting("unaligned checkpoints (barriers overtake buffered batches)")
   public boolean checkpointUnaligned = true;
@@ -443,6 +450,22 @@ public final class TrainingJobConfig implements Serializable {
               + landmarks
               + "): a re-encode cycle fits d' landmarks and a d' x d' map from s' samples");
     }
+    try {
+      Duration transaction = transactionTimeout();
+      if (checkpointTimeout != null
+          && checkpointInterval != null
+          && transaction.compareTo(checkpointTimeout.plus(checkpointInterval)) <= 0) {
+        p.add(
+            "kafka.transaction.timeout.ms ("
+                + transaction.toMillis()
+                + ") must exceed checkpoint.timeout plus checkpoint.interval ("
+                + checkpointTimeout.plus(checkpointInterval).toMillis()
+                + " ms): the broker aborts a transaction that outlives it, and what a slower"
+                + " checkpoint's transaction held would be lost");
+      }
+    } catch (IllegalArgumentException e) {
+      p.add(e.getMessage());
+    }
     if (!Sampler.NAMES.contains(sampler)) {
       p.add("sampler must be one of " + Sampler.NAMES + ", got " + sampler);
     }
@@ -461,6 +484,27 @@ public final class TrainingJobConfig implements Serializable {
       transformerProblems(p);
     }
     return p;
+  }
+
+  /**
+   * How long the sinks' Kafka transactions may stay open ({@code kafka.transaction.timeout.ms}, or
+   * the checkpoint timeout plus {@value #TRANSACTION_MARGIN_MINUTES} min). A sink's transaction
+   * opens at one checkpoint and commits when the next completes; the broker aborts it once this has
+   * passed, and the commit then fails with only a logged error: whatever the transaction held
+   * (steps' metrics, a model update, dead letters) would be gone. So it must exceed the longest
+   * checkpoint, and the restart that commits a completed checkpoint's transactions.
+   */
+  public Duration transactionTimeout() {
+    String set = kafkaProperties.get("transaction.timeout.ms");
+    if (set == null) {
+      return checkpointTimeout.plusMinutes(TRANSACTION_MARGIN_MINUTES);
+    }
+    try {
+      return Duration.ofMillis(Long.parseLong(set.trim()));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "kafka.transaction.timeout.ms must be milliseconds, got \"" + set + "\"");
+    }
   }
 
   /** Throws with every problem listed when the configuration is not usable. */

@@ -311,7 +311,9 @@ public final class TrainingJob {
   private static <T extends SpecificRecordBase> KafkaSink<T> sink(
       TrainingJobConfig config, String topic, Class<T> type, String name) {
     Properties producer = config.clientProperties();
-    producer.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "600000");
+    producer.put(
+        ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,
+        String.valueOf(config.transactionTimeout().toMillis()));
     return KafkaSink.<T>builder()
         .setBootstrapServers(config.bootstrapServers)
         .setRecordSerializer(

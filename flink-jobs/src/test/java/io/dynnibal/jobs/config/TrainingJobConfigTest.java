@@ -35,6 +35,40 @@ class TrainingJobConfigTest {
   }
 
   @Test
+  void theSinksTransactionsOutliveTheLongestCheckpoint() {
+    // A Debian transformer run's first exact re-encode held a checkpoint 647 s, past the 600 s
+    // its transactions then had: the broker aborted them and their records were lost.
+    TrainingJobConfig defaults = new TrainingJobConfig();
+    assertTrue(defaults.problems().isEmpty(), defaults.problems().toString());
+    assertTrue(
+        defaults
+                .transactionTimeout()
+                .compareTo(defaults.checkpointTimeout.plus(defaults.checkpointInterval))
+            > 0);
+    assertEquals(
+        Duration.ofMinutes(20),
+        new TrainingJobConfig().apply("checkpoint.timeout", "5m").transactionTimeout());
+
+    TrainingJobConfig tooShort =
+        new TrainingJobConfig().apply("kafka.transaction.timeout.ms", "600000");
+    assertTrue(
+        tooShort.problems().stream()
+            .anyMatch(p -> p.startsWith("kafka.transaction.timeout.ms (600000) must exceed")),
+        tooShort.problems().toString());
+    assertTrue(
+        new TrainingJobConfig()
+            .apply("kafka.transaction.timeout.ms", "600000")
+            .apply("checkpoint.timeout", "5m")
+            .problems()
+            .isEmpty());
+    assertTrue(
+        new TrainingJobConfig()
+            .apply("kafka.transaction.timeout.ms", "ten minutes")
+            .problems()
+            .contains("kafka.transaction.timeout.ms must be milliseconds, got \"ten minutes\""));
+  }
+
+  @Test
   void secretsArePrintedRedacted() {
     TrainingJobConfig c =
         new TrainingJobConfig()

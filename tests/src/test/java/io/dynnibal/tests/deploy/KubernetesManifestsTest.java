@@ -228,6 +228,19 @@ class KubernetesManifestsTest {
         "offsets.topic.replication.factor");
   }
 
+  @Test
+  void theBrokerAllowsTheJobsTransactionTimeout() {
+    // Otherwise every sink fails at its first transaction (InvalidTxnTimeoutException).
+    JsonNode broker = only(kafka, "Kafka").path("spec").path("kafka").path("config");
+    long allowed = broker.path("transaction.max.timeout.ms").asLong(900_000); // Kafka's default
+    assertTrue(
+        config.transactionTimeout().toMillis() <= allowed,
+        "the job asks for "
+            + config.transactionTimeout().toMillis()
+            + " ms, the broker's transaction.max.timeout.ms is "
+            + allowed);
+  }
+
   // --- Flink
   // ---------------------------------------------------------------------------------------------------
 
