@@ -59,15 +59,9 @@ final class WatchCommand extends JobSettingsOptions implements Callable<Integer>
         MetricsWatch.follow(
             config.clientProperties(),
             config.metricsTopic(),
-            "training",
-            runs,
-            !fromBeginning,
-            config.maxSteps,
-            untilStep,
-            idle,
-            idle,
-            m -> {},
-            () -> {},
+            MetricsWatch.Following.until(untilStep, idle)
+                .bar("training", config.maxSteps)
+                .runs(runs, !fromBeginning),
             System.err);
     if (seen.last() == null) {
       System.err.println("no report on " + config.metricsTopic());

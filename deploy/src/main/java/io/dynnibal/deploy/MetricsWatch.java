@@ -47,25 +47,6 @@ public final class MetricsWatch {
   }
 
   /**
-   * Follows {@code topic} until a report reaches {@code untilStep} (0: never), or no report has
-   * come for {@code idle} (null: wait forever), or the thread is interrupted.
-   *
-   * @param plannedSteps the bar's total (the job's {@code max.steps}); 0 draws a moving mark
-   * @param out where the view is drawn; null draws nothing
-   */
-  public static Seen follow(
-      Properties kafka,
-      String topic,
-      long plannedSteps,
-      long untilStep,
-      Duration idle,
-      PrintStream out)
-      throws Exception {
-    return follow(
-        kafka, topic, "training", plannedSteps, untilStep, idle, idle, m -> {}, () -> {}, out);
-  }
-
-  /**
    * What a follower checks between polls (e.g. that its job still runs); an exception ends the
    * follow.
    */
@@ -75,47 +56,15 @@ public final class MetricsWatch {
   }
 
   /**
-   * The same, with the bar labelled {@code label}, each report handed to {@code onReport} as it
-   * arrives and {@code check} run between polls: how the demo and the experiments follow the jobs
-   * they start.
+   * How a view follows a topic: its bar ({@code label}, {@code plannedSteps}: the job's {@code
+   * max.steps}, 0 draws a moving mark), which {@code runs}, read from the beginning or, with {@code
+   * fromEnd}, from the topic's last {@value #TAIL} reports; until a report reaches {@code
+   * untilStep} (0: never) or none has come for {@code idle} (null: wait forever), {@code
+   * idleBeforeFirst} apart before the first (a job indexes the targets on the topic before its
+   * first step: minutes for a transformer on a large corpus); each report handed to {@code
+   * onReport}, {@code check} run between polls.
    */
-  public static Seen follow(
-      Properties kafka,
-      String topic,
-      String label,
-      long plannedSteps,
-      long untilStep,
-      Duration idle,
-      Duration idleBeforeFirst,
-      Consumer<TrainingMetrics> onReport,
-      Check check,
-      PrintStream out)
-      throws Exception {
-    return follow(
-        kafka,
-        topic,
-        label,
-        Runs.ALL,
-        false,
-        plannedSteps,
-        untilStep,
-        idle,
-        idleBeforeFirst,
-        onReport,
-        check,
-        out);
-  }
-
-  /**
-   * The same for {@code runs} only, read from the beginning or, with {@code fromEnd}, from the
-   * topic's last {@value #TAIL} reports. Following the latest run, a report of another run than the
-   * one shown starts a new view (it is newer: the topic is in order). {@code idleBeforeFirst}
-   * limits the wait for the first report apart: a job indexes the targets on the topic at its start
-   * before its first step (minutes for a transformer on a large corpus).
-   */
-  public static Seen follow(
-      Properties kafka,
-      String topic,
+  public record Following(
       String label,
       Runs runs,
       boolean fromEnd,
@@ -124,25 +73,66 @@ public final class MetricsWatch {
       Duration idle,
       Duration idleBeforeFirst,
       Consumer<TrainingMetrics> onReport,
-      Check check,
-      PrintStream out)
+      Check check) {
+    /** Every run from the beginning, until {@code untilStep} or {@code idle} without a report. */
+    public static Following until(long untilStep, Duration idle) {
+      return new Following(
+          "training", Runs.ALL, false, 0, untilStep, idle, idle, m -> {}, () -> {});
+    }
+
+    public Following bar(String label, long plannedSteps) {
+      return new Following(
+          label, runs, fromEnd, plannedSteps, untilStep, idle, idleBeforeFirst, onReport, check);
+    }
+
+    public Following runs(Runs runs, boolean fromEnd) {
+      return new Following(
+          label, runs, fromEnd, plannedSteps, untilStep, idle, idleBeforeFirst, onReport, check);
+    }
+
+    public Following idleBeforeFirst(Duration idleBeforeFirst) {
+      return new Following(
+          label, runs, fromEnd, plannedSteps, untilStep, idle, idleBeforeFirst, onReport, check);
+    }
+
+    public Following onReport(Consumer<TrainingMetrics> onReport) {
+      return new Following(
+          label, runs, fromEnd, plannedSteps, untilStep, idle, idleBeforeFirst, onReport, check);
+    }
+
+    public Following check(Check check) {
+      return new Following(
+          label, runs, fromEnd, plannedSteps, untilStep, idle, idleBeforeFirst, onReport, check);
+    }
+  }
+
+  /**
+   * Follows {@code topic} as {@code how} says, or until the thread is interrupted. Following the
+   * latest run, a report of another run than the one shown starts a new view (it is newer: the
+   * topic is in order).
+   *
+   * @param out where the view is drawn; null draws nothing
+   */
+  public static Seen follow(Properties kafka, String topic, Following how, PrintStream out)
       throws Exception {
-    ProgressBar bar = new ProgressBar(out, label, plannedSteps);
+    Runs runs = how.runs();
+    long plannedSteps = how.plannedSteps();
+    ProgressBar bar = new ProgressBar(out, how.label(), plannedSteps);
     boolean switching = !runs.all() && runs.only() == null;
     TrainingMetrics first = null;
     TrainingMetrics last = null;
     long reports = 0;
     long lastReport = System.nanoTime();
     try (TopicReader<TrainingMetrics> reader =
-        fromEnd
+        how.fromEnd()
             ? TopicReader.fromLast(kafka, topic, TrainingMetrics.class, TAIL)
             : new TopicReader<>(kafka, topic, TrainingMetrics.class)) {
       // From the end, the latest run is the last report of the tail: the older runs' reports
       // before it are skipped rather than shown and replaced.
-      List<TrainingMetrics> polled = switching && fromEnd ? drain(reader) : List.of();
+      List<TrainingMetrics> polled = switching && how.fromEnd() ? drain(reader) : List.of();
       String latest = polled.isEmpty() ? null : runOf(polled.get(polled.size() - 1));
       while (!Thread.currentThread().isInterrupted()) {
-        check.run();
+        how.check().run();
         if (polled.isEmpty()) {
           polled = reader.poll(Duration.ofMillis(500));
         }
@@ -168,7 +158,7 @@ public final class MetricsWatch {
           first = first == null ? m : first;
           last = m;
           reports++;
-          onReport.accept(m);
+          how.onReport().accept(m);
           lastReport = System.nanoTime();
           if (!m.getEvalRecall().isEmpty() && out != null) {
             draw(bar, plannedSteps, m, true);
@@ -178,11 +168,11 @@ public final class MetricsWatch {
         polled = List.of();
         if (last != null) {
           draw(bar, plannedSteps, last, false);
-          if (untilStep > 0 && last.getStep() >= untilStep) {
+          if (how.untilStep() > 0 && last.getStep() >= how.untilStep()) {
             break;
           }
         }
-        Duration limit = last == null ? idleBeforeFirst : idle;
+        Duration limit = last == null ? how.idleBeforeFirst() : how.idle();
         if (limit != null && System.nanoTime() - lastReport > limit.toNanos()) {
           break;
         }

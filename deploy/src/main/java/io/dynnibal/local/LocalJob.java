@@ -86,17 +86,16 @@ public final class LocalJob {
         MetricsWatch.follow(
             kafka,
             config.metricsTopic(),
-            label,
-            plannedSteps,
-            plannedSteps,
-            STALLED,
-            FIRST_STEP_STALLED,
-            m -> {
-              staleness[0] += m.getCacheStalenessSteps();
-              m.getShardSamplingLatencyMs()
-                  .forEach((shard, ms) -> shardMillis.merge(shard, ms, Double::sum));
-            },
-            () -> failIfEnded(job),
+            MetricsWatch.Following.until(plannedSteps, STALLED)
+                .bar(label, plannedSteps)
+                .idleBeforeFirst(FIRST_STEP_STALLED)
+                .onReport(
+                    m -> {
+                      staleness[0] += m.getCacheStalenessSteps();
+                      m.getShardSamplingLatencyMs()
+                          .forEach((shard, ms) -> shardMillis.merge(shard, ms, Double::sum));
+                    })
+                .check(() -> failIfEnded(job)),
             out);
     if (seen.last() == null || seen.last().getStep() < plannedSteps) {
       throw new IllegalStateException(

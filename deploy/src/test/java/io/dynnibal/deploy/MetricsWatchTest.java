@@ -76,15 +76,9 @@ class MetricsWatchTest {
     MetricsWatch.follow(
         client,
         TOPIC,
-        "training",
-        runs,
-        fromEnd,
-        0,
-        0,
-        Duration.ofSeconds(3),
-        Duration.ofSeconds(3),
-        shown::add,
-        () -> {},
+        MetricsWatch.Following.until(0, Duration.ofSeconds(3))
+            .runs(runs, fromEnd)
+            .onReport(shown::add),
         out);
     return shown;
   }

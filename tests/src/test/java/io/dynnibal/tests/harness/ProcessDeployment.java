@@ -153,7 +153,9 @@ public final class ProcessDeployment implements AutoCloseable {
       long step,
       Duration idle)
       throws Exception {
-    MetricsWatch.Seen seen = MetricsWatch.follow(kafka, config.metricsTopic(), 0, step, idle, null);
+    MetricsWatch.Seen seen =
+        MetricsWatch.follow(
+            kafka, config.metricsTopic(), MetricsWatch.Following.until(step, idle), null);
     if (seen.last() == null || seen.last().getStep() < step) {
       throw new AssertionError(
           "no report of step "
