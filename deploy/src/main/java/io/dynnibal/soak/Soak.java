@@ -157,6 +157,7 @@ public final class Soak {
   private final Set<String> publishedIds = new HashSet<>();
   private final List<Injected> injected = new ArrayList<>();
   private TrainingMetrics last;
+  private long lastStepAt = System.nanoTime(); // when the committed step last advanced
   private FlinkClusterClient rest;
   private String job;
 
@@ -308,11 +309,11 @@ public final class Soak {
                     f.sinceEpochMs() > 0 ? "its failure" : "no failure since it"));
           }
         }
-        if (!faulting && System.nanoTime() > faultingEnded + options.stallLimit().toNanos()) {
+        if (!faulting
+            && System.nanoTime() - Math.max(faultingEnded, lastStepAt)
+                > options.stallLimit().toNanos()) {
           throw stalled(
-              "the job did not train what was published within "
-                  + options.stallLimit()
-                  + " of the last fault");
+              "the drain after the last fault: no step committed for " + options.stallLimit());
         }
       }
     }
@@ -329,6 +330,9 @@ public final class Soak {
       }
     }
     for (TrainingMetrics m : metrics.poll(Duration.ofMillis(300))) {
+      if (last == null || m.getStep() > last.getStep()) {
+        lastStepAt = System.nanoTime();
+      }
       last = m;
       for (int i = 0; i < injected.size(); i++) {
         Injected f = injected.get(i);
@@ -511,21 +515,30 @@ public final class Soak {
   }
 
   /** The soak's end when a stage makes no progress: what it waited for and where things stood. */
-  private IllegalStateException stalled(String what) throws Exception {
+  private IllegalStateException stalled(String what) {
     String state =
         String.format(
-            "%s: step %d of %d published batches, %d faults injected, job %s, %d restarts;"
+            "%s: step %d of %d published batches, %d faults injected, job %s, %s restarts;"
                 + " latest failure: %s",
             what,
             step(),
             (published() + slotTakers) / config.batchSize,
             injected.size(),
-            rest.jobState(job),
-            rest.restarts(job),
-            rest.latestFailure(job).orElse("none"));
+            orUnknown(() -> rest.jobState(job)),
+            orUnknown(() -> rest.restarts(job)),
+            orUnknown(() -> rest.latestFailure(job).orElse("none")));
     log("stalled: %s", state);
     log("logs: %s", clusterDir.resolve("log"));
     return new IllegalStateException(state);
+  }
+
+  /** A REST answer for a report, or why there is none (a stalled cluster may not answer). */
+  private static String orUnknown(java.util.concurrent.Callable<Object> ask) {
+    try {
+      return String.valueOf(ask.call());
+    } catch (Exception e) {
+      return "unknown (" + e + ")";
+    }
   }
 
   private double seconds() {
