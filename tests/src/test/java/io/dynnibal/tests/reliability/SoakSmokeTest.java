@@ -51,7 +51,7 @@ class SoakSmokeTest {
                   20,
                   "2g",
                   work,
-                  // Recoveries take 5-35 s here, loaded or not: a stage stuck for longer fails with
+                  // Recoveries take 4-47 s here, loaded or not: a stage stuck for longer fails with
                   // its state, before the test's timeout hides it.
                   Duration.ofSeconds(150)),
               log);
