@@ -57,8 +57,7 @@ final class SetTransformerBlock extends AbstractBlock {
     NDArray v = value.forward(store, new NDList(x), training).singletonOrThrow();
     // Padding positions get -1e9 before the softmax: no token attends to them.
     NDArray scores =
-        q.matMul(k.transpose(0, 2, 1))
-            .div((float) Math.sqrt(width))
+        GraphScalars.dividedBy(q.matMul(k.transpose(0, 2, 1)), (float) Math.sqrt(width))
             .add(mask.expandDims(1).sub(1f).mul(1e9f));
     NDArray attended = scores.softmax(2).matMul(v);
     NDArray h =

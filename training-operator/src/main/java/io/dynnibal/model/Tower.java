@@ -354,7 +354,7 @@ public final class Tower implements AutoCloseable {
   private NDArray forward(NDList input, boolean training) {
     NDArray out = body.forward(store, input, training).singletonOrThrow();
     // The floor only matters for a degenerate all-zero output; it keeps the division finite.
-    NDArray norm = out.norm(new int[] {1}, true).maximum(1e-12f);
+    NDArray norm = GraphScalars.atLeast(out.norm(new int[] {1}, true), 1e-12f);
     return out.div(norm);
   }
 

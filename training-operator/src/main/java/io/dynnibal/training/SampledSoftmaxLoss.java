@@ -3,6 +3,7 @@ package io.dynnibal.training;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
+import io.dynnibal.model.GraphScalars;
 import java.util.List;
 
 /**
@@ -69,15 +70,14 @@ public final class SampledSoftmaxLoss {
               + mask.length);
     }
     NDArray logits =
-        queries
-            .matMul(candidates.transpose())
-            .mul(scoreScale)
+        GraphScalars.times(queries.matMul(candidates.transpose()), scoreScale)
             .add(scope.create(mask, new Shape(b, c)));
     NDArray logProbabilities = logits.logSoftmax(1);
     float[] diagonal = new float[(int) (b * c)];
     for (int i = 0; i < b; i++) {
       diagonal[(int) (i * c + i)] = 1f;
     }
-    return logProbabilities.mul(scope.create(diagonal, new Shape(b, c))).sum().neg().div(b);
+    return GraphScalars.dividedBy(
+        logProbabilities.mul(scope.create(diagonal, new Shape(b, c))).sum().neg(), b);
   }
 }

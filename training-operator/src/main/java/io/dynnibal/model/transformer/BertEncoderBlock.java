@@ -13,6 +13,7 @@ import ai.djl.nn.core.Linear;
 import ai.djl.nn.norm.LayerNorm;
 import ai.djl.training.ParameterStore;
 import ai.djl.util.PairList;
+import io.dynnibal.model.GraphScalars;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -218,7 +219,8 @@ public final class BertEncoderBlock extends AbstractBlock {
       NDArray k = heads(apply(key, store, x, training));
       NDArray v = heads(apply(value, store, x, training));
       NDArray scores =
-          q.matMul(k.transpose(0, 1, 3, 2)).div((float) Math.sqrt(headDim)).add(keyBias);
+          GraphScalars.dividedBy(q.matMul(k.transpose(0, 1, 3, 2)), (float) Math.sqrt(headDim))
+              .add(keyBias);
       NDArray context = scores.softmax(3).matMul(v).transpose(0, 2, 1, 3);
       Shape s = x.getShape();
       context = context.reshape(s.get(0), s.get(1), s.get(2));
