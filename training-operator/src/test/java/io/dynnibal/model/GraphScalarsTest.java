@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The constant of each operation must still hold its value when the backward pass reads it, after a
- * garbage collection has run between the forward and the backward pass (as one does in most
- * training steps of a busy TaskManager).
+ * garbage collection has run between the forward and the backward pass (as one may in any training
+ * step; the longer the step, the likelier).
  *
  * <p>With DJL's own {@code x.mul(20f)} in place of {@link GraphScalars#times}, this test's setup
  * gave a wrong gradient in 20 runs of 20 (NaN, or -1.2e32: glibc's free-list pointer over the freed
