@@ -35,7 +35,8 @@ import picocli.CommandLine.Spec;
       BenchCommand.Reencode.class,
       BenchCommand.Trainer.class,
       BenchCommand.TowerReencode.class,
-      BenchCommand.SamplerFidelity.class
+      BenchCommand.SamplerFidelity.class,
+      BenchCommand.Pipeline.class
     })
 final class BenchCommand implements Runnable {
   @Spec CommandSpec spec;
@@ -549,6 +550,72 @@ final class BenchCommand implements Runnable {
                     radii,
                     seed)),
             json);
+      }
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "pipeline",
+      description = {
+        "The streaming job against its own trainer: the full job (in-process broker, MiniCluster, RocksDB shards)",
+        "and the trainer alone on the same pairs, batch size and negative dose, in one run; steps/s of each, their",
+        "ratio, the trainer's idle share, shard and merge time per batch, feedback latency of the model updates.",
+        "The experiment's settings (--config and --set override them); bundled Debian corpus unless given."
+      })
+  static final class Pipeline implements Callable<Integer> {
+    @Option(
+        names = "--warmup-steps",
+        defaultValue = "60",
+        description =
+            "Steps before the timed window: the first model updates, JIT (default ${DEFAULT-VALUE}).")
+    int warmupSteps;
+
+    @Option(
+        names = "--steps",
+        defaultValue = "240",
+        description = "Timed steps (default ${DEFAULT-VALUE}).")
+    int steps;
+
+    @Option(
+        names = "--tower",
+        defaultValue = "bag",
+        description = "bag (default) or transformer: the experiment's settings for that tower.")
+    String tower;
+
+    @picocli.CommandLine.Mixin LocalRunOptions run;
+
+    @Option(names = "--json", description = "Also write the JSON to this file.")
+    Path json;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      if (warmupSteps < 0 || steps < 2) {
+        throw new ParameterException(
+            spec.commandLine(), "need --warmup-steps >= 0 and --steps >= 2");
+      }
+      if (!tower.equals("bag") && !tower.equals("transformer")) {
+        throw new ParameterException(
+            spec.commandLine(), "--tower is bag or transformer, not \"" + tower + "\"");
+      }
+      io.dynnibal.local.Corpus corpus = run.corpus(spec.commandLine());
+      io.dynnibal.jobs.config.TrainingJobConfig config =
+          run.config(
+              tower.equals("transformer")
+                  ? ExperimentCommand.transformerDefaults()
+                  : ExperimentCommand.experimentDefaults());
+      Path work = run.workDir("dynnibal-bench-pipeline-");
+      try {
+        print(
+            io.dynnibal.local.PipelineBenchmark.run(
+                new io.dynnibal.local.PipelineBenchmark.Options(
+                    corpus, config, warmupSteps, steps, work, config.seed),
+                System.err),
+            json);
+      } finally {
+        run.cleanUp(work);
       }
       return 0;
     }

@@ -80,6 +80,19 @@ public final class LocalJob {
       String label,
       PrintStream out)
       throws Exception {
+    return follow(kafka, config, job, plannedSteps, label, out, m -> {});
+  }
+
+  /** As above, handing each report to {@code each} too. */
+  public static Followed follow(
+      Properties kafka,
+      TrainingJobConfig config,
+      JobClient job,
+      long plannedSteps,
+      String label,
+      PrintStream out,
+      java.util.function.Consumer<TrainingMetrics> each)
+      throws Exception {
     Map<String, Double> shardMillis = new TreeMap<>();
     double[] staleness = {0};
     MetricsWatch.Seen seen =
@@ -91,6 +104,7 @@ public final class LocalJob {
                 .idleBeforeFirst(FIRST_STEP_STALLED)
                 .onReport(
                     m -> {
+                      each.accept(m);
                       staleness[0] += m.getCacheStalenessSteps();
                       m.getShardSamplingLatencyMs()
                           .forEach((shard, ms) -> shardMillis.merge(shard, ms, Double::sum));

@@ -43,6 +43,9 @@ public class MergedBatch {
   /** Per shard (by index), its sampling time for this batch. */
   public double[] shardMillis;
 
+  /** The merge's time on this batch: storing the replies as they came, then merging them. */
+  public double mergeMillis = Double.NaN;
+
   public long updatesIgnored;
   public long proposals;
   public long accepted;

@@ -30,6 +30,7 @@ final class StepMetrics {
   private volatile double stepsPerSecond;
   private long batchesSkipped;
   private long startNanos = -1;
+  private long busyNanos;
   private int stepsThisRun;
   private volatile double lastLoss;
   private volatile long lastStaleness;
@@ -75,16 +76,26 @@ final class StepMetrics {
     }
   }
 
-  /** Figures what a step trained, and returns its record. */
+  /**
+   * Figures what a step trained, and returns its record.
+   *
+   * @param arrivedNanos when the trainer began on this batch ({@link System#nanoTime()}): from then
+   *     until now it was busy, not waiting for input
+   * @param negatives the negatives the step trained against
+   */
   TrainingMetrics stepped(
       StepResult result,
       MergedBatch merged,
       List<String> trainedPairs,
+      int negatives,
+      long arrivedNanos,
       long modelVersion,
       FeedbackTracker feedback,
       Map<String, Long> watched,
       long negativeMiningBytes) {
     stepsThisRun++;
+    long now = System.nanoTime();
+    busyNanos += now - Math.max(arrivedNanos, startNanos);
     pairsTrained += trainedPairs.size();
     lastLoss = result.loss();
     lastGradientNorm = result.gradientNorm();
@@ -99,8 +110,9 @@ final class StepMetrics {
     for (int s = 0; s < merged.shardMillis.length; s++) {
       latency.put(Integer.toString(s), merged.shardMillis[s]);
     }
-    double seconds = (System.nanoTime() - startNanos) / 1e9;
+    double seconds = (now - startNanos) / 1e9;
     stepsPerSecond = seconds > 0 ? stepsThisRun / seconds : 0;
+    double idle = seconds > 0 ? Math.max(0, 1 - busyNanos / 1e9 / seconds) : 0;
     return TrainingMetrics.newBuilder()
         .setStep(result.step())
         .setModelVersion(modelVersion)
@@ -135,6 +147,10 @@ final class StepMetrics {
         .setReencodeMinCosine(Double.isNaN(reencodeMinCosine) ? null : reencodeMinCosine)
         .setFidelity(fidelity(merged))
         .setFidelityRunMean(fidelityRunMean())
+        .setNegativesPerStep((long) negatives)
+        .setMergeMs(Double.isNaN(merged.mergeMillis) ? null : merged.mergeMillis)
+        .setTrainerBusyMs(busyNanos / 1e6)
+        .setTrainerIdleFraction(idle)
         .build();
   }
 

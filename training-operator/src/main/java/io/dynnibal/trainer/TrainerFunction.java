@@ -156,6 +156,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
   @Override
   public void processElement(MergedBatch merged, Context ctx, Collector<TrainingMetrics> out)
       throws Exception {
+    long arrived = System.nanoTime();
     if (settings.maxSteps() > 0 && trainer.step() >= settings.maxSteps()) {
       metrics.skipped();
       return;
@@ -239,6 +240,8 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
             result,
             merged,
             inputs.trainedPairs,
+            inputs.negativeIds.size(),
+            arrived,
             version,
             feedback,
             watched.counts(),

@@ -51,7 +51,7 @@ public record TrainerSettings(
    * tables at 10x the networks' rate (a learned-from-scratch bag), or at the same rate for a
    * transformer's pretrained word embeddings; gradients clipped at {@code gradientClipNorm}.
    */
-  TrainerConfig trainerConfig() {
+  public TrainerConfig trainerConfig() {
     return new TrainerConfig(
         new LearningRateSchedule(learningRate, warmupSteps, decaySteps, 0.05f, 1f),
         TrainerConfig.embeddingRateFactor(model.towerKind()),

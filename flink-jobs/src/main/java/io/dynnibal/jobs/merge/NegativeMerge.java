@@ -55,6 +55,13 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
   private transient ValueState<Integer> received;
 
   /**
+   * Per batch still waiting for replies, the time spent storing the ones in so far: a diagnostic
+   * ({@link MergedBatch#mergeMillis}), kept out of state, so a batch that spans a restore reports
+   * only the time since.
+   */
+  private transient Map<Long, Long> storingNanos;
+
+  /**
    * @param perExample hard negatives (or candidates) per query (0: none)
    * @param candidatesOnly pass each query's picks on as its candidates for the trainer to re-score
    *     instead of sharing them
@@ -82,17 +89,20 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
             .getListState(
                 new ListStateDescriptor<>("replies", TypeInformation.of(ShardReply.class)));
     received = getRuntimeContext().getState(new ValueStateDescriptor<>("received", Types.INT));
+    storingNanos = new HashMap<>();
   }
 
   @Override
   public void processElement(ShardReply reply, Context ctx, Collector<MergedBatch> out)
       throws Exception {
+    long start = System.nanoTime();
     int count = received.value() == null ? 1 : received.value() + 1;
     if (count < shards) {
       // Replies are large (features of every candidate): append and count, read them back only
       // once, when complete.
       replies.add(reply);
       received.update(count);
+      storingNanos.merge(ctx.getCurrentKey(), System.nanoTime() - start, Long::sum);
       return;
     }
     List<ShardReply> all = new ArrayList<>(List.of(reply));
@@ -101,7 +111,10 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
     }
     replies.clear();
     received.clear();
-    out.collect(merge(all, perExample, candidatesOnly, mode, uniformNegatives, seed));
+    MergedBatch merged = merge(all, perExample, candidatesOnly, mode, uniformNegatives, seed);
+    Long stored = storingNanos.remove(ctx.getCurrentKey());
+    merged.mergeMillis = ((stored == null ? 0 : stored) + System.nanoTime() - start) / 1e6;
+    out.collect(merged);
   }
 
   static MergedBatch merge(

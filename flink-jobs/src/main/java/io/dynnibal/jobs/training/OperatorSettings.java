@@ -8,7 +8,7 @@ import java.util.List;
  * What the trainer operator receives of the job's settings: only those it reads (it cannot see
  * {@link TrainingJobConfig}, a module above it). The shards' are {@code ShardSettings.of}.
  */
-final class OperatorSettings {
+public final class OperatorSettings {
   private OperatorSettings() {}
 
   /** What the trainer operator reads of the job's settings. */

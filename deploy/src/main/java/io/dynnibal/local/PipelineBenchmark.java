@@ -1,0 +1,318 @@
+package io.dynnibal.local;
+
+import io.dynnibal.data.LabelledQuery;
+import io.dynnibal.data.TargetText;
+import io.dynnibal.jobs.config.TrainingJobConfig;
+import io.dynnibal.jobs.kafka.TopicReader;
+import io.dynnibal.jobs.training.OperatorSettings;
+import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.model.DualEncoder;
+import io.dynnibal.model.features.Features;
+import io.dynnibal.schemas.TrainingMetrics;
+import io.dynnibal.training.DualEncoderTrainer;
+import io.dynnibal.training.TrainingBatch;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.apache.flink.core.execution.JobClient;
+
+/**
+ * {@code ./dynnibal bench pipeline}: how close the streaming job comes to the speed of its own
+ * trainer. One run measures both on the same pairs, batch size and negative dose:
+ *
+ * <ol>
+ *   <li>the full job (in-process broker, MiniCluster, RocksDB shards, merge, trainer), timed over
+ *       the steps after a warm-up, from the trainer's own reports: steps/s, the share of the time
+ *       the trainer waited for a merged batch, the shards' and the merge's time per batch, and the
+ *       feedback latency of the model updates that landed in the window;
+ *   <li>the trainer alone (a {@link DualEncoderTrainer} in this JVM, nothing else running): the
+ *       same pairs in the order they were published, each batch with as many negatives as the job's
+ *       steps trained against on average, drawn uniformly (a step costs the same whichever targets
+ *       they are), target features computed once as the shards would hold them.
+ * </ol>
+ *
+ * <p>The ratio of the two is what the pipeline costs: 1 means mining, merging and model updates
+ * never keep the trainer waiting. Both share the machine's cores with nothing else of ours; in the
+ * job the shards and the trainer share them with each other (the figures say how many).
+ */
+public final class PipelineBenchmark {
+  private PipelineBenchmark() {}
+
+  /**
+   * @param warmupSteps steps before the timed window (indexing, the first model updates, JIT)
+   * @param steps timed steps
+   */
+  public record Options(
+      Corpus corpus, TrainingJobConfig job, int warmupSteps, int steps, Path workDir, long seed) {}
+
+  public static Map<String, Object> run(Options options, PrintStream out) throws Exception {
+    TrainingJobConfig config = options.job();
+    Corpus corpus = options.corpus();
+    long planned = (long) options.warmupSteps() + options.steps();
+    Path work = Files.createDirectories(options.workDir());
+    config.checkpointDir = work.resolve("checkpoints").toUri().toString();
+    config.snapshotDir = work.resolve("snapshots").toString();
+    config.maxSteps = planned;
+    config.decaySteps = (int) planned;
+    config.validate();
+    int passes = (int) Math.ceil((double) planned * config.batchSize / corpus.train().size()) + 1;
+    List<LabelledQuery> published = new ArrayList<>();
+    Random random = new Random(options.seed());
+    for (int p = 0; p < passes; p++) {
+      List<LabelledQuery> shuffled = new ArrayList<>(corpus.train());
+      Collections.shuffle(shuffled, random);
+      published.addAll(shuffled);
+    }
+
+    Window window = pipeline(config, corpus, published, passes, options, work, out);
+    int negatives = (int) Math.round(window.negativesPerStep());
+    out.printf(
+        "the trainer alone: %d steps of %d with %d negatives...%n",
+        planned, config.batchSize, negatives);
+    double trainerStepsPerSecond =
+        trainerAlone(config, corpus.targets(), published, negatives, options, random);
+
+    Map<String, Object> figures = new LinkedHashMap<>();
+    figures.put("corpus", corpus.name());
+    figures.put("targets", corpus.targets().size());
+    figures.put("sampler", config.sampler);
+    figures.put("tower", config.model().towerKind().id);
+    figures.put("batch", config.batchSize);
+    figures.put("negatives_per_example", config.negativesPerExample);
+    figures.put("negatives_uniform", config.negativesUniform);
+    figures.put("negatives_per_step", round(window.negativesPerStep()));
+    figures.put("warmup_steps", options.warmupSteps());
+    figures.put("steps_timed", window.steps());
+    figures.put("cores", Runtime.getRuntime().availableProcessors());
+    figures.put("parallelism", config.parallelism);
+    figures.put(
+        "cores_split",
+        config.parallelism
+            + " shard subtasks, the merge and the trainer share "
+            + Runtime.getRuntime().availableProcessors()
+            + " cores (no pinning); DJL runs one intra-op thread per operator");
+    figures.put("trainer_steps_per_s", round(trainerStepsPerSecond));
+    figures.put("pipeline_steps_per_s", round(window.stepsPerSecond()));
+    figures.put("ratio", round(window.stepsPerSecond() / trainerStepsPerSecond));
+    figures.put("trainer_idle_fraction", round(window.trainerIdleFraction()));
+    figures.put("shard_ms_per_batch", round(window.shardMillis()));
+    figures.put("shard_ms_per_batch_slowest", round(window.slowestShardMillis()));
+    figures.put("merge_ms_per_batch", round(window.mergeMillis()));
+    figures.put("model_updates_landed", window.updatesLanded());
+    figures.put("feedback_latency_ms", round(window.feedbackMillis()));
+    figures.put("feedback_latency_steps", round(window.feedbackSteps()));
+    return figures;
+  }
+
+  /**
+   * What the trainer reported over the timed steps (after the warm-up). Means are over the window's
+   * reports; the feedback latency over the model updates that reached every shard in it (NaN when
+   * none did).
+   */
+  record Window(
+      long steps,
+      double stepsPerSecond,
+      double trainerIdleFraction,
+      double shardMillis,
+      double slowestShardMillis,
+      double mergeMillis,
+      double negativesPerStep,
+      int updatesLanded,
+      double feedbackMillis,
+      double feedbackSteps) {
+
+    /** The window from the first report at or after {@code fromStep} to the last report. */
+    static Window of(List<TrainingMetrics> reports, long fromStep) {
+      TrainingMetrics start = null;
+      double shard = 0;
+      double slowest = 0;
+      double merge = 0;
+      double negatives = 0;
+      int n = 0;
+      int landed = 0;
+      double feedbackMs = 0;
+      double feedbackSteps = 0;
+      long cycles = -1;
+      TrainingMetrics end = null;
+      for (TrainingMetrics m : reports) {
+        if (start == null) {
+          if (m.getStep() >= fromStep) {
+            start = m;
+            cycles = m.getReencodeCycles();
+          }
+          continue;
+        }
+        end = m;
+        n++;
+        double sum = 0;
+        double max = 0;
+        for (double ms : m.getShardSamplingLatencyMs().values()) {
+          sum += ms;
+          max = Math.max(max, ms);
+        }
+        shard +=
+            m.getShardSamplingLatencyMs().isEmpty()
+                ? 0
+                : sum / m.getShardSamplingLatencyMs().size();
+        slowest += max;
+        merge += m.getMergeMs() == null ? 0 : m.getMergeMs();
+        negatives += m.getNegativesPerStep() == null ? 0 : m.getNegativesPerStep();
+        if (m.getReencodeCycles() > cycles && m.getFeedbackLatencyMs() != null) {
+          landed++;
+          feedbackMs += m.getFeedbackLatencyMs();
+          feedbackSteps += m.getFeedbackLatencySteps();
+        }
+        cycles = m.getReencodeCycles();
+      }
+      if (end == null) {
+        throw new IllegalStateException(
+            "no step reported after step " + fromStep + ": nothing to time");
+      }
+      double seconds = (end.getTimeMs() - start.getTimeMs()) / 1000.0;
+      double busy = end.getTrainerBusyMs() - start.getTrainerBusyMs();
+      return new Window(
+          end.getStep() - start.getStep(),
+          (end.getStep() - start.getStep()) / seconds,
+          Math.max(0, 1 - busy / 1000.0 / seconds),
+          shard / n,
+          slowest / n,
+          merge / n,
+          negatives / n,
+          landed,
+          landed == 0 ? Double.NaN : feedbackMs / landed,
+          landed == 0 ? Double.NaN : feedbackSteps / landed);
+    }
+  }
+
+  private static Window pipeline(
+      TrainingJobConfig config,
+      Corpus corpus,
+      List<LabelledQuery> published,
+      int passes,
+      Options options,
+      Path work,
+      PrintStream out)
+      throws Exception {
+    List<TrainingMetrics> reports = new ArrayList<>();
+    try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"))) {
+      config.bootstrapServers = kafka.bootstrapServers();
+      kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+      JobClient job;
+      try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties())) {
+        out.printf(
+            "the full job: %,d targets, %d + %d steps of %d (Flink MiniCluster, parallelism %d,"
+                + " RocksDB state)...%n",
+            corpus.targets().size(),
+            options.warmupSteps(),
+            options.steps(),
+            config.batchSize,
+            config.parallelism);
+        publisher.publishTargets(config.targetsTopic(), corpus.targets(), null);
+        job = LocalJob.start(config, "dynnibal bench pipeline");
+        while (!TopicReader.groupCaughtUp(
+            kafka.clientProperties(), config.groupId, config.targetsTopic())) {
+          LocalJob.failIfEnded(job);
+          Thread.sleep(500);
+        }
+        int perPass = published.size() / passes;
+        for (int p = 0; p < passes; p++) {
+          publisher.publishPairs(
+              config.pairsTopic(),
+              published.subList(p * perPass, (p + 1) * perPass),
+              "e" + p,
+              System.currentTimeMillis(),
+              null);
+        }
+      }
+      try {
+        LocalJob.follow(
+            kafka.clientProperties(), config, job, config.maxSteps, "pipeline", out, reports::add);
+      } finally {
+        LocalJob.stop(job);
+      }
+    }
+    reports.sort(java.util.Comparator.comparingLong(TrainingMetrics::getStep));
+    return Window.of(reports, options.warmupSteps());
+  }
+
+  /**
+   * Steps/s of a trainer with the job's model and optimiser settings on the pairs in published
+   * order, batches of the job's size with {@code negatives} uniform negatives each, timed after the
+   * same warm-up. Timed: featurizing the queries (the job's trainer does it too) and the step.
+   */
+  static double trainerAlone(
+      TrainingJobConfig config,
+      List<TargetText> targets,
+      List<LabelledQuery> pairs,
+      int negatives,
+      Options options,
+      Random random) {
+    Map<String, Integer> index = new HashMap<>();
+    for (int i = 0; i < targets.size(); i++) {
+      index.put(targets.get(i).targetId(), i);
+    }
+    try (DualEncoder encoder = DualEncoder.create(config.model(), config.seed)) {
+      DualEncoderTrainer trainer =
+          new DualEncoderTrainer(encoder, OperatorSettings.trainer(config).trainerConfig());
+      // Target features as the shards hold them: computed once, outside the timing.
+      Features[] features = new Features[targets.size()];
+      int next = 0;
+      long timedNanos = 0;
+      long total = (long) options.warmupSteps() + options.steps();
+      for (long s = 0; s < total; s++) {
+        List<String> queryTexts = new ArrayList<>();
+        List<String> positiveIds = new ArrayList<>();
+        List<Features> positives = new ArrayList<>();
+        List<String> negativeIds = new ArrayList<>();
+        List<Features> negativeFeatures = new ArrayList<>();
+        while (queryTexts.size() < config.batchSize) {
+          LabelledQuery q = pairs.get(next++ % pairs.size());
+          Integer t = index.get(q.targetId());
+          if (t != null) {
+            queryTexts.add(q.text());
+            positiveIds.add(q.targetId());
+            positives.add(featuresOf(encoder, targets, features, t));
+          }
+        }
+        for (int i = 0; i < negatives; i++) {
+          int t = random.nextInt(targets.size());
+          negativeIds.add(targets.get(t).targetId());
+          negativeFeatures.add(featuresOf(encoder, targets, features, t));
+        }
+        // Timed: what the job's trainer does with a merged batch. Not timed: looking up and
+        // featurizing the targets, which the shards deliver featurized.
+        long batchStart = System.nanoTime();
+        List<Features> queries = new ArrayList<>(queryTexts.size());
+        for (String text : queryTexts) {
+          queries.add(encoder.featurizeQuery(text));
+        }
+        trainer.step(
+            new TrainingBatch(queries, positiveIds, positives, negativeIds, negativeFeatures));
+        if (s >= options.warmupSteps()) {
+          timedNanos += System.nanoTime() - batchStart;
+        }
+      }
+      return options.steps() / (timedNanos / 1e9);
+    }
+  }
+
+  private static Features featuresOf(
+      DualEncoder encoder, List<TargetText> targets, Features[] cache, int t) {
+    if (cache[t] == null) {
+      cache[t] = encoder.featurizeTarget(targets.get(t).text());
+    }
+    return cache[t];
+  }
+
+  /** Three decimals; null (not measured) for NaN. */
+  private static Double round(double v) {
+    return Double.isNaN(v) ? null : Math.round(v * 1000) / 1000.0;
+  }
+}
