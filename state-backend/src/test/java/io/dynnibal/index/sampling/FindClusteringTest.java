@@ -1,9 +1,17 @@
 package io.dynnibal.index.sampling;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.index.VectorMath;
+import io.dynnibal.index.bench.ClusteredVectors;
+import io.dynnibal.index.sgtree.SgNode;
+import io.dynnibal.index.sgtree.SgTree;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -82,5 +90,102 @@ class FindClusteringTest {
     FindClustering.Options o = FindClustering.Options.atLevels(20, 1.3, -2, -5, 100);
     assertEquals(Math.pow(1.3, -2), Math.log(o.gamma()) / (2 * 20), 1e-12);
     assertEquals(Math.pow(1.3, -5), o.deepestRadius(), 1e-12);
+  }
+
+  /**
+   * The heap of candidates closes subtrees in the same order as the {@link PriorityQueue} of
+   * candidate objects it replaced, ties of priority included, so partitions, and every sample drawn
+   * from them, are unchanged.
+   */
+  @ParameterizedTest
+  @CsvSource({"20, 1.5, 0.0, 300", "20, 1000, 0.3, 100", "5, 2, 0.9, 7", "20, 1.01, 0.5, 0"})
+  void thePartitionIsTheOneAPriorityQueueOfCandidatesGives(
+      double beta, double gamma, double deepest, int cap) {
+    SamplerFixture f = new SamplerFixture(2_000, 8, 34);
+    float[][] doubled = new float[4_000][];
+    int[] ids = new int[doubled.length];
+    for (int i = 0; i < doubled.length; i++) {
+      doubled[i] = f.vectors[i / 2];
+      ids[i] = i;
+    }
+    SgTree withTies = SgTree.build(8, 1.3, ids, doubled, 34);
+    FindClustering.Options options = new FindClustering.Options(beta, gamma, deepest, cap);
+    SplittableRandom random = new SplittableRandom(34);
+    for (SgTree tree : List.of(f.tree, withTies)) {
+      for (int q = 0; q < 20; q++) {
+        // The zero query scores every subtree 0: subtrees of equal size tie on priority.
+        float[] query =
+            q == 0
+                ? new float[8]
+                : ClusteredVectors.queryNear(
+                    f.vectors[random.nextInt(f.vectors.length)], 0.3, random);
+        Partition actual = FindClustering.find(tree, query, options);
+        Partition expected = ReferenceFindClustering.find(tree, query, options);
+        assertEquals(expected.clusters(), actual.clusters());
+        assertArrayEquals(expected.representativeScores(), actual.representativeScores());
+        assertEquals(expected.gammaBound(), actual.gammaBound());
+      }
+    }
+  }
+
+  /** FindClustering as it was written with a {@link PriorityQueue} of candidate records. */
+  private static final class ReferenceFindClustering {
+    private record Candidate(
+        SgNode node, boolean ownOnly, double score, double distance, double priority)
+        implements Comparable<Candidate> {
+      @Override
+      public int compareTo(Candidate other) {
+        return Double.compare(other.priority, priority);
+      }
+    }
+
+    static Partition find(SgTree tree, float[] query, FindClustering.Options options) {
+      SgNode root = tree.root();
+      double queryNorm = VectorMath.norm(query);
+      double startRadius = Math.log(options.gamma()) / (2 * options.beta() * queryNorm);
+      long cap = root.childCount() + 1L + options.maxClusters();
+      List<Candidate> done = new ArrayList<>();
+      PriorityQueue<Candidate> open = new PriorityQueue<>();
+      double querySquaredNorm = queryNorm * queryNorm;
+      open.add(candidate(root, query, queryNorm, querySquaredNorm, options.beta()));
+      int total = 1;
+      while (!open.isEmpty()) {
+        Candidate c = open.poll();
+        SgNode node = c.node();
+        boolean wide = node.maxDistance() > startRadius;
+        boolean near =
+            node.maxDistance() > options.deepestRadius()
+                && c.distance() - node.maxDistance() <= options.deepestRadius();
+        boolean affordable = node == root || (long) total + node.childCount() <= cap;
+        if (node.childCount() == 0 || !(wide || near) || !affordable) {
+          done.add(c);
+          continue;
+        }
+        done.add(new Candidate(node, true, c.score(), c.distance(), c.priority()));
+        for (int i = 0; i < node.childCount(); i++) {
+          open.add(candidate(node.child(i), query, queryNorm, querySquaredNorm, options.beta()));
+        }
+        total += node.childCount();
+      }
+      List<Cluster> clusters = new ArrayList<>();
+      double[] scores = new double[done.size()];
+      double widestRadius = 0;
+      for (Candidate c : done) {
+        Cluster cluster = new Cluster(c.node(), c.ownOnly());
+        scores[clusters.size()] = c.score();
+        clusters.add(cluster);
+        widestRadius = Math.max(widestRadius, cluster.radius());
+      }
+      return new Partition(
+          clusters, scores, Math.exp(2 * options.beta() * queryNorm * widestRadius));
+    }
+
+    private static Candidate candidate(
+        SgNode node, float[] query, double queryNorm, double querySquaredNorm, double beta) {
+      double score = VectorMath.dot(query, node.vector());
+      double distance = VectorMath.distanceFromDot(score, querySquaredNorm, node.squaredNorm());
+      double priority = Math.log(node.size()) + beta * (score + queryNorm * node.maxDistance());
+      return new Candidate(node, false, score, distance, priority);
+    }
   }
 }
