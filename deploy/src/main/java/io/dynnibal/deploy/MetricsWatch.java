@@ -220,6 +220,10 @@ public final class MetricsWatch {
         String.format(
             "loss %.3f  %.1f steps/s  re-encodes %d  staleness %d",
             m.getLoss(), m.getStepsPerSecond(), m.getReencodeCycles(), m.getCacheStalenessSteps());
+    if (m.getTrainerIdleFraction() != null) {
+      // The share of the time the trainer waited for the shards and the merge since it started.
+      text += String.format("  trainer idle %.0f%%", 100 * m.getTrainerIdleFraction());
+    }
     Map<String, Double> f = m.getFidelityRunMean();
     if (f.containsKey("mass_ratio")) {
       text +=

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,7 +44,15 @@ final class StepMetrics {
   private double reencodeMinCosine = Double.NaN;
   private final SoftmaxFidelity.Mean fidelityRun = new SoftmaxFidelity.Mean();
 
+  /** The clock of the throughput and busy figures, {@link System#nanoTime()} but in tests. */
+  private final LongSupplier nanoClock;
+
   StepMetrics(String runId, String sampler, int outputDim) {
+    this(runId, sampler, outputDim, System::nanoTime);
+  }
+
+  StepMetrics(String runId, String sampler, int outputDim, LongSupplier nanoClock) {
+    this.nanoClock = nanoClock;
     this.runId = runId;
     this.sampler = sampler;
     this.outputDim = outputDim;
@@ -72,15 +81,15 @@ final class StepMetrics {
   /** Called before the first step of this run: indexing before it is not training time. */
   void aboutToStep() {
     if (startNanos < 0) {
-      startNanos = System.nanoTime();
+      startNanos = nanoClock.getAsLong();
     }
   }
 
   /**
    * Figures what a step trained, and returns its record.
    *
-   * @param arrivedNanos when the trainer began on this batch ({@link System#nanoTime()}): from then
-   *     until now it was busy, not waiting for input
+   * @param arrivedNanos when the trainer began on this batch (on the metrics' clock, {@link
+   *     System#nanoTime()}): from then until now it was busy, not waiting for input
    * @param negatives the negatives the step trained against
    */
   TrainingMetrics stepped(
@@ -94,7 +103,7 @@ final class StepMetrics {
       Map<String, Long> watched,
       long negativeMiningBytes) {
     stepsThisRun++;
-    long now = System.nanoTime();
+    long now = nanoClock.getAsLong();
     busyNanos += now - Math.max(arrivedNanos, startNanos);
     pairsTrained += trainedPairs.size();
     lastLoss = result.loss();
