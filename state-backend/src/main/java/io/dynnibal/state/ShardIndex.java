@@ -100,6 +100,14 @@ public final class ShardIndex {
     return sampler.sample(tree, query, count, random);
   }
 
+  /**
+   * One query's sampler over this shard, for several rounds of draws: the tree is clustered for the
+   * query once. Valid until the index changes.
+   */
+  public NegativeSampler.Prepared prepare(NegativeSampler sampler, float[] query) {
+    return sampler.prepare(tree, query);
+  }
+
   /** The live targets' ids, in slot order. */
   public List<String> ids() {
     List<String> ids = new ArrayList<>(liveCount);

@@ -117,14 +117,14 @@ final class TreeMiner implements HardNegativeMiner {
       }
       Map<String, TargetFeatures> best = topK ? new HashMap<>() : null;
       int taken = 0;
+      // Clustered once for all rounds: a trained model often draws the query's own positive, and
+      // clustering the tree again for each round of draws was most of the shard's time.
+      NegativeSampler.Prepared prepared = shard.index().prepare(sampler, z[q]);
       for (int round = 0; round < (topK ? 1 : SAMPLE_ROUNDS) && taken < perExample; round++) {
         Samples samples;
         try {
           // Top-k asks for one more than it keeps: the positive may be among the best.
-          samples =
-              shard
-                  .index()
-                  .sample(sampler, z[q], topK ? perExample + 1 : perExample - taken, random);
+          samples = prepared.sample(topK ? perExample + 1 : perExample - taken, random);
         } catch (IllegalStateException e) {
           if (!mayGiveUp) {
             throw e; // a bug, not a sampler's documented limit

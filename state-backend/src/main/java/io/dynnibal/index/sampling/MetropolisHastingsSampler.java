@@ -91,19 +91,32 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
   }
 
   @Override
-  public Samples sample(SgTree tree, float[] query, int count, RandomGenerator random) {
+  public Prepared prepare(SgTree tree, float[] query) {
     Partition partition = FindClustering.find(tree, query, options.clustering());
-    if (partition.size() == 0 || count == 0) {
-      return new Samples(new int[0], new double[0], 0, 0);
-    }
     double beta = options.clustering().beta();
-    ClusterProposal proposal =
-        options.candidatesPerSample() == 0
+    // The proposal over every cluster serves any count; the practical variant's depends on it.
+    ClusterProposal all =
+        options.candidatesPerSample() == 0 && partition.size() > 0
             ? new ClusterProposal(partition, beta)
-            : new ClusterProposal(
-                partition,
-                beta,
-                closestClusters(partition, (long) options.candidatesPerSample() * count));
+            : null;
+    return (count, random) -> {
+      if (partition.size() == 0 || count == 0) {
+        return new Samples(new int[0], new double[0], 0, 0);
+      }
+      ClusterProposal proposal =
+          all != null
+              ? all
+              : new ClusterProposal(
+                  partition,
+                  beta,
+                  closestClusters(partition, (long) options.candidatesPerSample() * count));
+      return sample(proposal, query, count, random);
+    };
+  }
+
+  private Samples sample(
+      ClusterProposal proposal, float[] query, int count, RandomGenerator random) {
+    double beta = options.clustering().beta();
     int chains = count * options.chainsPerSample();
     int[] targets = new int[chains];
     double[] logits = new double[chains];

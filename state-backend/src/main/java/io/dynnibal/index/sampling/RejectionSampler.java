@@ -39,10 +39,10 @@ public final class RejectionSampler implements NegativeSampler {
   }
 
   @Override
-  public Samples sample(SgTree tree, float[] query, int count, RandomGenerator random) {
+  public Prepared prepare(SgTree tree, float[] query) {
     Partition partition = FindClustering.find(tree, query, clustering);
-    if (partition.size() == 0 || count == 0) {
-      return new Samples(new int[0], new double[0], 0, 0);
+    if (partition.size() == 0) {
+      return (count, random) -> new Samples(new int[0], new double[0], 0, 0);
     }
     double beta = clustering.beta();
     double queryNorm = VectorMath.norm(query);
@@ -61,6 +61,33 @@ public final class RejectionSampler implements NegativeSampler {
       envelope[i] = Math.exp(logEnvelope[i] - shift);
     }
     CumulativeWeights clusters = new CumulativeWeights(envelope);
+    double envelopeShift = shift;
+    return (count, random) ->
+        count == 0
+            ? new Samples(new int[0], new double[0], 0, 0)
+            : sample(
+                tree,
+                partition,
+                envelope,
+                clusters,
+                envelopeShift,
+                query,
+                queryNorm,
+                count,
+                random);
+  }
+
+  private Samples sample(
+      SgTree tree,
+      Partition partition,
+      double[] envelope,
+      CumulativeWeights clusters,
+      double shift,
+      float[] query,
+      double queryNorm,
+      int count,
+      RandomGenerator random) {
+    double beta = clustering.beta();
     int[] targets = new int[count];
     double[] logits = new double[count];
     long attempts = 0;
