@@ -88,6 +88,10 @@ public final class PipelineBenchmark {
     figures.put("negatives_per_example", config.negativesPerExample);
     figures.put("negatives_uniform", config.negativesUniform);
     figures.put("negatives_per_step", round(window.negativesPerStep()));
+    // Each probe scores every target at full dimension, and each model version re-encodes the
+    // shard at full dimension for it: a measurement's cost, part of the shards' time here.
+    figures.put("fidelity_probes", config.fidelityProbes);
+    figures.put("reencode_every", config.reencodeEvery);
     figures.put("warmup_steps", options.warmupSteps());
     figures.put("steps_timed", window.steps());
     figures.put("cores", Runtime.getRuntime().availableProcessors());
