@@ -9,9 +9,7 @@ import io.dynnibal.local.PipelineBenchmark;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -26,28 +24,8 @@ class PipelineBenchmarkSmokeTest {
   void measuresTheJobAndTheTrainerAloneOnTheSameDose() throws Exception {
     SyntheticCorpus synthetic = new SyntheticCorpus(120, 240, 8, 4, 7);
     Corpus corpus = new Corpus("synthetic", synthetic.targets, synthetic.train, synthetic.eval);
-    TrainingJobConfig config =
-        TrainingJobConfig.load(
-            null,
-            List.of(
-                "topic.prefix=pipeline-smoke.",
-                "group.id=pipeline-smoke",
-                "batch.size=16",
-                "negatives.per.example=2",
-                "negatives.uniform=8",
-                "reencode.every=5",
-                "landmarks=16",
-                "regression.samples=64",
-                "model.buckets=4096",
-                "model.embedding.dim=32",
-                "model.hidden.dim=64",
-                "model.output.dim=32",
-                "warmup.steps=5",
-                "checkpoint.interval=500ms"));
-    Path work =
-        Files.createDirectories(
-            Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
-                .resolve("pipeline-smoke-" + System.nanoTime()));
+    TrainingJobConfig config = SmokeRuns.config("pipeline-smoke", "negatives.per.example=2");
+    Path work = SmokeRuns.workDir("pipeline-smoke");
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     Map<String, Object> figures;
     try (PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8)) {
