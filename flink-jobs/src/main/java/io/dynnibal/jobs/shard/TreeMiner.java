@@ -118,7 +118,7 @@ final class TreeMiner implements HardNegativeMiner {
       Map<String, TargetFeatures> best = topK ? new HashMap<>() : null;
       int taken = 0;
       // Clustered once for all rounds: a trained model often draws the query's own positive, and
-      // clustering the tree again for each round of draws was most of the shard's time.
+      // clustering the tree anew for each round repeated the costliest part of mining.
       NegativeSampler.Prepared prepared = shard.index().prepare(sampler, z[q]);
       for (int round = 0; round < (topK ? 1 : SAMPLE_ROUNDS) && taken < perExample; round++) {
         Samples samples;
