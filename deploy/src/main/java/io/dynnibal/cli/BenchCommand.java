@@ -596,16 +596,9 @@ final class BenchCommand implements Runnable {
         throw new ParameterException(
             spec.commandLine(), "need --warmup-steps >= 0 and --steps >= 2");
       }
-      if (!tower.equals("bag") && !tower.equals("transformer")) {
-        throw new ParameterException(
-            spec.commandLine(), "--tower is bag or transformer, not \"" + tower + "\"");
-      }
+      List<String> defaults = ExperimentCommand.towerDefaults(tower, spec.commandLine());
       io.dynnibal.local.Corpus corpus = run.corpus(spec.commandLine());
-      io.dynnibal.jobs.config.TrainingJobConfig config =
-          run.config(
-              tower.equals("transformer")
-                  ? ExperimentCommand.transformerDefaults()
-                  : ExperimentCommand.experimentDefaults());
+      io.dynnibal.jobs.config.TrainingJobConfig config = run.config(defaults);
       Path work = run.workDir("dynnibal-bench-pipeline-");
       try {
         print(

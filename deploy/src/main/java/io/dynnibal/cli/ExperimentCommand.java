@@ -91,11 +91,8 @@ final class ExperimentCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    List<String> defaults = towerDefaults(tower, spec.commandLine());
     boolean transformer = tower.equals("transformer");
-    if (!transformer && !tower.equals("bag")) {
-      throw new ParameterException(
-          spec.commandLine(), "--tower is bag or transformer, not \"" + tower + "\"");
-    }
     if (curvePoints == null) {
       curvePoints = transformer ? 1 : 4;
     }
@@ -110,8 +107,7 @@ final class ExperimentCommand implements Callable<Integer> {
       }
     }
     Corpus corpus = run.corpus(spec.commandLine());
-    TrainingJobConfig config =
-        run.config(transformer ? transformerDefaults() : experimentDefaults());
+    TrainingJobConfig config = run.config(defaults);
     if (bootstrap != null) {
       config.bootstrapServers = bootstrap;
     }
@@ -184,6 +180,20 @@ final class ExperimentCommand implements Callable<Integer> {
    *   <li>no fidelity probes (each encodes every target at full dimension per model version).
    * </ul>
    */
+  /**
+   * The experiment's settings for {@code --tower} (bag or transformer), shared by the commands that
+   * take it; any other tower is a parameter error.
+   */
+  static List<String> towerDefaults(String tower, picocli.CommandLine commandLine) {
+    return switch (tower) {
+      case "bag" -> experimentDefaults();
+      case "transformer" -> transformerDefaults();
+      default ->
+          throw new ParameterException(
+              commandLine, "--tower is bag or transformer, not \"" + tower + "\"");
+    };
+  }
+
   static List<String> transformerDefaults() {
     List<String> all = new ArrayList<>(experimentDefaults());
     all.addAll(

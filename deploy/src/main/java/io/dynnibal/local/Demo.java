@@ -99,12 +99,12 @@ public final class Demo {
         publisher.publishTargets(config.targetsTopic(), corpus.targets(), null);
         job = LocalJob.start(config, "dynnibal demo");
         ProgressBar indexing = new ProgressBar(out, "indexing", corpus.targets().size());
-        while (!TopicReader.groupCaughtUp(
-            kafka.clientProperties(), config.groupId, config.targetsTopic())) {
-          LocalJob.failIfEnded(job);
-          Thread.sleep(500);
-          indexing.draw(-1, String.format("%.0f s", (System.nanoTime() - indexStart) / 1e9));
-        }
+        LocalJob.awaitTargetsRead(
+            kafka.clientProperties(),
+            config,
+            job,
+            () ->
+                indexing.draw(-1, String.format("%.0f s", (System.nanoTime() - indexStart) / 1e9)));
         indexing.finish(corpus.targets().size(), "");
         double indexSeconds = (System.nanoTime() - indexStart) / 1e9;
 

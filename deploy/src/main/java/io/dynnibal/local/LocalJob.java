@@ -179,6 +179,21 @@ public final class LocalJob {
     }
   }
 
+  /**
+   * Waits until the job's consumer group has read the targets topic to its end, running {@code
+   * whileWaiting} every half second; fails if the job ends first.
+   */
+  public static void awaitTargetsRead(
+      Properties kafka, TrainingJobConfig config, JobClient job, Runnable whileWaiting)
+      throws Exception {
+    while (!io.dynnibal.jobs.kafka.TopicReader.groupCaughtUp(
+        kafka, config.groupId, config.targetsTopic())) {
+      failIfEnded(job);
+      Thread.sleep(500);
+      whileWaiting.run();
+    }
+  }
+
   public static void failIfEnded(JobClient job) throws Exception {
     if (job.getJobStatus().get().isGloballyTerminalState()) {
       job.getJobExecutionResult().get();

@@ -3,7 +3,6 @@ package io.dynnibal.local;
 import io.dynnibal.data.LabelledQuery;
 import io.dynnibal.data.TargetText;
 import io.dynnibal.jobs.config.TrainingJobConfig;
-import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.training.OperatorSettings;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.model.DualEncoder;
@@ -220,11 +219,7 @@ public final class PipelineBenchmark {
             config.parallelism);
         publisher.publishTargets(config.targetsTopic(), corpus.targets(), null);
         job = LocalJob.start(config, "dynnibal bench pipeline");
-        while (!TopicReader.groupCaughtUp(
-            kafka.clientProperties(), config.groupId, config.targetsTopic())) {
-          LocalJob.failIfEnded(job);
-          Thread.sleep(500);
-        }
+        LocalJob.awaitTargetsRead(kafka.clientProperties(), config, job, () -> {});
         int perPass = published.size() / passes;
         for (int p = 0; p < passes; p++) {
           publisher.publishPairs(
