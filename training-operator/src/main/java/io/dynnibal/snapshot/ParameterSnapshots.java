@@ -15,6 +15,8 @@ import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -90,26 +92,38 @@ public final class ParameterSnapshots {
   }
 
   /**
-   * The files of a snapshot with optimiser state, in memory (name -> bytes): what a trainer puts
-   * into a Flink checkpoint. {@link #readTrainer(Map, TrainerConfig)} reads them back.
+   * Streams a snapshot of the trainer, optimiser state included, into {@code out} (flushed, not
+   * closed): what the trainer writes into a Flink checkpoint. Nothing is copied in memory on the
+   * way; {@link #readTrainer(InputStream, TrainerConfig)} reads it back.
    */
-  public static Map<String, byte[]> toBytes(DualEncoderTrainer trainer, long version, long seed) {
-    Map<String, byte[]> out = new java.util.LinkedHashMap<>();
-    try {
-      for (var file : files(trainer.encoder(), trainer, version, seed).entrySet()) {
-        MemoryFile bytes = new MemoryFile();
-        file.getValue().writeTo(bytes);
-        out.put(file.getKey(), bytes.toByteArray());
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not serialise the trainer: " + e.getMessage(), e);
-    }
-    return out;
+  public static void writeTrainer(
+      DualEncoderTrainer trainer, long version, long seed, OutputStream out) throws IOException {
+    SnapshotStream.write(files(trainer.encoder(), trainer, version, seed), out);
   }
 
   /**
-   * A trainer from the files {@link #toBytes} made (written to a temporary directory and read as a
-   * snapshot).
+   * A trainer from a stream {@link #writeTrainer(DualEncoderTrainer, long, long, OutputStream)}
+   * made (unpacked to a temporary directory and read as a snapshot).
+   */
+  public static DualEncoderTrainer readTrainer(InputStream in, TrainerConfig config) {
+    Path scratch = null;
+    try {
+      scratch = Files.createTempDirectory("dynnibal-restore-");
+      Path dir = Files.createDirectories(scratch.resolve("snapshot"));
+      SnapshotStream.unpack(in, dir);
+      return readTrainer(dir.toUri(), config);
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not restore the trainer: " + e.getMessage(), e);
+    } finally {
+      if (scratch != null) {
+        deleteQuietly(scratch);
+      }
+    }
+  }
+
+  /**
+   * A trainer from a snapshot's files held in memory (name -> bytes), as checkpoints from before
+   * {@link #writeTrainer(DualEncoderTrainer, long, long, OutputStream)} carried them.
    */
   public static DualEncoderTrainer readTrainer(Map<String, byte[]> files, TrainerConfig config) {
     Path scratch = null;
@@ -130,7 +144,7 @@ public final class ParameterSnapshots {
   }
 
   /** Writes one file's bytes. */
-  private interface FileContent {
+  interface FileContent {
     void writeTo(java.nio.channels.WritableByteChannel channel) throws IOException;
   }
 

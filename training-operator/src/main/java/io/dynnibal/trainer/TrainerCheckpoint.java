@@ -5,9 +5,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The trainer's operator state: its parameters and Adam's moments (the files of a parameter
- * snapshot, carried inside Flink's checkpoint so that a checkpoint or savepoint is self-contained
- * and Flink owns its lifetime), and counters.
+ * The trainer's managed operator state: counters, the regression reservoir, the landmarks, the
+ * negative cache and the feedback bookkeeping. The parameters and Adam's moments travel beside it
+ * as raw operator state ({@link TrainerOperator}).
  */
 public class TrainerCheckpoint {
   /**
@@ -15,7 +15,12 @@ public class TrainerCheckpoint {
    */
   public String runId;
 
+  /**
+   * The parameter snapshot's files, as checkpoints from before {@link TrainerOperator} carried
+   * them; null in newer ones. Read on restore, never written.
+   */
   public String[] fileNames;
+
   public byte[][] fileContents;
   public long checkpointId;
   public long version;
@@ -60,10 +65,5 @@ public class TrainerCheckpoint {
       files.put(fileNames[i], fileContents[i]);
     }
     return files;
-  }
-
-  void setFiles(Map<String, byte[]> files) {
-    fileNames = files.keySet().toArray(new String[0]);
-    fileContents = files.values().toArray(new byte[0][]);
   }
 }

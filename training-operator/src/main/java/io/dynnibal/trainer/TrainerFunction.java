@@ -14,6 +14,9 @@ import io.dynnibal.stream.QueryBatch;
 import io.dynnibal.training.DualEncoderTrainer;
 import io.dynnibal.training.SkippedStep;
 import io.dynnibal.training.StepResult;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.util.List;
 import java.util.UUID;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -39,11 +42,11 @@ import org.slf4j.LoggerFactory;
  * RegressionReservoir}, {@link FeedbackTracker}, {@link WatchedTargets}, {@link StepMetrics} and
  * {@link ModelVersionStore}.
  *
- * <p>Exactly once: at every checkpoint the parameters and Adam's moments go into operator state
- * (the bytes of a parameter snapshot) with the counters and the reservoir. After a restore, model
- * versions newer than the checkpoint (never committed to Kafka: the sinks are transactional) are
- * deleted and made again. A version is deleted once a completed checkpoint shows that every shard
- * holds a newer one.
+ * <p>Exactly once: at every checkpoint the counters, the reservoir and the landmarks go into
+ * operator state, and {@link TrainerOperator} streams the parameters and Adam's moments into the
+ * checkpoint's raw operator state. After a restore, model versions newer than the checkpoint (never
+ * committed to Kafka: the sinks are transactional) are deleted and made again. A version is deleted
+ * once a completed checkpoint shows that every shard holds a newer one.
  */
 public final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics>
     implements CheckpointedFunction, CheckpointListener {
@@ -74,7 +77,14 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
   private transient StepMetrics metrics;
   private transient ModelVersionStore versions;
 
-  public TrainerFunction(TrainerSettings settings, FaultInjection faults) {
+  /**
+   * The trainer restored from the checkpoint's raw state by {@link TrainerOperator}, before {@link
+   * #initializeState}; null on a fresh start.
+   */
+  private transient DualEncoderTrainer restoredTrainer;
+
+  /** Only {@link TrainerOperator} runs it: it carries the parameters through checkpoints. */
+  TrainerFunction(TrainerSettings settings, FaultInjection faults) {
     this.settings = settings;
     this.faults = faults;
   }
@@ -106,7 +116,18 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
       return;
     }
     versions = new ModelVersionStore(settings.snapshotDir(), runId, settings.seed());
-    trainer = ParameterSnapshots.readTrainer(saved.files(), settings.trainerConfig());
+    // Checkpoints from before the raw stream carried the parameters as byte arrays.
+    trainer =
+        saved.fileContents != null
+            ? ParameterSnapshots.readTrainer(saved.files(), settings.trainerConfig())
+            : restoredTrainer;
+    restoredTrainer = null;
+    if (trainer == null) {
+      throw new IllegalStateException(
+          "checkpoint "
+              + saved.checkpointId
+              + " holds the trainer's counters but not its parameters (raw operator state)");
+    }
     version = saved.version;
     metrics.restore(saved);
     feedback.restore(saved);
@@ -326,7 +347,6 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     TrainerCheckpoint c = new TrainerCheckpoint();
     c.runId = runId;
     c.checkpointId = context.getCheckpointId();
-    c.setFiles(ParameterSnapshots.toBytes(trainer, trainer.step(), settings.seed()));
     c.version = version;
     feedback.checkpointTaken(context.getCheckpointId());
     feedback.save(c);
@@ -336,6 +356,22 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     c.landmarks = landmarks == null ? null : landmarks.toArray(new TargetFeatures[0]);
     c.negativeCache = negativeCache == null ? null : negativeCache.save();
     state.update(List.of(c));
+  }
+
+  /**
+   * Reads the parameters {@link #writeParameters} wrote; called before {@link #initializeState}.
+   */
+  void restoreParameters(InputStream in) {
+    if (restoredTrainer != null) {
+      throw new IllegalStateException(
+          "the checkpoint holds two sets of trainer parameters; the trainer runs at parallelism 1");
+    }
+    restoredTrainer = ParameterSnapshots.readTrainer(in, settings.trainerConfig());
+  }
+
+  /** Streams the parameters and Adam's moments into a checkpoint (after {@link #snapshotState}). */
+  void writeParameters(OutputStream out) throws IOException {
+    ParameterSnapshots.writeTrainer(trainer, trainer.step(), settings.seed(), out);
   }
 
   @Override
@@ -351,6 +387,10 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     if (trainer != null) {
       trainer.encoder().close();
       trainer = null;
+    }
+    if (restoredTrainer != null) {
+      restoredTrainer.encoder().close();
+      restoredTrainer = null;
     }
   }
 }

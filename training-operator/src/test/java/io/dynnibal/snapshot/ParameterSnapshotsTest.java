@@ -136,22 +136,75 @@ class ParameterSnapshotsTest {
   }
 
   @Test
-  void aTrainerInMemoryBytesRestoresExactly() {
+  void aTrainerStreamedIntoACheckpointRestoresExactly() throws IOException {
     try (DualEncoder encoder = DualEncoder.create(SMALL, 9)) {
       DualEncoderTrainer trainer =
           new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(2, 20));
       train(trainer, 4, new Random(5));
-      java.util.Map<String, byte[]> bytes = ParameterSnapshots.toBytes(trainer, trainer.step(), 9);
+      java.io.ByteArrayOutputStream stream = new java.io.ByteArrayOutputStream();
+      ParameterSnapshots.writeTrainer(trainer, trainer.step(), 9, stream);
       DualEncoderTrainer restored =
-          ParameterSnapshots.readTrainer(bytes, TrainerConfig.fromScratch(2, 20));
-      try (DualEncoder restoredEncoder = restored.encoder()) {
-        assertEquals(4, restored.step());
-        List<StepResult> a = train(trainer, 3, new Random(6));
-        List<StepResult> b = train(restored, 3, new Random(6));
-        for (int i = 0; i < a.size(); i++) {
-          assertEquals(a.get(i).loss(), b.get(i).loss(), 0f);
+          ParameterSnapshots.readTrainer(
+              new java.io.ByteArrayInputStream(stream.toByteArray()),
+              TrainerConfig.fromScratch(2, 20));
+      assertContinuesIdentically(trainer, restored, 4);
+    }
+  }
+
+  @Test
+  void aTruncatedCheckpointStreamIsAClearError() throws IOException {
+    try (DualEncoder encoder = DualEncoder.create(SMALL, 9)) {
+      DualEncoderTrainer trainer =
+          new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(2, 20));
+      java.io.ByteArrayOutputStream stream = new java.io.ByteArrayOutputStream();
+      ParameterSnapshots.writeTrainer(trainer, trainer.step(), 9, stream);
+      byte[] truncated = java.util.Arrays.copyOf(stream.toByteArray(), stream.size() / 2);
+      var error =
+          assertThrows(
+              UncheckedIOException.class,
+              () ->
+                  ParameterSnapshots.readTrainer(
+                      new java.io.ByteArrayInputStream(truncated),
+                      TrainerConfig.fromScratch(2, 20)));
+      assertTrue(error.getMessage().contains("ends early"), error.getMessage());
+    }
+  }
+
+  @Test
+  void aCheckpointFromBeforeStreamingStillRestores() throws IOException {
+    try (DualEncoder encoder = DualEncoder.create(SMALL, 9)) {
+      DualEncoderTrainer trainer =
+          new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(2, 20));
+      train(trainer, 4, new Random(5));
+      Path written =
+          ParameterSnapshots.toPath(
+              ParameterSnapshots.write(trainer, dir.toUri(), trainer.step(), 9));
+      // Older checkpoints carried the snapshot's files as byte arrays in operator state.
+      java.util.Map<String, byte[]> files = new java.util.LinkedHashMap<>();
+      try (var list = Files.list(written)) {
+        for (Path file : list.toList()) {
+          files.put(file.getFileName().toString(), Files.readAllBytes(file));
         }
       }
+      DualEncoderTrainer restored =
+          ParameterSnapshots.readTrainer(files, TrainerConfig.fromScratch(2, 20));
+      assertContinuesIdentically(trainer, restored, 4);
+    }
+  }
+
+  /** The restored trainer is at {@code step} and its next steps match the original's exactly. */
+  private void assertContinuesIdentically(
+      DualEncoderTrainer trainer, DualEncoderTrainer restored, long step) {
+    try (DualEncoder restoredEncoder = restored.encoder()) {
+      assertEquals(step, restored.step());
+      List<StepResult> a = train(trainer, 3, new Random(6));
+      List<StepResult> b = train(restored, 3, new Random(6));
+      for (int i = 0; i < a.size(); i++) {
+        assertEquals(a.get(i).loss(), b.get(i).loss(), 0f);
+      }
+      assertIdentical(
+          trainer.encoder().encodeTargetTexts(targets()),
+          restoredEncoder.encodeTargetTexts(targets()));
     }
   }
 
