@@ -4,6 +4,7 @@ import io.dynnibal.model.DualEncoder;
 import io.dynnibal.snapshot.Directories;
 import io.dynnibal.snapshot.ParameterSnapshots;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,6 +64,28 @@ final class ModelVersionStore {
       return null;
     }
     return ParameterSnapshots.write(encoder, dir, step, seed);
+  }
+
+  /**
+   * The newest version on disk, 0 when there is none. Read before {@link #deleteAbove} on a
+   * restore: the versions above the restored one were emitted by a lost branch, and their numbers
+   * must never be used again (see {@link TrainerFunction}).
+   */
+  long newestVersion() {
+    Path dir = ParameterSnapshots.toPath(base);
+    if (!Files.isDirectory(dir)) {
+      return 0;
+    }
+    try (Stream<Path> entries = Files.list(dir)) {
+      return entries
+          .map(p -> p.getFileName().toString())
+          .filter(name -> name.matches(VERSION_DIR))
+          .mapToLong(name -> Long.parseLong(name.substring(6)))
+          .max()
+          .orElse(0);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list the model versions in " + dir, e);
+    }
   }
 
   /** Deletes versions above {@code version}: written after the state a restore went back to. */

@@ -24,6 +24,14 @@ public class TrainerCheckpoint {
   public byte[][] fileContents;
   public long checkpointId;
   public long version;
+
+  /**
+   * The number the next model update must take when a restore left versions of a lost branch on the
+   * model-updates topic (0: none); kept so that a second restore before that update is emitted
+   * still skips them.
+   */
+  public long restartVersion;
+
   public long pairsTrained;
   public long pairsDeadLettered;
   public long batchesSkipped;

@@ -44,9 +44,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Exactly once: at every checkpoint the counters, the reservoir and the landmarks go into
  * operator state, and {@link TrainerOperator} streams the parameters and Adam's moments into the
- * checkpoint's raw operator state. After a restore, model versions newer than the checkpoint (never
- * committed to Kafka: the sinks are transactional) are deleted and made again. A version is deleted
- * once a completed checkpoint shows that every shard holds a newer one.
+ * checkpoint's raw operator state.
+ *
+ * <p>Model updates leave at once, without waiting for a checkpoint (the model-updates sink is not
+ * transactional), so a restore can leave updates of the lost branch - emitted after the restored
+ * checkpoint - on the topic, where the shards will read them again. A version number therefore
+ * never names two models: after a restore, the next version skips every number the lost branch
+ * wrote to the snapshot directory, and that update is emitted at the first step and re-encodes
+ * exactly. Shards apply only versions above the one they hold, so whatever of the lost branch they
+ * applied is replaced; its directories are deleted at the restore, so most of it cannot even be
+ * loaded. A version is deleted once a completed checkpoint shows that every shard holds a newer
+ * one.
  */
 public final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics>
     implements CheckpointedFunction, CheckpointListener {
@@ -63,6 +71,13 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
   private transient ListState<TrainerCheckpoint> state;
   private transient String runId;
   private transient long version;
+
+  /**
+   * After a restore: the lowest number the next version may take (above every version a lost branch
+   * may have emitted), and the next step emits it at once. 0 when no restore left such versions.
+   */
+  private transient long restartVersion;
+
   private transient RegressionReservoir reservoir;
 
   /**
@@ -142,7 +157,10 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     if (negativeCache != null && saved.negativeCache != null) {
       negativeCache.restore(saved.negativeCache);
     }
-    // Versions written after this checkpoint were never committed: the shards never saw them.
+    // Versions written after this checkpoint belong to a lost branch: their numbers are skipped
+    // and their files deleted (see the class comment).
+    long newest = versions.newestVersion();
+    restartVersion = Math.max(saved.restartVersion, newest > version ? newest + 1 : 0);
     versions.deleteAbove(version);
     LOG.info(
         "trainer restored at step {} (model version {}) from checkpoint {}",
@@ -247,7 +265,8 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     // In-batch negatives need nothing from the shards but positives: no model updates (and no
     // uniform draws to fit a map with).
     if (settings.sampler() != Sampler.IN_BATCH
-        && result.step() - feedback.stepOf(version) >= settings.reencodeEvery()) {
+        && (restartVersion > 0
+            || result.step() - feedback.stepOf(version) >= settings.reencodeEvery())) {
       publishUpdate(ctx, result.step());
     }
     if (settings.keepModelEvery() > 0 && result.step() % settings.keepModelEvery() == 0) {
@@ -282,7 +301,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
               reservoir.atVersion(version),
               landmarks,
               settings.landmarks(),
-              version + 1,
+              Math.max(version + 1, restartVersion),
               step,
               versions.base(),
               settings.seed());
@@ -300,6 +319,15 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
           "step {}: the landmarks are new (the cache is in another basis): the shards re-encode"
               + " every target exactly",
           step);
+    } else if (restartVersion > version + 1) {
+      update = ModelUpdate.newBuilder(update).setReencodeExactly(true).build();
+      LOG.info(
+          "step {}: versions {} to {} were emitted by the branch the restore discarded: model"
+              + " update {} replaces them, and the shards re-encode every target exactly",
+          step,
+          version + 1,
+          restartVersion - 1,
+          restartVersion);
     } else if (cycle.meanCosine() < settings.reencodeExactBelow()) { // false for NaN
       update = ModelUpdate.newBuilder(update).setReencodeExactly(true).build();
       LOG.info(
@@ -310,9 +338,11 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
           settings.reencodeExactBelow());
     }
     landmarks = update.getReencodeExactly() ? cycle.landmarksExact() : cycle.landmarksMoved();
-    version++;
+    version = update.getVersion();
+    restartVersion = 0;
     feedback.emitted(version, step);
     ctx.output(MODEL_UPDATES, update);
+    faults.afterModelUpdate(version);
     LOG.info(
         "step {}: model update {} emitted ({}); map vs exact re-encoding on held-out samples:"
             + " cosine mean {}, min {}",
@@ -348,6 +378,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     c.runId = runId;
     c.checkpointId = context.getCheckpointId();
     c.version = version;
+    c.restartVersion = restartVersion;
     feedback.checkpointTaken(context.getCheckpointId());
     feedback.save(c);
     metrics.save(c);

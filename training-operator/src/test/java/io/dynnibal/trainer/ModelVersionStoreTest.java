@@ -35,6 +35,21 @@ class ModelVersionStoreTest {
   }
 
   @Test
+  void theNewestVersionIsTheHighestNumberOnDiskIgnoringOtherFolders() throws Exception {
+    ModelVersionStore store = new ModelVersionStore(dir.toString(), "r3", 7);
+    assertEquals(0, store.newestVersion(), "no directory yet");
+    try (DualEncoder encoder = DualEncoder.create(SMALL, 7)) {
+      for (long v : new long[] {2, 11, 9}) {
+        ParameterSnapshots.write(encoder, store.base(), v, 7);
+      }
+      store.keep(encoder, 500); // kept/model-500 is not a version
+      assertEquals(11, store.newestVersion());
+      store.deleteAbove(9);
+      assertEquals(9, store.newestVersion());
+    }
+  }
+
+  @Test
   void theFinalModelIsWrittenOnce() throws Exception {
     ModelVersionStore store = new ModelVersionStore(dir.toString(), "r2", 7);
     try (DualEncoder encoder = DualEncoder.create(SMALL, 7)) {

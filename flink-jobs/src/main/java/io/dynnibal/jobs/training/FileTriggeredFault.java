@@ -43,4 +43,9 @@ final class FileTriggeredFault implements FaultInjection {
     }
     next.beforeStep(step);
   }
+
+  @Override
+  public void afterModelUpdate(long version) {
+    next.afterModelUpdate(version);
+  }
 }

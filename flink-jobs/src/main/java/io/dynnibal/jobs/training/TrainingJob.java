@@ -68,8 +68,12 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * every stage's unusable records -> dead-letters topic
  * </pre>
  *
- * Kafka is the feedback edge because Flink 2 has no iterations; the sinks are transactional and the
- * consumers read_committed, so a restore neither loses nor repeats a model update.
+ * Kafka is the feedback edge because Flink 2 has no iterations. The metrics and dead-letter sinks
+ * are transactional and the consumers read_committed, so a restore neither loses nor repeats a
+ * record. The model-updates sink is not: an update reaches the shards as soon as it is emitted
+ * instead of at the next checkpoint's completion, and the trainer's version numbering makes that
+ * safe (an update seen twice is ignored; one of a branch a restore discarded is superseded, see
+ * TrainerFunction).
  */
 public final class TrainingJob {
   /** Key groups: the most shards' subtasks a job can be rescaled to. */
@@ -274,14 +278,26 @@ public final class TrainingJob {
             .setParallelism(1);
 
     metrics
-        .sinkTo(sink(config, config.metricsTopic(), TrainingMetrics.class, "metrics"))
+        .sinkTo(
+            sink(
+                config,
+                config.metricsTopic(),
+                TrainingMetrics.class,
+                "metrics",
+                DeliveryGuarantee.EXACTLY_ONCE))
         .name("metrics-sink")
         .uid("metrics-sink")
         .setParallelism(1)
         .disableChaining();
     metrics
         .getSideOutput(TrainerFunction.MODEL_UPDATES)
-        .sinkTo(sink(config, config.modelUpdatesTopic(), ModelUpdate.class, "model-updates"))
+        .sinkTo(
+            sink(
+                config,
+                config.modelUpdatesTopic(),
+                ModelUpdate.class,
+                "model-updates",
+                DeliveryGuarantee.AT_LEAST_ONCE))
         .name("model-updates-sink")
         .uid("model-updates-sink")
         .setParallelism(1)
@@ -293,7 +309,13 @@ public final class TrainingJob {
             updates.getSideOutput(DeadLetters.TAG),
             replies.getSideOutput(DeadLetters.TAG),
             metrics.getSideOutput(DeadLetters.TAG))
-        .sinkTo(sink(config, config.deadLettersTopic(), DeadLetter.class, "dead-letters"))
+        .sinkTo(
+            sink(
+                config,
+                config.deadLettersTopic(),
+                DeadLetter.class,
+                "dead-letters",
+                DeliveryGuarantee.EXACTLY_ONCE))
         .name("dead-letters-sink")
         .uid("dead-letters-sink")
         .setParallelism(1);
@@ -313,7 +335,11 @@ public final class TrainingJob {
   }
 
   private static <T extends SpecificRecordBase> KafkaSink<T> sink(
-      TrainingJobConfig config, String topic, Class<T> type, String name) {
+      TrainingJobConfig config,
+      String topic,
+      Class<T> type,
+      String name,
+      DeliveryGuarantee guarantee) {
     Properties producer = config.clientProperties();
     producer.put(
         ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,
@@ -325,7 +351,7 @@ public final class TrainingJob {
                 .setTopic(topic)
                 .setValueSerializationSchema(AvroValueSchema.of(type))
                 .build())
-        .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+        .setDeliveryGuarantee(guarantee)
         .setTransactionalIdPrefix(config.topicPrefix + config.groupId + "-" + name)
         .setKafkaProducerConfig(producer)
         .build();
