@@ -50,11 +50,12 @@ import org.slf4j.LoggerFactory;
  * transactional), so a restore can leave updates of the lost branch - emitted after the restored
  * checkpoint - on the topic, where the shards will read them again. A version number therefore
  * never names two models: after a restore, the next version skips every number the lost branch
- * wrote to the snapshot directory, and that update is emitted at the first step and re-encodes
- * exactly. Shards apply only versions above the one they hold, so whatever of the lost branch they
- * applied is replaced; its directories are deleted at the restore, so most of it cannot even be
- * loaded. A version is deleted once a completed checkpoint shows that every shard holds a newer
- * one.
+ * wrote to the snapshot directory, and that update is emitted at the first step. Its map moves the
+ * restored version's cache ({@code map_from}), so a shard that applied anything of the lost branch
+ * re-encodes exactly, and shards apply only versions above the one they hold: whatever of the lost
+ * branch they took is replaced. Its directories are deleted at the restore, so most of it cannot
+ * even be loaded. A version is deleted once a completed checkpoint shows that every shard holds a
+ * newer one.
  */
 public final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics>
     implements CheckpointedFunction, CheckpointListener {
@@ -312,22 +313,24 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     if (cycle == null) {
       return;
     }
-    ModelUpdate update = cycle.update();
+    // The map moves the cache of the version before this one in the trainer's own history, which
+    // after a restore is not the number before it (see the class comment).
+    ModelUpdate update = ModelUpdate.newBuilder(cycle.update()).setMapFrom(version).build();
     metrics.reencoded(cycle.meanCosine(), cycle.minCosine());
+    if (update.getVersion() > version + 1) {
+      LOG.info(
+          "step {}: versions {} to {} were emitted by the branch the restore discarded: model"
+              + " update {} replaces them (a shard that took one of them re-encodes exactly)",
+          step,
+          version + 1,
+          update.getVersion() - 1,
+          update.getVersion());
+    }
     if (update.getReencodeExactly()) {
       LOG.info(
           "step {}: the landmarks are new (the cache is in another basis): the shards re-encode"
               + " every target exactly",
           step);
-    } else if (restartVersion > version + 1) {
-      update = ModelUpdate.newBuilder(update).setReencodeExactly(true).build();
-      LOG.info(
-          "step {}: versions {} to {} were emitted by the branch the restore discarded: model"
-              + " update {} replaces them, and the shards re-encode every target exactly",
-          step,
-          version + 1,
-          restartVersion - 1,
-          restartVersion);
     } else if (cycle.meanCosine() < settings.reencodeExactBelow()) { // false for NaN
       update = ModelUpdate.newBuilder(update).setReencodeExactly(true).build();
       LOG.info(

@@ -276,11 +276,14 @@ public final class ShardIndexFunction
 
   /**
    * The map that moves this shard's cache to {@code update}'s version, or null to re-encode every
-   * target exactly: maps go from version v-1 to v, so an update that skips versions re-encodes
-   * exactly, as does one the trainer marked (its map was unfaithful).
+   * target exactly: a map moves the cache of one version ({@code map_from}, by default v-1), so a
+   * shard holding any other (it missed an update, or took one of a branch a restore discarded)
+   * re-encodes exactly, as does every shard when the trainer marked the update (its map was
+   * unfaithful, or the landmarks are new).
    */
   static CacheMap cacheMapOf(ModelUpdate update, long currentVersion) {
-    if (update.getVersion() != currentVersion + 1 || update.getReencodeExactly()) {
+    long from = update.getMapFrom() != null ? update.getMapFrom() : update.getVersion() - 1;
+    if (from != currentVersion || update.getReencodeExactly()) {
       return null;
     }
     return new CacheMap(
