@@ -401,6 +401,7 @@ public final class ShardIndexFunction
       // Stored but not encoded before a restore: encoded (and dead-lettered if unusable) like any
       // new target.
       LinkedHashSet<String> pending = unencoded.computeIfAbsent(key, k -> new LinkedHashSet<>());
+      long start = System.nanoTime();
       index =
           ShardTargets.buildIndex(
               targets,
@@ -410,6 +411,15 @@ public final class ShardIndexFunction
               pending::add);
       indexes.put(key, index);
       indexedTargets.addAndGet(index.size());
+      // The tree is heap-only: rebuilt after a restore and after an exact re-encode. Its cost is
+      // what a restored shard waits for before it answers its first batch.
+      if (index.size() > 0) {
+        LOG.info(
+            "shard key {}: SG tree built from state: {} targets in {} ms",
+            key,
+            index.size(),
+            (System.nanoTime() - start) / 1_000_000);
+      }
     }
     return index;
   }
