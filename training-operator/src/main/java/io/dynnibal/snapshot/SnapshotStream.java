@@ -7,7 +7,8 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.channels.Channels;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -38,7 +39,7 @@ final class SnapshotStream {
     for (var file : files.entrySet()) {
       data.writeUTF(file.getKey());
       ChunkWriter chunks = new ChunkWriter(data);
-      file.getValue().writeTo(Channels.newChannel(chunks));
+      file.getValue().writeTo(channel(chunks));
       chunks.finish();
     }
     data.flush();
@@ -81,6 +82,40 @@ final class SnapshotStream {
     } catch (EOFException e) {
       throw new IOException("the parameter snapshot stream ends early (truncated checkpoint)", e);
     }
+  }
+
+  /**
+   * A channel over {@code out} that hands a heap buffer's bytes over in one write ({@code
+   * Channels.newChannel} copies them 8 KiB at a time).
+   */
+  private static WritableByteChannel channel(OutputStream out) {
+    return new WritableByteChannel() {
+      private boolean open = true;
+
+      @Override
+      public int write(ByteBuffer source) throws IOException {
+        int n = source.remaining();
+        if (source.hasArray()) {
+          out.write(source.array(), source.arrayOffset() + source.position(), n);
+          source.position(source.limit());
+        } else {
+          byte[] copy = new byte[n];
+          source.get(copy);
+          out.write(copy, 0, n);
+        }
+        return n;
+      }
+
+      @Override
+      public boolean isOpen() {
+        return open;
+      }
+
+      @Override
+      public void close() {
+        open = false;
+      }
+    };
   }
 
   /** Buffers a file's bytes and writes them as chunks of at most {@link #CHUNK} bytes. */

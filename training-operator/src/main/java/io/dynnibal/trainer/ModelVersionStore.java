@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
  * final/model-<step>} for the model at {@code max.steps}.
  *
  * <p>Invariant: a version directory exists from the moment its model update is emitted until a
- * completed checkpoint shows every shard holds a newer one, or until a restore to an older state
- * deletes it (it was never committed, and will be made again).
+ * completed checkpoint shows every shard holds a newer one, including versions of a branch a
+ * restore discarded: their numbers must stay visible to {@link #newestVersion} (never reused), and
+ * a shard may have loaded one.
  */
 final class ModelVersionStore {
   private static final Logger LOG = LoggerFactory.getLogger(ModelVersionStore.class);
@@ -67,9 +68,9 @@ final class ModelVersionStore {
   }
 
   /**
-   * The newest version on disk, 0 when there is none. Read before {@link #deleteAbove} on a
-   * restore: the versions above the restored one were emitted by a lost branch, and their numbers
-   * must never be used again (see {@link TrainerFunction}).
+   * The newest version on disk, 0 when there is none. On a restore, the versions above the restored
+   * one were emitted by a lost branch, and their numbers must never be used again (see {@link
+   * TrainerFunction}).
    */
   long newestVersion() {
     Path dir = ParameterSnapshots.toPath(base);
@@ -88,17 +89,12 @@ final class ModelVersionStore {
     }
   }
 
-  /** Deletes versions above {@code version}: written after the state a restore went back to. */
-  void deleteAbove(long version) {
-    delete(v -> v > version, "newer than the restored state");
-  }
-
   /** Deletes versions below {@code version}: no restore can need them any more. */
   void deleteBelow(long version) {
-    delete(v -> v < version, null);
+    delete(v -> v < version);
   }
 
-  private void delete(LongPredicate doomed, String why) {
+  private void delete(LongPredicate doomed) {
     Path dir = ParameterSnapshots.toPath(base);
     if (!Files.isDirectory(dir)) {
       return;
@@ -107,9 +103,6 @@ final class ModelVersionStore {
       for (Path p : entries.toList()) {
         String name = p.getFileName().toString();
         if (name.matches(VERSION_DIR) && doomed.test(Long.parseLong(name.substring(6)))) {
-          if (why != null) {
-            LOG.info("deleting {} ({})", p, why);
-          }
           Directories.deleteRecursively(p);
         }
       }

@@ -44,6 +44,11 @@ final class RegressionReservoir {
     return out;
   }
 
+  /** Every entry, whatever its version, oldest first. */
+  List<TargetFeatures> all() {
+    return new ArrayList<>(entries.values());
+  }
+
   TargetFeatures[] toArray() {
     return entries.values().toArray(new TargetFeatures[0]);
   }

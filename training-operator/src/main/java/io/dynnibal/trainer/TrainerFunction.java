@@ -53,9 +53,8 @@ import org.slf4j.LoggerFactory;
  * wrote to the snapshot directory, and that update is emitted at the first step. Its map moves the
  * restored version's cache ({@code map_from}), so a shard that applied anything of the lost branch
  * re-encodes exactly, and shards apply only versions above the one they hold: whatever of the lost
- * branch they took is replaced. Its directories are deleted at the restore, so most of it cannot
- * even be loaded. A version is deleted once a completed checkpoint shows that every shard holds a
- * newer one.
+ * branch they took is replaced. A version is deleted once a completed checkpoint shows that every
+ * shard holds a newer one.
  */
 public final class TrainerFunction extends ProcessFunction<MergedBatch, TrainingMetrics>
     implements CheckpointedFunction, CheckpointListener {
@@ -159,10 +158,11 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
       negativeCache.restore(saved.negativeCache);
     }
     // Versions written after this checkpoint belong to a lost branch: their numbers are skipped
-    // and their files deleted (see the class comment).
+    // (see the class comment). Their directories stay, so that a second restore from the same
+    // checkpoint still sees them, and a shard that loaded one can still encode with it; they go
+    // like any old version once every shard holds a newer one.
     long newest = versions.newestVersion();
     restartVersion = Math.max(saved.restartVersion, newest > version ? newest + 1 : 0);
-    versions.deleteAbove(version);
     LOG.info(
         "trainer restored at step {} (model version {}) from checkpoint {}",
         trainer.step(),
@@ -262,7 +262,9 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     if (negativeCache != null) {
       negativeCache.addPositives(trainer.encoder(), inputs.positiveTargets);
     }
-    feedback.observed(merged.minModelVersion, result.step());
+    // A shard can answer with a version of a lost branch (numbered above this trainer's) until the
+    // update after a restore reaches it: it holds "this version or newer" only in number.
+    feedback.observed(Math.min(merged.minModelVersion, version), result.step());
     // In-batch negatives need nothing from the shards but positives: no model updates (and no
     // uniform draws to fit a map with).
     if (settings.sampler() != Sampler.IN_BATCH
@@ -294,18 +296,18 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
    * current version; otherwise the next step tries again.
    */
   private void publishUpdate(Context ctx, long step) {
+    long newVersion = Math.max(version + 1, restartVersion);
     ReencodeCycle.Outcome cycle;
+    boolean exactRestart = false;
     try {
-      cycle =
-          ReencodeCycle.build(
-              trainer.encoder(),
-              reservoir.atVersion(version),
-              landmarks,
-              settings.landmarks(),
-              Math.max(version + 1, restartVersion),
-              step,
-              versions.base(),
-              settings.seed());
+      cycle = cycle(reservoir.atVersion(version), newVersion, step);
+      if (cycle == null && newVersion > version + 1) {
+        // After a restore, shards that applied a lost version answer with its caches, so samples
+        // at the restored version may never come. This update then re-encodes exactly, and
+        // samples of any version do for its landmarks (their caches only fit the unused map).
+        cycle = cycle(reservoir.all(), newVersion, step);
+        exactRestart = cycle != null;
+      }
     } catch (IllegalStateException e) {
       LOG.warn("step {}: re-encode cycle skipped: {}", step, e.getMessage());
       return;
@@ -315,8 +317,14 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     }
     // The map moves the cache of the version before this one in the trainer's own history, which
     // after a restore is not the number before it (see the class comment).
-    ModelUpdate update = ModelUpdate.newBuilder(cycle.update()).setMapFrom(version).build();
-    metrics.reencoded(cycle.meanCosine(), cycle.minCosine());
+    ModelUpdate update =
+        ModelUpdate.newBuilder(cycle.update())
+            .setMapFrom(version)
+            .setReencodeExactly(cycle.update().getReencodeExactly() || exactRestart)
+            .build();
+    if (!exactRestart) {
+      metrics.reencoded(cycle.meanCosine(), cycle.minCosine());
+    }
     if (update.getVersion() > version + 1) {
       LOG.info(
           "step {}: versions {} to {} were emitted by the branch the restore discarded: model"
@@ -326,7 +334,13 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
           update.getVersion() - 1,
           update.getVersion());
     }
-    if (update.getReencodeExactly()) {
+    if (exactRestart) {
+      LOG.info(
+          "step {}: no samples cached at the restored version {}: the shards re-encode every"
+              + " target exactly",
+          step,
+          version);
+    } else if (update.getReencodeExactly()) {
       LOG.info(
           "step {}: the landmarks are new (the cache is in another basis): the shards re-encode"
               + " every target exactly",
@@ -354,6 +368,18 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
         update.getSnapshotUri(),
         String.format("%.4f", cycle.meanCosine()),
         String.format("%.4f", cycle.minCosine()));
+  }
+
+  private ReencodeCycle.Outcome cycle(List<TargetFeatures> fresh, long newVersion, long step) {
+    return ReencodeCycle.build(
+        trainer.encoder(),
+        fresh,
+        landmarks,
+        settings.landmarks(),
+        newVersion,
+        step,
+        versions.base(),
+        settings.seed());
   }
 
   /**

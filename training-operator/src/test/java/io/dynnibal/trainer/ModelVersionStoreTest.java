@@ -21,16 +21,16 @@ class ModelVersionStoreTest {
   @TempDir Path dir;
 
   @Test
-  void versionsAreDeletedAboveAndBelowAndOtherFoldersAreKept() throws Exception {
+  void versionsAreDeletedBelowAndOtherFoldersAreKept() throws Exception {
     ModelVersionStore store = new ModelVersionStore(dir.toString(), "r1", 7);
     try (DualEncoder encoder = DualEncoder.create(SMALL, 7)) {
       for (long v = 1; v <= 5; v++) {
         ParameterSnapshots.write(encoder, store.base(), v, 7);
       }
       store.keep(encoder, 300);
-      store.deleteAbove(4);
       store.deleteBelow(2);
-      assertEquals(List.of("kept", "model-2", "model-3", "model-4"), list(dir.resolve("run-r1")));
+      assertEquals(
+          List.of("kept", "model-2", "model-3", "model-4", "model-5"), list(dir.resolve("run-r1")));
     }
   }
 
@@ -44,8 +44,8 @@ class ModelVersionStoreTest {
       }
       store.keep(encoder, 500); // kept/model-500 is not a version
       assertEquals(11, store.newestVersion());
-      store.deleteAbove(9);
-      assertEquals(9, store.newestVersion());
+      store.deleteBelow(11);
+      assertEquals(11, store.newestVersion());
     }
   }
 

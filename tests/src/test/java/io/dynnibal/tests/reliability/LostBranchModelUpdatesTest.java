@@ -34,10 +34,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Model updates leave the trainer without waiting for a checkpoint, so a failure can leave updates
  * of a branch the restore discards on the topic, where the restored shards read them again. Here
  * the trainer fails right after model update 3 reached Kafka (the fault waits for it on the topic
- * while the trainer's task is blocked, so no checkpoint can include it). After the restore: no
- * version number names two models, the first update skips the lost number and maps from the
- * restored version (a shard that took the lost one re-encodes exactly), every shard ends on the
- * surviving branch, and the pairs are still trained exactly once.
+ * while the trainer's task is blocked, so no checkpoint can include it), and the restored trainer
+ * fails again before its first step. After the restores: no version number names two models, the
+ * first update skips the lost number and maps from the restored version (a shard that took the lost
+ * one re-encodes exactly), every shard ends on the surviving branch, and the pairs are still
+ * trained exactly once.
  */
 class LostBranchModelUpdatesTest {
   @RegisterExtension
@@ -49,6 +50,9 @@ class LostBranchModelUpdatesTest {
    * The version after which the trainer failed; lives in this JVM, which the MiniCluster shares.
    */
   private static final AtomicLong FAILED_AFTER = new AtomicLong();
+
+  /** The step before which the restored trainer failed again (0: not yet). */
+  private static final AtomicLong FAILED_AGAIN_BEFORE = new AtomicLong();
 
   @Test
   @Timeout(240)
@@ -86,6 +90,7 @@ class LostBranchModelUpdatesTest {
         }
         seen.addAll(metrics.poll(Duration.ofSeconds(1)));
         assertEquals(LOST_VERSION, FAILED_AFTER.get(), "the injected failure did not happen");
+        assertTrue(FAILED_AGAIN_BEFORE.get() > 0, "the second failure did not happen");
 
         Map<Long, List<ModelUpdate>> byVersion =
             allUpdates(kafka.clientProperties(), config.modelUpdatesTopic()).stream()
@@ -156,8 +161,17 @@ class LostBranchModelUpdatesTest {
       this.topic = topic;
     }
 
+    /**
+     * The restored trainer fails again before its first step, most likely before the update that
+     * replaces the lost one exists: a second restore from the same checkpoint must skip version 3
+     * too.
+     */
     @Override
-    public void beforeStep(long step) {}
+    public void beforeStep(long step) {
+      if (FAILED_AFTER.get() != 0 && FAILED_AGAIN_BEFORE.compareAndSet(0, step)) {
+        throw new IllegalStateException("injected second failure before step " + step);
+      }
+    }
 
     @Override
     public void afterModelUpdate(long version) {
