@@ -106,11 +106,30 @@ public final class ParameterSnapshots {
    * made (unpacked to a temporary directory and read as a snapshot).
    */
   public static DualEncoderTrainer readTrainer(InputStream in, TrainerConfig config) {
+    return readUnpacked(dir -> SnapshotStream.unpack(in, dir), config);
+  }
+
+  /**
+   * A trainer from a snapshot's files held in memory (name -> bytes), as checkpoints from before
+   * {@link #writeTrainer(DualEncoderTrainer, long, long, OutputStream)} carried them.
+   */
+  public static DualEncoderTrainer readTrainer(Map<String, byte[]> files, TrainerConfig config) {
+    return readUnpacked(
+        dir -> {
+          for (var file : files.entrySet()) {
+            Files.write(dir.resolve(file.getKey()), file.getValue());
+          }
+        },
+        config);
+  }
+
+  /** Writes a snapshot's files into a temporary directory, reads the trainer, deletes them. */
+  private static DualEncoderTrainer readUnpacked(Unpack unpack, TrainerConfig config) {
     Path scratch = null;
     try {
       scratch = Files.createTempDirectory("dynnibal-restore-");
       Path dir = Files.createDirectories(scratch.resolve("snapshot"));
-      SnapshotStream.unpack(in, dir);
+      unpack.into(dir);
       return readTrainer(dir.toUri(), config);
     } catch (IOException e) {
       throw new UncheckedIOException("could not restore the trainer: " + e.getMessage(), e);
@@ -121,26 +140,8 @@ public final class ParameterSnapshots {
     }
   }
 
-  /**
-   * A trainer from a snapshot's files held in memory (name -> bytes), as checkpoints from before
-   * {@link #writeTrainer(DualEncoderTrainer, long, long, OutputStream)} carried them.
-   */
-  public static DualEncoderTrainer readTrainer(Map<String, byte[]> files, TrainerConfig config) {
-    Path scratch = null;
-    try {
-      scratch = Files.createTempDirectory("dynnibal-restore-");
-      Path dir = Files.createDirectories(scratch.resolve("snapshot"));
-      for (var file : files.entrySet()) {
-        Files.write(dir.resolve(file.getKey()), file.getValue());
-      }
-      return readTrainer(dir.toUri(), config);
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not restore the trainer: " + e.getMessage(), e);
-    } finally {
-      if (scratch != null) {
-        deleteQuietly(scratch);
-      }
-    }
+  private interface Unpack {
+    void into(Path dir) throws IOException;
   }
 
   /** Writes one file's bytes. */

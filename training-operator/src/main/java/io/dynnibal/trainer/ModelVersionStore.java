@@ -8,6 +8,8 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.LongPredicate;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -73,20 +75,7 @@ final class ModelVersionStore {
    * TrainerFunction}).
    */
   long newestVersion() {
-    Path dir = ParameterSnapshots.toPath(base);
-    if (!Files.isDirectory(dir)) {
-      return 0;
-    }
-    try (Stream<Path> entries = Files.list(dir)) {
-      return entries
-          .map(p -> p.getFileName().toString())
-          .filter(name -> name.matches(VERSION_DIR))
-          .mapToLong(name -> Long.parseLong(name.substring(6)))
-          .max()
-          .orElse(0);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot list the model versions in " + dir, e);
-    }
+    return versionDirs().keySet().stream().mapToLong(Long::longValue).max().orElse(0);
   }
 
   /** Deletes versions below {@code version}: no restore can need them any more. */
@@ -95,19 +84,41 @@ final class ModelVersionStore {
   }
 
   private void delete(LongPredicate doomed) {
-    Path dir = ParameterSnapshots.toPath(base);
-    if (!Files.isDirectory(dir)) {
+    Map<Long, Path> dirs;
+    try {
+      dirs = versionDirs();
+    } catch (UncheckedIOException e) {
+      LOG.warn("could not clean up {}: {}", base, e.toString());
       return;
+    }
+    for (var version : dirs.entrySet()) {
+      if (doomed.test(version.getKey())) {
+        try {
+          Directories.deleteRecursively(version.getValue());
+        } catch (IOException | UncheckedIOException e) {
+          LOG.warn("could not delete {}: {}", version.getValue(), e.toString());
+        }
+      }
+    }
+  }
+
+  /** The version directories on disk, by version. */
+  private Map<Long, Path> versionDirs() {
+    Path dir = ParameterSnapshots.toPath(base);
+    Map<Long, Path> versions = new TreeMap<>();
+    if (!Files.isDirectory(dir)) {
+      return versions;
     }
     try (Stream<Path> entries = Files.list(dir)) {
       for (Path p : entries.toList()) {
         String name = p.getFileName().toString();
-        if (name.matches(VERSION_DIR) && doomed.test(Long.parseLong(name.substring(6)))) {
-          Directories.deleteRecursively(p);
+        if (name.matches(VERSION_DIR)) {
+          versions.put(Long.parseLong(name.substring(6)), p);
         }
       }
+      return versions;
     } catch (IOException e) {
-      LOG.warn("could not clean up {}: {}", dir, e.toString());
+      throw new UncheckedIOException("cannot list the model versions in " + dir, e);
     }
   }
 }

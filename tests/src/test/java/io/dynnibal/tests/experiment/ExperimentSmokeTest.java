@@ -11,12 +11,12 @@ import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.local.Corpus;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.negatives.Sampler;
+import io.dynnibal.tests.training.SmokeRuns;
 import io.dynnibal.tests.training.SyntheticCorpus;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -50,29 +50,14 @@ class ExperimentSmokeTest {
     SyntheticCorpus synthetic = new SyntheticCorpus(TARGETS, 240, 8, 4, 5);
     corpus = new Corpus("synthetic", synthetic.targets, synthetic.train, synthetic.eval);
     config =
-        TrainingJobConfig.load(
-            null,
-            List.of(
-                "topic.prefix=exp-smoke.",
-                "batch.size=16",
-                "negatives.per.example=1",
-                "negatives.uniform=8",
-                "reencode.every=5",
-                "landmarks=16",
-                "regression.samples=64",
-                "model.buckets=4096",
-                "model.embedding.dim=32",
-                "model.hidden.dim=64",
-                "model.output.dim=" + OUTPUT_DIM,
-                "warmup.steps=5",
-                "checkpoint.interval=300ms",
-                "snm.pool.fraction=0.25",
-                "negative.cache.size=30",
-                "fidelity.probes=2"));
-    work =
-        Files.createDirectories(
-            Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
-                .resolve("experiment-smoke-" + System.nanoTime()));
+        SmokeRuns.config(
+            "exp-smoke",
+            "model.output.dim=" + OUTPUT_DIM,
+            "checkpoint.interval=300ms",
+            "snm.pool.fraction=0.25",
+            "negative.cache.size=30",
+            "fidelity.probes=2");
+    work = SmokeRuns.workDir("experiment-smoke");
     kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"));
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     try (PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8)) {

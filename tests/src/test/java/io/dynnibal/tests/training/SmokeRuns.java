@@ -12,11 +12,11 @@ import java.util.List;
  * DyNNIBAL-MH negatives and a model update every 5 steps, fast checkpoints, and a work directory of
  * their own.
  */
-final class SmokeRuns {
+public final class SmokeRuns {
   private SmokeRuns() {}
 
   /** The smoke settings under topic prefix and group {@code name}, then {@code extra} on top. */
-  static TrainingJobConfig config(String name, String... extra) throws IOException {
+  public static TrainingJobConfig config(String name, String... extra) throws IOException {
     List<String> settings =
         new ArrayList<>(
             List.of(
@@ -39,7 +39,7 @@ final class SmokeRuns {
   }
 
   /** A new directory for one run under the test work directory. */
-  static Path workDir(String name) throws IOException {
+  public static Path workDir(String name) throws IOException {
     return Files.createDirectories(
         Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
             .resolve(name + "-" + System.nanoTime()));
