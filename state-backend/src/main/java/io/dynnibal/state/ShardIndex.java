@@ -15,7 +15,7 @@ import java.util.random.RandomGenerator;
 /**
  * The heap side of one shard: its SG tree over cached vectors, with target ids mapped to the tree's
  * int slots and a dense list of live slots for uniform draws. It is a cache of the shard's RocksDB
- * state (the state holds every target's features and cache vector) and is rebuilt from it after a
+ * state ({@link ShardTargets}: every target's text and cache vector) and is rebuilt from it after a
  * restore.
  *
  * <p>Invariant: the tree holds exactly the targets in {@code slotOf}, and their vectors equal the
@@ -117,6 +117,12 @@ public final class ShardIndex {
       }
     }
     return ids;
+  }
+
+  /** The target's vector in the tree (do not modify), or null if it is not indexed. */
+  public float[] vectorOf(String id) {
+    Integer slot = slotOf.get(id);
+    return slot == null ? null : tree.nodeOf(slot).vector();
   }
 
   public String idOf(int slot) {

@@ -1,48 +1,283 @@
 package io.dynnibal.state;
 
+import io.dynnibal.index.nystrom.CacheMap;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 
 /**
- * A shard's targets in keyed state: RocksDB map state from target id to {@link TargetFeatures}
- * (features, cache vector, its version). The state is the truth; a {@link ShardIndex} is a heap
- * cache of it, built by {@link #buildIndex} after a start or restore.
+ * A shard's targets in keyed state, the truth its heap {@link ShardIndex} is built from.
+ *
+ * <p>Per target (RocksDB map state, id to {@link TargetFeatures}): its text and its cache vector as
+ * written at some model version, the target's <em>base</em> ({@code version}). Features are not
+ * stored: they are recomputed from the text when a target is shipped or encoded (microseconds,
+ * against ~2 KB of hashed features per target in state). Per key ({@link CacheBases}, value state):
+ * the map from each base to the current version. A model update that moves the cache by a map
+ * therefore writes one small value, not every target; only an exact re-encode rewrites them.
+ *
+ * <p>Records written before this layout hold features and no text, and all sit at the version the
+ * key held (updates rewrote every record); they are read as they are.
  */
 public final class ShardTargets {
   /** The map state of every shard key (Flink's POJO serializer for the values). */
   public static final MapStateDescriptor<String, TargetFeatures> DESCRIPTOR =
       new MapStateDescriptor<>("targets", Types.STRING, TypeInformation.of(TargetFeatures.class));
 
-  private ShardTargets() {}
+  public static final ValueStateDescriptor<CacheBases> BASES =
+      new ValueStateDescriptor<>("cache-bases", TypeInformation.of(CacheBases.class));
+
+  /** Sets a target's features from its text (the target tower's featurizer). */
+  @FunctionalInterface
+  public interface Featurizer {
+    void featurize(TargetFeatures target);
+  }
+
+  /** Sets {@code cache} and {@code version} of each target (features set) with a new model. */
+  @FunctionalInterface
+  public interface ExactEncoder {
+    void encode(List<TargetFeatures> targets) throws Exception;
+  }
+
+  private final MapState<String, TargetFeatures> targets;
+  private final ValueState<CacheBases> bases;
+  private final Featurizer featurizer;
+
+  public ShardTargets(
+      MapState<String, TargetFeatures> targets,
+      ValueState<CacheBases> bases,
+      Featurizer featurizer) {
+    this.targets = targets;
+    this.bases = bases;
+    this.featurizer = featurizer;
+  }
+
+  /** Stores a new or changed target, not encoded yet (no cache vector). */
+  public void store(String id, String text, long version) throws Exception {
+    forget(targets.get(id), version);
+    TargetFeatures t = new TargetFeatures();
+    t.id = id;
+    t.text = text;
+    t.version = version;
+    targets.put(id, t);
+  }
+
+  public void remove(String id, long currentVersion) throws Exception {
+    forget(targets.get(id), currentVersion);
+    targets.remove(id);
+  }
+
+  /** A stored target with its features, for encoding; null if the shard has no such target. */
+  public TargetFeatures withFeatures(String id) throws Exception {
+    TargetFeatures t = targets.get(id);
+    if (t != null) {
+      featurize(t);
+    }
+    return t;
+  }
 
   /**
-   * The heap index of one key's targets, bulk-built from its state. Targets stored without a cache
-   * vector yet (waiting to be encoded when the state was saved) are not indexed but handed to
-   * {@code waiting}.
+   * Stores the cache vectors just encoded at {@code version}, the key's current one (each target as
+   * returned by {@link #withFeatures}, its cache set).
    */
-  public static ShardIndex buildIndex(
-      MapState<String, TargetFeatures> targets,
-      int dimension,
-      double treeBase,
-      long seed,
-      Consumer<String> waiting)
+  public void encoded(List<TargetFeatures> group, long version) throws Exception {
+    if (group.isEmpty()) {
+      return;
+    }
+    CacheBases b = bases(version);
+    if (!b.has(version) && b.size() >= CacheBases.MAX_BASES) {
+      rebase(b, version);
+    }
+    for (TargetFeatures t : group) {
+      t.version = version;
+      targets.put(t.id, lean(t));
+    }
+    b.added(version, group.size());
+    bases.update(b);
+  }
+
+  /**
+   * What a shard ships of a target: its features and, with {@code withCache}, its cache vector at
+   * the current version; null if the shard has no such target.
+   */
+  public TargetFeatures shipped(String id, boolean withCache, float logit, long currentVersion)
       throws Exception {
+    TargetFeatures t = targets.get(id);
+    if (t == null) {
+      return null;
+    }
+    featurize(t);
+    TargetFeatures out = t.withoutCache(logit);
+    if (withCache && t.cache != null) {
+      CacheMap map = bases(currentVersion).cacheMapFrom(t.version, t.cache.length);
+      out.cache = t.cache.clone();
+      if (map != null) {
+        map.applyInPlace(out.cache, new float[out.cache.length]);
+      }
+      out.version = currentVersion;
+    }
+    return out;
+  }
+
+  /** Moves every stored cache vector from the current version on by {@code map}: O(bases d'^3). */
+  public int move(CacheMap map, long currentVersion) throws Exception {
+    CacheBases b = bases(currentVersion);
+    b.compose(map);
+    bases.update(b);
+    long n = 0;
+    for (long c : b.counts) {
+      n += c;
+    }
+    return (int) n;
+  }
+
+  /**
+   * Re-encodes every encoded target with {@code exact} (which sets the new version), in groups of
+   * {@code groupSize}, rewriting each; afterwards every target's base is {@code newVersion}.
+   */
+  public int reencode(ExactEncoder exact, long newVersion, int groupSize) throws Exception {
+    List<Map.Entry<String, TargetFeatures>> group = new ArrayList<>(groupSize);
+    int count = 0;
+    for (Iterator<Map.Entry<String, TargetFeatures>> it = targets.iterator(); it.hasNext(); ) {
+      Map.Entry<String, TargetFeatures> entry = it.next();
+      if (entry.getValue().cache == null) {
+        continue;
+      }
+      group.add(entry);
+      if (group.size() == groupSize) {
+        count += reencodeGroup(group, exact);
+      }
+    }
+    count += reencodeGroup(group, exact);
+    CacheBases b = new CacheBases();
+    b.added(newVersion, count);
+    bases.update(b);
+    return count;
+  }
+
+  private int reencodeGroup(List<Map.Entry<String, TargetFeatures>> group, ExactEncoder exact)
+      throws Exception {
+    List<TargetFeatures> values = new ArrayList<>(group.size());
+    for (Map.Entry<String, TargetFeatures> e : group) {
+      TargetFeatures t = e.getValue();
+      featurize(t);
+      values.add(t);
+    }
+    exact.encode(values);
+    for (int i = 0; i < group.size(); i++) {
+      group.get(i).setValue(lean(values.get(i)));
+    }
+    int n = group.size();
+    group.clear();
+    return n;
+  }
+
+  /**
+   * The heap index of this key's targets at {@code currentVersion}, bulk-built from its state.
+   * Targets stored without a cache vector yet (waiting to be encoded when the state was saved), or
+   * at a version no map leads from, are not indexed but handed to {@code waiting}.
+   */
+  public ShardIndex buildIndex(
+      int dimension, double treeBase, long seed, long currentVersion, Consumer<String> waiting)
+      throws Exception {
+    CacheBases b = bases(currentVersion);
+    Map<Long, CacheMap> maps = new HashMap<>();
+    float[] scratch = new float[dimension];
     List<String> ids = new ArrayList<>();
     List<float[]> vectors = new ArrayList<>();
     for (Map.Entry<String, TargetFeatures> entry : targets.entries()) {
-      if (entry.getValue().cache == null) {
+      TargetFeatures t = entry.getValue();
+      if (t.cache == null || !b.has(t.version)) {
         waiting.accept(entry.getKey());
         continue;
       }
+      CacheMap map = maps.computeIfAbsent(t.version, v -> b.cacheMapFrom(v, dimension));
+      float[] v = t.cache.clone(); // the tree keeps and moves its own copy
+      if (map != null) {
+        map.applyInPlace(v, scratch);
+      }
       ids.add(entry.getKey());
-      vectors.add(entry.getValue().cache.clone()); // the tree keeps and moves its own copy
+      vectors.add(v);
     }
     return ShardIndex.build(dimension, treeBase, ids, vectors, seed);
+  }
+
+  /**
+   * The key's bases; a key without one (new, or state written before bases existed, when every
+   * record sat at the key's version) gets one counted from its records.
+   */
+  private CacheBases bases(long currentVersion) throws Exception {
+    CacheBases b = bases.value();
+    if (b != null) {
+      return b;
+    }
+    b = new CacheBases();
+    long n = 0;
+    for (TargetFeatures t : targets.values()) {
+      if (t.cache != null && t.version == currentVersion) {
+        n++;
+      }
+    }
+    if (n > 0) {
+      b.added(currentVersion, n);
+    }
+    bases.update(b);
+    return b;
+  }
+
+  /** Rewrites every target not at {@code version} (the current one) at it: too many bases. */
+  private void rebase(CacheBases b, long version) throws Exception {
+    Map<Long, CacheMap> maps = new HashMap<>();
+    float[] scratch = null;
+    for (Map.Entry<String, TargetFeatures> entry : targets.entries()) {
+      TargetFeatures t = entry.getValue();
+      if (t.cache == null || t.version == version || !b.has(t.version)) {
+        continue;
+      }
+      CacheMap map = maps.computeIfAbsent(t.version, v -> b.cacheMapFrom(v, t.cache.length));
+      if (map != null) {
+        scratch = scratch == null ? new float[t.cache.length] : scratch;
+        map.applyInPlace(t.cache, scratch);
+      }
+      long from = t.version;
+      t.version = version;
+      entry.setValue(t);
+      b.removed(from);
+      b.added(version, 1);
+    }
+  }
+
+  /** The target's count leaves its base when it is replaced or removed. */
+  private void forget(TargetFeatures previous, long currentVersion) throws Exception {
+    if (previous == null || previous.cache == null) {
+      return;
+    }
+    CacheBases b = bases(currentVersion);
+    b.removed(previous.version);
+    bases.update(b);
+  }
+
+  private void featurize(TargetFeatures t) {
+    if (t.featureIds == null && t.text != null) {
+      featurizer.featurize(t);
+    }
+  }
+
+  /** What is stored of a target: the text (and no features) when there is one. */
+  private static TargetFeatures lean(TargetFeatures t) {
+    if (t.text != null) {
+      t.featureIds = null;
+      t.featureWeights = null;
+    }
+    t.logit = 0;
+    return t;
   }
 }

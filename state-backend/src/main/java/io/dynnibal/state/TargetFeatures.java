@@ -2,12 +2,19 @@ package io.dynnibal.state;
 
 /**
  * A target as the index keeps and ships it: id, hashed features (what the trainer's target tower
- * reads) and its cached d' vector. Also the value of the shards' RocksDB map state (id -> this).
+ * reads) and its cached d' vector. Also the value of the shards' RocksDB map state (id -> this),
+ * where it holds the text instead of the features ({@link ShardTargets}).
  */
 public class TargetFeatures {
   public String id;
   public int[] featureIds;
   public float[] featureWeights;
+
+  /**
+   * The target's text, in the shards' state only (features are recomputed from it); null on the
+   * wire, and in state written before texts were stored.
+   */
+  public String text;
 
   /**
    * The Nyström cache vector at the shard's model version; null where the receiver does not need

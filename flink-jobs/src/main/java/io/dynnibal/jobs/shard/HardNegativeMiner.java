@@ -17,7 +17,7 @@ import org.apache.flink.metrics.Counter;
  */
 interface HardNegativeMiner extends AutoCloseable {
 
-  /** A shard key's stored targets by id (its map state, read-only). */
+  /** A shard key's targets by id, as shipped: features, no cache vector (read-only). */
   @FunctionalInterface
   interface StoredTargets {
     TargetFeatures get(String id) throws Exception;

@@ -20,7 +20,6 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
@@ -34,10 +33,11 @@ import org.slf4j.LoggerFactory;
  * One shard of the index per key: targets join and leave at any time, query batches get negatives,
  * model updates move the whole cache and repair the tree.
  *
- * <p>State: {@link ShardTargets} (RocksDB map state, id -> features + cache vector) is the truth;
- * the SG tree of each shard is a heap cache of it ({@link ShardIndex}), rebuilt from it on the
- * first use after a start or restore. Each shard key keeps the model update it is at in keyed state
- * (every key receives its own copy of an update); the encoder and projection of a version ({@link
+ * <p>State: {@link ShardTargets} (RocksDB map state, id -> text + cache vector at the version it
+ * was written, and per key the maps from those versions to the current one) is the truth; the SG
+ * tree of each shard is a heap cache of it ({@link ShardIndex}), rebuilt from it on the first use
+ * after a start or restore. Each shard key keeps the model update it is at in keyed state (every
+ * key receives its own copy of an update); the encoder and projection of a version ({@link
  * ShardModel}) are loaded from it once per subtask.
  *
  * <p>Targets and queries are encoded here, with the version the shard holds, so a shard's cache and
@@ -67,7 +67,7 @@ public final class ShardIndexFunction
   private final ShardSettings settings;
   private final int[] shardKeys;
 
-  private transient MapState<String, TargetFeatures> targets;
+  private transient ShardTargets targets;
   private transient ValueState<ModelUpdate> currentUpdate;
   private transient Map<Integer, ShardIndex> indexes;
 
@@ -97,7 +97,17 @@ public final class ShardIndexFunction
   @Override
   public void open(OpenContext context) {
     AvroTrust.install();
-    targets = getRuntimeContext().getMapState(ShardTargets.DESCRIPTOR);
+    // Featurizing depends on the configuration only, not on a version's weights: any loaded
+    // version's encoder does (there is one whenever a target is encoded or shipped).
+    targets =
+        new ShardTargets(
+            getRuntimeContext().getMapState(ShardTargets.DESCRIPTOR),
+            getRuntimeContext().getState(ShardTargets.BASES),
+            t -> {
+              Features f = models.lastEntry().getValue().encoder.featurizeTarget(t.text);
+              t.featureIds = f.ids();
+              t.featureWeights = f.weights();
+            });
     currentUpdate = getRuntimeContext().getState(MODEL);
     models = new java.util.TreeMap<>();
     indexes = new HashMap<>();
@@ -121,11 +131,7 @@ public final class ShardIndexFunction
     ShardIndex index = index(key);
     switch (in.kind) {
       case ShardInput.UPSERT -> {
-        Features features = model.encoder.featurizeTarget(in.text);
-        TargetFeatures target =
-            new TargetFeatures(in.targetId, features.ids(), features.weights(), null);
-        target.version = model.version;
-        targets.put(in.targetId, target);
+        targets.store(in.targetId, in.text, model.version);
         LinkedHashSet<String> waiting = unencoded.computeIfAbsent(key, k -> new LinkedHashSet<>());
         if (waiting.isEmpty()) {
           long now = ctx.timerService().currentProcessingTime();
@@ -137,7 +143,7 @@ public final class ShardIndexFunction
         }
       }
       case ShardInput.DELETE -> {
-        targets.remove(in.targetId);
+        targets.remove(in.targetId, model.version);
         unencoded.getOrDefault(key, new LinkedHashSet<>()).remove(in.targetId);
         if (index.delete(in.targetId)) {
           indexedTargets.decrementAndGet();
@@ -170,15 +176,16 @@ public final class ShardIndexFunction
     }
     List<TargetFeatures> group = new ArrayList<>(waiting.size());
     for (String id : waiting) {
-      TargetFeatures t = targets.get(id);
+      TargetFeatures t = targets.withFeatures(id);
       if (t != null && t.cache == null) {
         group.add(t);
       }
     }
     waiting.clear();
+    List<TargetFeatures> usable = new ArrayList<>(group.size());
     for (TargetFeatures t : encode(model, group)) {
       if (!finite(t.cache)) {
-        targets.remove(t.id);
+        targets.remove(t.id, model.version);
         if (index.delete(t.id)) {
           indexedTargets.decrementAndGet();
         }
@@ -192,13 +199,14 @@ public final class ShardIndexFunction
             DeadLetters.TAG, DeadLetters.ofDecoded(settings.targetsTopic(), t.id, why, STAGE));
         continue;
       }
-      targets.put(t.id, t);
+      usable.add(t);
       boolean isNew = !index.contains(t.id);
       index.upsert(t.id, t.cache);
       if (isNew) {
         indexedTargets.incrementAndGet();
       }
     }
+    targets.encoded(usable, model.version);
   }
 
   /**
@@ -228,7 +236,10 @@ public final class ShardIndexFunction
       queries.add(model.encoder.featurizeQuery(text));
     }
     HardNegativeMiner.Mined mined = HardNegativeMiner.Mined.none();
-    HardNegativeMiner.Shard data = new HardNegativeMiner.Shard(key, index, targets::get, model);
+    long version = model.version;
+    HardNegativeMiner.Shard data =
+        new HardNegativeMiner.Shard(
+            key, index, id -> targets.shipped(id, false, 0f, version), model);
     FidelityProbe.Probed probed = null;
     if (miner != null && index.size() > 0 && settings.hardNegativesPerStep() > 0) {
       mined = miner.mine(data, queries, batch, random);
@@ -239,14 +250,15 @@ public final class ShardIndexFunction
     int uniformDraws = settings.uniformDrawsPerStep();
     List<TargetFeatures> uniform = new ArrayList<>();
     for (int i = 0; i < uniformDraws && index.size() > 0; i++) {
-      uniform.add(targets.get(index.uniform(random)));
+      // With its cache vector: the trainer fits the next map on such samples.
+      uniform.add(targets.shipped(index.uniform(random), true, 0f, version));
     }
     List<Integer> positiveQuery = new ArrayList<>();
     List<TargetFeatures> positives = new ArrayList<>();
     for (int q = 0; q < batch.size(); q++) {
       if (index.contains(batch.targetIds[q])) {
         positiveQuery.add(q);
-        positives.add(targets.get(batch.targetIds[q]).withoutCache(0f));
+        positives.add(targets.shipped(batch.targetIds[q], false, 0f, version));
       }
     }
     ShardReply reply = new ShardReply();
@@ -334,23 +346,37 @@ public final class ShardIndexFunction
       return;
     }
     ShardIndex index = indexes.get(key);
+    CacheMap map = cacheMapOf(update, currentVersion);
+    long start = System.nanoTime();
     CacheMigration.Outcome outcome =
         CacheMigration.apply(
             targets,
             index,
+            currentVersion,
             update.getVersion(),
-            cacheMapOf(update, currentVersion),
+            map,
             group -> encode(next, group),
             settings.seed() ^ update.getVersion());
-    if (index != null && outcome.report() == null) {
-      indexes.remove(key); // rebuilt from the re-encoded state on next use
-      indexedTargets.addAndGet(-index.size());
+    long millis = (System.nanoTime() - start) / 1_000_000;
+    if (map == null) {
+      if (index != null) {
+        indexes.remove(key); // rebuilt from the re-encoded state on next use
+        indexedTargets.addAndGet(-index.size());
+      }
+      LOG.info(
+          "shard key {}: re-encoded {} targets exactly for model update {} in {} ms",
+          key,
+          outcome.targetsMoved(),
+          update.getVersion(),
+          millis);
     } else if (outcome.report() != null) {
       targetsRepaired.inc(outcome.report().targetsMoved());
       LOG.info(
-          "shard key {}: applied model update {}: {} targets, {} subtrees rebuilt, {} targets moved",
+          "shard key {}: applied model update {} in {} ms: {} targets, {} subtrees rebuilt, {}"
+              + " targets moved",
           key,
           update.getVersion(),
+          millis,
           outcome.report().targets(),
           outcome.report().subtreesRebuilt(),
           outcome.report().targetsMoved());
@@ -403,11 +429,11 @@ public final class ShardIndexFunction
       LinkedHashSet<String> pending = unencoded.computeIfAbsent(key, k -> new LinkedHashSet<>());
       long start = System.nanoTime();
       index =
-          ShardTargets.buildIndex(
-              targets,
+          targets.buildIndex(
               settings.landmarks(),
               settings.treeBase(),
               settings.seed() ^ key,
+              model.version,
               pending::add);
       indexes.put(key, index);
       indexedTargets.addAndGet(index.size());

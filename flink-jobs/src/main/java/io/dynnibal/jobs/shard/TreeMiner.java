@@ -109,11 +109,9 @@ final class TreeMiner implements HardNegativeMiner {
     for (int q = 0; q < z.length; q++) {
       String positive = batch.targetIds[q];
       double positiveLogit = Double.NaN;
-      if (shard.index().contains(positive)) {
-        TargetFeatures p = shard.targets().get(positive);
-        if (p != null && p.cache != null) {
-          positiveLogit = beta * VectorMath.dot(z[q], p.cache);
-        }
+      float[] p = shard.index().vectorOf(positive);
+      if (p != null) {
+        positiveLogit = beta * VectorMath.dot(z[q], p);
       }
       Map<String, TargetFeatures> best = topK ? new HashMap<>() : null;
       int taken = 0;
