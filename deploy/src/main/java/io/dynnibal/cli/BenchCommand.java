@@ -36,7 +36,8 @@ import picocli.CommandLine.Spec;
       BenchCommand.Trainer.class,
       BenchCommand.TowerReencode.class,
       BenchCommand.SamplerFidelity.class,
-      BenchCommand.Pipeline.class
+      BenchCommand.Pipeline.class,
+      BenchCommand.Scale.class
     })
 final class BenchCommand implements Runnable {
   @Spec CommandSpec spec;
@@ -45,7 +46,8 @@ final class BenchCommand implements Runnable {
   public void run() {
     throw new ParameterException(
         spec.commandLine(),
-        "Missing a benchmark: index, maintenance, reencode, trainer or tower-reencode.");
+        "Missing a benchmark: index, maintenance, reencode, trainer, tower-reencode,"
+            + " sampler-fidelity, pipeline or scale.");
   }
 
   static void print(Map<String, Object> figures, Path json) throws java.io.IOException {
@@ -609,6 +611,71 @@ final class BenchCommand implements Runnable {
             json);
       } finally {
         run.cleanUp(work);
+      }
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "scale",
+      description = {
+        "N synthetic targets (texts shaped like the bundled Debian corpus) through the real job on this machine",
+        "(in-process broker, MiniCluster, RocksDB): indexing rate, heap and RocksDB bytes per target, steps/s,",
+        "checkpoint size, and a restore (cancel, resume from the checkpoint, first step) with the shards' tree",
+        "rebuild time. The job's settings (--config and --set override them)."
+      })
+  static final class Scale implements Callable<Integer> {
+    @Option(
+        names = "--targets",
+        defaultValue = "1000000",
+        description = "Synthetic targets (default ${DEFAULT-VALUE}).")
+    int targets;
+
+    @Option(
+        names = "--warmup-steps",
+        defaultValue = "20",
+        description = "Steps before the timed window (default ${DEFAULT-VALUE}).")
+    int warmupSteps;
+
+    @Option(
+        names = "--steps",
+        defaultValue = "60",
+        description = "Timed steps (default ${DEFAULT-VALUE}).")
+    int steps;
+
+    @picocli.CommandLine.Mixin JobSettingsOptions settings;
+
+    @Option(
+        names = "--work-dir",
+        description =
+            "Where the broker, checkpoints and snapshots live (default: a temporary directory,"
+                + " deleted afterwards).")
+    Path workDir;
+
+    @Option(names = "--json", description = "Also write the JSON to this file.")
+    Path json;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      if (targets < 1 || warmupSteps < 0 || steps < 2) {
+        throw new ParameterException(
+            spec.commandLine(), "need --targets >= 1, --warmup-steps >= 0 and --steps >= 2");
+      }
+      io.dynnibal.jobs.config.TrainingJobConfig config = settings.config(List.of());
+      Path work = workDir != null ? workDir : Files.createTempDirectory("dynnibal-bench-scale-");
+      try {
+        print(
+            io.dynnibal.local.ScaleBenchmark.run(
+                new io.dynnibal.local.ScaleBenchmark.Options(
+                    targets, config, warmupSteps, steps, work, config.seed),
+                System.err),
+            json);
+      } finally {
+        if (workDir == null) {
+          io.dynnibal.snapshot.Directories.deleteRecursively(work);
+        }
       }
       return 0;
     }

@@ -42,10 +42,18 @@ public final class LocalJob {
    * failure.
    */
   public static JobClient start(TrainingJobConfig config, String name) throws Exception {
+    return start(config, name, conf -> {});
+  }
+
+  /** As above, with {@code extra} applied to the Flink configuration last (a restore, metrics). */
+  public static JobClient start(
+      TrainingJobConfig config, String name, java.util.function.Consumer<Configuration> extra)
+      throws Exception {
     Configuration conf = TrainingJob.flinkConfiguration(config);
     conf.set(TaskManagerOptions.NUM_TASK_SLOTS, config.parallelism);
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
     conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+    extra.accept(conf);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(config.parallelism);
     TrainingJob.build(env, config);

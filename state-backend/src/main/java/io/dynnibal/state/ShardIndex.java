@@ -7,9 +7,7 @@ import io.dynnibal.index.sgtree.SgTree;
 import io.dynnibal.index.sgtree.TreeRepair;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.random.RandomGenerator;
 
 /**
@@ -22,8 +20,20 @@ import java.util.random.RandomGenerator;
  * state's.
  */
 public final class ShardIndex {
-  private final SgTree tree;
-  private final Map<String, Integer> slotOf = new HashMap<>();
+  private SgTree tree;
+
+  /**
+   * Targets in the tree at its last bulk build, and inserted one by one since: a group of new
+   * targets that would make the second outnumber the first is bulk-built in with the tree instead.
+   */
+  private int builtSize;
+
+  private int insertedSinceBuild;
+
+  /** Below this many targets a group is always inserted one by one. */
+  static final int MIN_BULK = 4096;
+
+  private final SlotsById slotOf = new SlotsById();
   private final List<String> idOfSlot = new ArrayList<>();
   private int[] live = new int[1024];
   private int[] positionOfSlot = new int[1024];
@@ -50,6 +60,7 @@ public final class ShardIndex {
     for (String id : ids) {
       index.register(id);
     }
+    index.builtSize = ids.size();
     return index;
   }
 
@@ -58,13 +69,13 @@ public final class ShardIndex {
   }
 
   public boolean contains(String id) {
-    return slotOf.containsKey(id);
+    return slotOf.get(id) >= 0;
   }
 
   /** Adds or replaces a target. */
   public void upsert(String id, float[] vector) {
-    Integer existing = slotOf.get(id);
-    if (existing != null) {
+    int existing = slotOf.get(id);
+    if (existing >= 0) {
       tree.delete(existing); // same slot, new vector: a target updated many times holds one slot
       tree.insert(existing, vector.clone());
       return;
@@ -73,9 +84,54 @@ public final class ShardIndex {
     tree.insert(slot, vector.clone());
   }
 
+  /**
+   * Adds or replaces many targets. Inserted one by one while they are few against the tree;
+   * otherwise the whole tree is bulk-built anew with them. One-by-one insertion compares a point
+   * with every child of each node on its way down, and over high-dimensional vectors the SG tree's
+   * fan-out is wide: a shard bulk-loading half a million targets inserted about a thousand a
+   * second. Rebuilding whenever the inserted targets would outnumber those of the last build keeps
+   * a bulk load at O(n log n) amortised (each build at least doubles the tree).
+   */
+  public void upsertAll(List<String> ids, List<float[]> vectors, long seed) {
+    if (insertedSinceBuild + ids.size() <= Math.max(builtSize, MIN_BULK)) {
+      for (int i = 0; i < ids.size(); i++) {
+        upsert(ids.get(i), vectors.get(i));
+      }
+      insertedSinceBuild += ids.size();
+      return;
+    }
+    java.util.Map<Integer, float[]> added = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < ids.size(); i++) {
+      int slot = slotOf.get(ids.get(i));
+      if (slot >= 0) {
+        tree.delete(slot);
+      } else {
+        slot = register(ids.get(i));
+      }
+      added.put(slot, vectors.get(i).clone());
+    }
+    int n = tree.size() + added.size();
+    int[] slots = new int[n];
+    float[][] all = new float[n][];
+    int[] next = {0};
+    tree.forEachTarget(
+        (vector, slot) -> {
+          slots[next[0]] = slot;
+          // Duplicates share one vector in the tree; each gets its own in the new tree.
+          all[next[0]++] = vector.clone();
+        });
+    for (java.util.Map.Entry<Integer, float[]> e : added.entrySet()) {
+      slots[next[0]] = e.getKey();
+      all[next[0]++] = e.getValue();
+    }
+    tree = SgTree.build(tree.dimension(), tree.base(), slots, all, seed);
+    builtSize = n;
+    insertedSinceBuild = 0;
+  }
+
   public boolean delete(String id) {
-    Integer slot = slotOf.remove(id);
-    if (slot == null) {
+    int slot = slotOf.remove(id);
+    if (slot < 0) {
       return false;
     }
     tree.delete(slot);
@@ -121,8 +177,8 @@ public final class ShardIndex {
 
   /** The target's vector in the tree (do not modify), or null if it is not indexed. */
   public float[] vectorOf(String id) {
-    Integer slot = slotOf.get(id);
-    return slot == null ? null : tree.nodeOf(slot).vector();
+    int slot = slotOf.get(id);
+    return slot < 0 ? null : tree.nodeOf(slot).vector();
   }
 
   public String idOf(int slot) {

@@ -35,6 +35,13 @@ public final class JobMetrics {
   public static final String REPAIR_TARGETS_MOVED = "repairTargetsMoved";
   public static final String SAMPLING_GAVE_UP = "samplingGaveUp";
 
+  /**
+   * Time a shard subtask has spent building SG trees from its state since it started (after a start
+   * or restore, and after each exact re-encode), in ms, cumulative: right after a restore, what its
+   * first batch waited for.
+   */
+  public static final String INDEX_BUILD_MILLIS = "indexBuildMillis";
+
   /** Every name, trainer's first. */
   public static final List<String> ALL =
       List.of(
@@ -54,7 +61,8 @@ public final class JobMetrics {
           MODEL_UPDATES_APPLIED,
           MODEL_UPDATES_IGNORED,
           REPAIR_TARGETS_MOVED,
-          SAMPLING_GAVE_UP);
+          SAMPLING_GAVE_UP,
+          INDEX_BUILD_MILLIS);
 
   /** The Prometheus name of one of {@link #ALL}. */
   public static String prometheusName(String name) {

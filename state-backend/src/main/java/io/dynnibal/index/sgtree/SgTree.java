@@ -6,9 +6,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A Stable Greedy (SG) tree (Zaheer et al. 2019; paper §3.2) over d'-dimensional target vectors
@@ -32,8 +30,16 @@ public final class SgTree {
   private final int dimension;
   private final double base;
   private final double logBase;
-  private final Map<Integer, SgNode> nodeOfTarget = new HashMap<>();
+  private final NodesByTarget nodeOfTarget = new NodesByTarget();
   private SgNode root;
+
+  /**
+   * {@code base^level} for the levels trees use: insertion compares a point with every child of
+   * each node on its way down, and a {@code Math.pow} per child was most of that cost.
+   */
+  private final double[] scales;
+
+  private static final int SCALES_OFFSET = 512;
 
   public SgTree(int dimension, double base) {
     if (dimension < 1) {
@@ -45,6 +51,22 @@ public final class SgTree {
     this.dimension = dimension;
     this.base = base;
     this.logBase = Math.log(base);
+    this.scales = new double[2 * SCALES_OFFSET];
+    for (int i = 0; i < scales.length; i++) {
+      scales[i] = Math.pow(base, i - SCALES_OFFSET);
+    }
+  }
+
+  /**
+   * Calls {@code visitor} with every target and its vector (shared by a node's duplicates; do not
+   * modify it).
+   */
+  public void forEachTarget(java.util.function.ObjIntConsumer<float[]> visitor) {
+    for (SgNode node : nodes()) {
+      for (int i = 0; i < node.targetCount; i++) {
+        visitor.accept(node.vector, node.targets[i]);
+      }
+    }
   }
 
   /** Bulk build (farthest-first from an approximate medoid); see {@link SgTreeBuilder}. */
@@ -87,6 +109,10 @@ public final class SgTree {
    * children at it.
    */
   public double scale(int level) {
+    int i = level + SCALES_OFFSET;
+    if (i >= 0 && i < scales.length) {
+      return scales[i];
+    }
     return Math.pow(base, level);
   }
 
@@ -115,6 +141,9 @@ public final class SgTree {
    */
   public void insert(int target, float[] vector) {
     validate(vector, target);
+    if (target < 0) {
+      throw new IllegalArgumentException("targets are slots >= 0, got " + target);
+    }
     if (nodeOfTarget.containsKey(target)) {
       throw new IllegalArgumentException("target " + target + " is already in the tree");
     }
@@ -263,6 +292,9 @@ public final class SgTree {
   void attach(SgNode parent, SgNode child, double d) {
     child.parent = parent;
     child.parentDistance = d;
+    if (parent.children == SgNode.NO_CHILDREN) {
+      parent.children = new ArrayList<>(2);
+    }
     parent.children.add(child);
     parent.radius = Math.max(parent.radius, d + child.radius);
     if (parent == root && parent.level <= child.level) {

@@ -6,7 +6,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.Map;
 
 /** The SG tree's invariants, checked against true distances (for tests and assertions). */
 final class SgTreeInvariants {
@@ -17,7 +16,7 @@ final class SgTreeInvariants {
    * covering, both separations, radius and mind bounds against the true distances, sizes, parent
    * links, and the target index.
    */
-  static List<String> check(SgTree tree, SgNode root, Map<Integer, SgNode> nodeOfTarget) {
+  static List<String> check(SgTree tree, SgNode root, NodesByTarget nodeOfTarget) {
     List<String> violations = new ArrayList<>();
     if (root == null) {
       if (!nodeOfTarget.isEmpty()) {

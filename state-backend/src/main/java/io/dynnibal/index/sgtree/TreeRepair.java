@@ -238,7 +238,9 @@ public final class TreeRepair {
         k++;
       }
     }
-    node.children.clear();
+    if (!node.children.isEmpty()) {
+      node.children.clear();
+    }
     node.minChildDistance = Double.POSITIVE_INFINITY;
     for (SgNode e : escapees) {
       for (SgNode a = node.parent; a != null; a = a.parent) {

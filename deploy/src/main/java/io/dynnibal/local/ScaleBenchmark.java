@@ -1,0 +1,303 @@
+package io.dynnibal.local;
+
+import io.dynnibal.jobs.config.TrainingJobConfig;
+import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.schemas.TrainingMetrics;
+import io.dynnibal.stream.JobMetrics;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.state.rocksdb.RocksDBNativeMetricOptions;
+
+/**
+ * {@code ./dynnibal bench scale --targets N}: N synthetic targets (texts shaped like the bundled
+ * Debian corpus's, {@link SyntheticCorpus}) through the real job on this machine (in-process
+ * broker, MiniCluster, RocksDB), and what they cost:
+ *
+ * <ol>
+ *   <li>indexing: from the first target published to every target in a shard's tree ({@code
+ *       index_targets_per_s});
+ *   <li>memory: the JVM's heap after a full collection, before the targets and once they are
+ *       indexed ({@code heap_bytes_per_target}: the SG trees, their vectors and id maps; the job
+ *       itself is in the baseline); RocksDB's SST files of the shards' state, read from RocksDB's
+ *       own metric after a checkpoint flushed it ({@code state_bytes_per_target});
+ *   <li>training: steps/s over the steps after a warm-up, as {@code bench pipeline} times them;
+ *   <li>a restore: the job cancelled after a checkpoint, started again from it, until the trainer's
+ *       first step ({@code restore_seconds}), and the shards' time rebuilding their SG trees from
+ *       state within it ({@code tree_rebuild_seconds}); the checkpoint's size on disk.
+ * </ol>
+ *
+ * The job's own gauges are read in process ({@link InProcessMetrics}), not from logs.
+ */
+public final class ScaleBenchmark {
+  private ScaleBenchmark() {}
+
+  /** Steps the restored job takes (the first is what restore_seconds waits for). */
+  private static final int STEPS_AFTER_RESTORE = 3;
+
+  private static final Duration INDEXING_STALLED = Duration.ofMinutes(10);
+
+  public record Options(
+      int targets, TrainingJobConfig job, int warmupSteps, int steps, Path workDir, long seed) {}
+
+  public static Map<String, Object> run(Options options, PrintStream out) throws Exception {
+    TrainingJobConfig config = options.job();
+    int n = options.targets();
+    long planned = (long) options.warmupSteps() + options.steps();
+    Path work = Files.createDirectories(options.workDir());
+    config.checkpointDir = work.resolve("checkpoints").toUri().toString();
+    config.snapshotDir = work.resolve("snapshots").toString();
+    config.maxSteps = planned;
+    config.decaySteps = (int) planned;
+    config.validate();
+    SyntheticCorpus corpus =
+        SyntheticCorpus.shapedLike(Corpus.bundledDebian().targets(), options.seed());
+    // Pairs beyond max.steps are read and dropped, so the restored job gets pairs of its own.
+    int pairCount = (int) ((planned + 10) * config.batchSize * 5 / 4);
+    int pairsAfterRestore = (STEPS_AFTER_RESTORE + 5) * config.batchSize * 2;
+
+    Map<String, Object> figures = new LinkedHashMap<>();
+    figures.put("targets", n);
+    figures.put("text_shape", "Debian package descriptions (bundled corpus), synthetic words");
+    figures.put("tower", config.model().towerKind().id);
+    figures.put("sampler", config.sampler);
+    figures.put("landmarks", config.landmarks);
+    figures.put("parallelism", config.parallelism);
+    figures.put("cores", Runtime.getRuntime().availableProcessors());
+    figures.put("max_heap_bytes", Runtime.getRuntime().maxMemory());
+    try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"))) {
+      config.bootstrapServers = kafka.bootstrapServers();
+      kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+      out.printf(
+          "the job: Flink MiniCluster, parallelism %d, RocksDB state; %,d synthetic targets...%n",
+          config.parallelism, n);
+      JobClient job =
+          LocalJob.start(
+              config,
+              "dynnibal bench scale",
+              conf -> {
+                InProcessMetrics.install(conf);
+                conf.set(RocksDBNativeMetricOptions.MONITOR_TOTAL_SST_FILES_SIZE, true);
+                conf.set(RocksDBNativeMetricOptions.MONITOR_SIZE_ALL_MEM_TABLES, true);
+              });
+      List<TrainingMetrics> reports = new ArrayList<>();
+      try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties())) {
+        awaitShardsOpen(job, config.parallelism);
+        long heapBefore = heapAfterGc();
+        long start = System.nanoTime();
+        // Its own producer, closed before the heap is measured again: a producer keeps its send
+        // buffers (up to 32 MB) pooled on the heap.
+        try (CorpusPublisher targets = new CorpusPublisher(kafka.clientProperties())) {
+          targets.publishTargets(
+              config.targetsTopic(),
+              corpus.targets(n),
+              sent -> {
+                if (sent % 100_000 == 0) {
+                  out.printf("published %,d targets%n", sent);
+                }
+              });
+        }
+        awaitIndexed(job, n, out);
+        double indexSeconds = (System.nanoTime() - start) / 1e9;
+        long heapIndexed = heapAfterGc();
+        figures.put("index_seconds", round(indexSeconds));
+        figures.put("index_targets_per_s", round(n / indexSeconds));
+        figures.put("heap_bytes_indexed", heapIndexed - heapBefore);
+        figures.put("heap_bytes_per_target", round((heapIndexed - heapBefore) / (double) n));
+
+        publisher.publishPairs(
+            config.pairsTopic(),
+            corpus.queries(0, pairCount, n),
+            "e0",
+            System.currentTimeMillis(),
+            null);
+        LocalJob.follow(kafka.clientProperties(), config, job, planned, "scale", out, reports::add);
+        reports.sort(java.util.Comparator.comparingLong(TrainingMetrics::getStep));
+        PipelineBenchmark.Window window =
+            PipelineBenchmark.Window.of(reports, options.warmupSteps());
+        figures.put("steps_timed", window.steps());
+        figures.put("steps_per_s", round(window.stepsPerSecond()));
+        figures.put("shard_ms_per_batch", round(window.shardMillis()));
+
+        // A checkpoint after the last step: RocksDB flushed, the trainer at `planned`.
+        Path checkpoint = awaitCheckpointAfter(config, job, latestCheckpoint(config, job));
+        Thread.sleep(6_000); // RocksDB's size metrics are views, refreshed every 5 s
+        // SST files plus what is still in memtables (RocksDB flushes them only when full).
+        double sst = InProcessMetrics.sum(shard("total-sst-files-size"));
+        double memtables = InProcessMetrics.sum(shard("size-all-mem-tables"));
+        figures.put("state_sst_bytes", (long) sst);
+        figures.put("state_memtable_bytes", (long) memtables);
+        figures.put("state_bytes_per_target", round((sst + memtables) / n));
+        figures.put("checkpoint_bytes", sizeOf(jobCheckpoints(config, job)));
+
+        out.println("restore: cancelling the job, then resuming from its latest checkpoint...");
+        long cancel = System.nanoTime();
+        LocalJob.stop(job);
+        // Checkpoints went on after the one measured (it may be subsumed): the latest retained.
+        Path retained = latestCheckpoint(config, job).orElse(checkpoint);
+        figures.put("checkpoint_restored", checkpointNumber(retained));
+        config.maxSteps = planned + STEPS_AFTER_RESTORE;
+        JobClient restored =
+            LocalJob.start(
+                config,
+                "dynnibal bench scale",
+                conf -> {
+                  InProcessMetrics.install(conf);
+                  conf.set(StateRecoveryOptions.SAVEPOINT_PATH, retained.toString());
+                });
+        try {
+          publisher.publishPairs(
+              config.pairsTopic(),
+              corpus.queries(pairCount, pairsAfterRestore, n),
+              "e1",
+              System.currentTimeMillis(),
+              null);
+          awaitStepAbove(restored, planned);
+          figures.put("restore_seconds", round((System.nanoTime() - cancel) / 1e9));
+          figures.put(
+              "tree_rebuild_seconds",
+              round(InProcessMetrics.max(shard(JobMetrics.INDEX_BUILD_MILLIS)) / 1000));
+        } finally {
+          LocalJob.stop(restored);
+        }
+      }
+    }
+    return figures;
+  }
+
+  private static Predicate<String> shard(String metric) {
+    return id -> id.contains(".shard-index.") && id.endsWith("." + metric);
+  }
+
+  private static Predicate<String> trainer(String metric) {
+    return id -> id.contains(".trainer.") && id.endsWith("." + JobMetrics.GROUP + "." + metric);
+  }
+
+  /** Until every shard subtask has registered its gauges (its state and model are open). */
+  private static void awaitShardsOpen(JobClient job, int parallelism) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+    while (InProcessMetrics.count(shard(JobMetrics.INDEX_TARGETS)) < parallelism
+        || InProcessMetrics.count(trainer(JobMetrics.STEP)) < 1) {
+      LocalJob.failIfEnded(job);
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("the job's operators did not open within 5 minutes");
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  /** Until the shards' trees hold {@code n} targets, printing progress every 10 s. */
+  private static void awaitIndexed(JobClient job, int n, PrintStream out) throws Exception {
+    double last = 0;
+    long lastChange = System.nanoTime();
+    long lastPrint = System.nanoTime();
+    while (true) {
+      LocalJob.failIfEnded(job);
+      double indexed = InProcessMetrics.sum(shard(JobMetrics.INDEX_TARGETS));
+      if (indexed >= n) {
+        return;
+      }
+      long now = System.nanoTime();
+      if (indexed != last) {
+        last = indexed;
+        lastChange = now;
+      } else if (now - lastChange > INDEXING_STALLED.toNanos()) {
+        throw new IllegalStateException(
+            "indexing stalled at " + (long) indexed + " of " + n + " targets");
+      }
+      if (now - lastPrint > 10_000_000_000L) {
+        out.printf("indexed %,d of %,d targets%n", (long) indexed, n);
+        lastPrint = now;
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private static void awaitStepAbove(JobClient job, long step) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofMinutes(30).toNanos();
+    while (!(InProcessMetrics.max(trainer(JobMetrics.STEP)) > step)) {
+      LocalJob.failIfEnded(job);
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("the restored job took no step within 30 minutes");
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  private static Path jobCheckpoints(TrainingJobConfig config, JobClient job) {
+    return Path.of(java.net.URI.create(config.checkpointDir)).resolve(job.getJobID().toString());
+  }
+
+  private static Optional<Path> latestCheckpoint(TrainingJobConfig config, JobClient job)
+      throws IOException {
+    Path dir = jobCheckpoints(config, job);
+    if (!Files.isDirectory(dir)) {
+      return Optional.empty();
+    }
+    try (Stream<Path> chks = Files.list(dir)) {
+      return chks.filter(c -> c.getFileName().toString().matches("chk-\\d+"))
+          .filter(c -> Files.exists(c.resolve("_metadata")))
+          .max(java.util.Comparator.comparingLong(ScaleBenchmark::checkpointNumber));
+    }
+  }
+
+  private static Path awaitCheckpointAfter(
+      TrainingJobConfig config, JobClient job, Optional<Path> previous) throws Exception {
+    long after = previous.map(ScaleBenchmark::checkpointNumber).orElse(0L);
+    long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+    while (System.nanoTime() < deadline) {
+      LocalJob.failIfEnded(job);
+      Optional<Path> latest = latestCheckpoint(config, job);
+      if (latest.isPresent() && checkpointNumber(latest.get()) > after) {
+        return latest.get();
+      }
+      Thread.sleep(500);
+    }
+    throw new IllegalStateException("no checkpoint completed within 10 minutes");
+  }
+
+  private static long checkpointNumber(Path chk) {
+    return Long.parseLong(chk.getFileName().toString().substring(4));
+  }
+
+  private static long sizeOf(Path dir) throws IOException {
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files
+          .filter(Files::isRegularFile)
+          .mapToLong(
+              f -> {
+                try {
+                  return Files.size(f);
+                } catch (IOException gone) {
+                  return 0; // a file deleted while walking (a subsumed checkpoint)
+                }
+              })
+          .sum();
+    }
+  }
+
+  private static long heapAfterGc() throws InterruptedException {
+    var memory = ManagementFactory.getMemoryMXBean();
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+      Thread.sleep(300);
+    }
+    return memory.getHeapMemoryUsage().getUsed();
+  }
+
+  private static Double round(double v) {
+    return Double.isNaN(v) ? null : Math.round(v * 1000) / 1000.0;
+  }
+}
