@@ -19,7 +19,6 @@ import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.state.rocksdb.RocksDBNativeMetricOptions;
 
 /**
  * {@code ./dynnibal bench scale --targets N}: N synthetic targets (texts shaped like the bundled
@@ -31,15 +30,16 @@ import org.apache.flink.state.rocksdb.RocksDBNativeMetricOptions;
  *       index_targets_per_s});
  *   <li>memory: the JVM's heap after a full collection, before the targets and once they are
  *       indexed ({@code heap_bytes_per_target}: the SG trees, their vectors and id maps; the job
- *       itself is in the baseline); RocksDB's SST files of the shards' state, read from RocksDB's
- *       own metric after a checkpoint flushed it ({@code state_bytes_per_target});
+ *       itself is in the baseline); the RocksDB files of the keyed state in a checkpoint ({@code
+ *       state_bytes_per_target});
  *   <li>training: steps/s over the steps after a warm-up, as {@code bench pipeline} times them;
  *   <li>a restore: the job cancelled after a checkpoint, started again from it, until the trainer's
  *       first step ({@code restore_seconds}), and the shards' time rebuilding their SG trees from
  *       state within it ({@code tree_rebuild_seconds}); the checkpoint's size on disk.
  * </ol>
  *
- * The job's own gauges are read in process ({@link InProcessMetrics}), not from logs.
+ * The job's own gauges (targets indexed, tree build time, the trainer's step) are read in process
+ * ({@link InProcessMetrics}), not from logs.
  */
 public final class ScaleBenchmark {
   private ScaleBenchmark() {}
@@ -89,8 +89,6 @@ public final class ScaleBenchmark {
               "dynnibal bench scale",
               conf -> {
                 InProcessMetrics.install(conf);
-                conf.set(RocksDBNativeMetricOptions.MONITOR_TOTAL_SST_FILES_SIZE, true);
-                conf.set(RocksDBNativeMetricOptions.MONITOR_SIZE_ALL_MEM_TABLES, true);
               });
       List<TrainingMetrics> reports = new ArrayList<>();
       try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties())) {
@@ -133,13 +131,12 @@ public final class ScaleBenchmark {
 
         // A checkpoint after the last step: RocksDB flushed, the trainer at `planned`.
         Path checkpoint = awaitCheckpointAfter(config, job, latestCheckpoint(config, job));
-        Thread.sleep(6_000); // RocksDB's size metrics are views, refreshed every 5 s
-        // SST files plus what is still in memtables (RocksDB flushes them only when full).
-        double sst = InProcessMetrics.sum(shard("total-sst-files-size"));
-        double memtables = InProcessMetrics.sum(shard("size-all-mem-tables"));
-        figures.put("state_sst_bytes", (long) sst);
-        figures.put("state_memtable_bytes", (long) memtables);
-        figures.put("state_bytes_per_target", round((sst + memtables) / n));
+        // An incremental checkpoint uploads RocksDB's SST files (flushed for it) to shared/: the
+        // keyed state, which is the shards' targets (the merge's and the ingest gates' are small
+        // beside them). The trainer's parameters are raw operator state, in chk-<n>/.
+        long keyed = sizeOf(jobCheckpoints(config, job).resolve("shared"));
+        figures.put("state_bytes", keyed);
+        figures.put("state_bytes_per_target", round(keyed / (double) n));
         figures.put("checkpoint_bytes", sizeOf(jobCheckpoints(config, job)));
 
         out.println("restore: cancelling the job, then resuming from its latest checkpoint...");
