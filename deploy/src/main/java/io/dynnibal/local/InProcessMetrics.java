@@ -58,6 +58,23 @@ public final class InProcessMetrics implements MetricReporter {
     return max;
   }
 
+  /** Forgets every metric (before a job that must not see the last one's). */
+  public static void clear() {
+    METRICS.clear();
+  }
+
+  /** The numeric gauges whose identifier passes {@code identifier}, by identifier. */
+  public static Map<String, Double> values(Predicate<String> identifier) {
+    Map<String, Double> out = new java.util.TreeMap<>();
+    METRICS.forEach(
+        (id, m) -> {
+          if (identifier.test(id) && m instanceof Gauge<?> g && g.getValue() instanceof Number v) {
+            out.put(id, v.doubleValue());
+          }
+        });
+    return out;
+  }
+
   /** How many metrics pass {@code identifier}. */
   public static long count(Predicate<String> identifier) {
     return METRICS.keySet().stream().filter(identifier).count();
