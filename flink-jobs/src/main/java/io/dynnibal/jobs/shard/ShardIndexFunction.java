@@ -202,14 +202,13 @@ public final class ShardIndexFunction
         continue;
       }
       usable.add(t);
-      if (!index.contains(t.id)) {
-        indexedTargets.incrementAndGet();
-      }
     }
+    int before = index.size();
     index.upsertAll(
         usable.stream().map(t -> t.id).toList(),
         usable.stream().map(t -> t.cache).toList(),
         settings.seed() ^ key);
+    indexedTargets.addAndGet(index.size() - before); // counted once in the tree
     targets.encoded(usable, model.version);
   }
 
