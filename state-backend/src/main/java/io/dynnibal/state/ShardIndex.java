@@ -20,18 +20,7 @@ import java.util.random.RandomGenerator;
  * state's.
  */
 public final class ShardIndex {
-  private SgTree tree;
-
-  /**
-   * Targets in the tree at its last bulk build, and inserted one by one since: a group of new
-   * targets that would make the second outnumber the first is bulk-built in with the tree instead.
-   */
-  private int builtSize;
-
-  private int insertedSinceBuild;
-
-  /** Below this many targets a group is always inserted one by one. */
-  static final int MIN_BULK = 4096;
+  private final SgTree tree;
 
   private final SlotsById slotOf = new SlotsById();
   private final List<String> idOfSlot = new ArrayList<>();
@@ -60,7 +49,6 @@ public final class ShardIndex {
     for (String id : ids) {
       index.register(id);
     }
-    index.builtSize = ids.size();
     return index;
   }
 
@@ -82,51 +70,6 @@ public final class ShardIndex {
     }
     int slot = register(id);
     tree.insert(slot, vector.clone());
-  }
-
-  /**
-   * Adds or replaces many targets. Inserted one by one while they are few against the tree;
-   * otherwise the whole tree is bulk-built anew with them. One-by-one insertion compares a point
-   * with every child of each node on its way down, and over high-dimensional vectors the SG tree's
-   * fan-out is wide: a shard bulk-loading half a million targets inserted about a thousand a
-   * second. Rebuilding whenever the inserted targets would outnumber those of the last build keeps
-   * a bulk load at O(n log n) amortised (each build at least doubles the tree).
-   */
-  public void upsertAll(List<String> ids, List<float[]> vectors, long seed) {
-    if (insertedSinceBuild + ids.size() <= Math.max(builtSize, MIN_BULK)) {
-      for (int i = 0; i < ids.size(); i++) {
-        upsert(ids.get(i), vectors.get(i));
-      }
-      insertedSinceBuild += ids.size();
-      return;
-    }
-    java.util.Map<Integer, float[]> added = new java.util.LinkedHashMap<>();
-    for (int i = 0; i < ids.size(); i++) {
-      int slot = slotOf.get(ids.get(i));
-      if (slot >= 0) {
-        tree.delete(slot);
-      } else {
-        slot = register(ids.get(i));
-      }
-      added.put(slot, vectors.get(i).clone());
-    }
-    int n = tree.size() + added.size();
-    int[] slots = new int[n];
-    float[][] all = new float[n][];
-    int[] next = {0};
-    tree.forEachTarget(
-        (vector, slot) -> {
-          slots[next[0]] = slot;
-          // Duplicates share one vector in the tree; each gets its own in the new tree.
-          all[next[0]++] = vector.clone();
-        });
-    for (java.util.Map.Entry<Integer, float[]> e : added.entrySet()) {
-      slots[next[0]] = e.getKey();
-      all[next[0]++] = e.getValue();
-    }
-    tree = SgTree.build(tree.dimension(), tree.base(), slots, all, seed);
-    builtSize = n;
-    insertedSinceBuild = 0;
   }
 
   public boolean delete(String id) {

@@ -23,16 +23,15 @@ class ShardIndexTest {
   }
 
   /**
-   * Groups of 512 into a growing index: some inserted one by one, some bulk-built in with the tree,
-   * some replacing earlier targets. Every target ends up once, with its latest vector, in a sound
-   * tree.
+   * Targets upserted into a growing index, a tenth of them replacing earlier ones: every target
+   * ends up once, with its latest vector, in a sound tree.
    */
   @Test
-  void groupsOfTargetsEndUpInASoundTreeWithTheirLatestVectors() {
+  void upsertedTargetsEndUpInASoundTreeWithTheirLatestVectors() {
     SplittableRandom random = new SplittableRandom(5);
     ShardIndex index = ShardIndex.empty(D, 1.3);
     Map<String, float[]> expected = new HashMap<>();
-    for (int group = 0; group < 30; group++) {
+    for (int group = 0; group < 12; group++) {
       List<String> ids = new ArrayList<>();
       List<float[]> vectors = new ArrayList<>();
       for (int i = 0; i < 512; i++) {
@@ -47,7 +46,9 @@ class ShardIndexTest {
         vectors.add(v);
         expected.put(id, v);
       }
-      index.upsertAll(ids, vectors, group);
+      for (int i = 0; i < ids.size(); i++) {
+        index.upsert(ids.get(i), vectors.get(i));
+      }
     }
     assertEquals(List.of(), index.checkInvariants());
     assertEquals(expected.size(), index.size());
@@ -58,16 +59,18 @@ class ShardIndexTest {
   }
 
   @Test
-  void aTargetDeletedAfterABulkBuildLeavesTheTree() {
+  void aDeletedTargetLeavesTheTree() {
     SplittableRandom random = new SplittableRandom(6);
     ShardIndex index = ShardIndex.empty(D, 1.3);
     List<String> ids = new ArrayList<>();
     List<float[]> vectors = new ArrayList<>();
-    for (int i = 0; i < ShardIndex.MIN_BULK + 10; i++) {
+    for (int i = 0; i < 2_000; i++) {
       ids.add("t" + i);
       vectors.add(random(random));
     }
-    index.upsertAll(ids, vectors, 1);
+    for (int i = 0; i < ids.size(); i++) {
+      index.upsert(ids.get(i), vectors.get(i));
+    }
     assertEquals(ids.size(), index.size());
     index.delete("t7");
     assertFalse(index.contains("t7"));

@@ -57,18 +57,6 @@ public final class SgTree {
     }
   }
 
-  /**
-   * Calls {@code visitor} with every target and its vector (shared by a node's duplicates; do not
-   * modify it).
-   */
-  public void forEachTarget(java.util.function.ObjIntConsumer<float[]> visitor) {
-    for (SgNode node : nodes()) {
-      for (int i = 0; i < node.targetCount; i++) {
-        visitor.accept(node.vector, node.targets[i]);
-      }
-    }
-  }
-
   /** Bulk build (farthest-first from an approximate medoid); see {@link SgTreeBuilder}. */
   public static SgTree build(
       int dimension, double base, int[] targets, float[][] vectors, long seed) {
