@@ -38,6 +38,18 @@ public final class LocalJob {
       double meanStaleness) {}
 
   /**
+   * Points a benchmark's job at {@code work} (checkpoints and snapshots) and has it train {@code
+   * steps} steps, its learning rate decaying over them; validates the result.
+   */
+  public static void prepareRun(TrainingJobConfig config, Path work, long steps) {
+    config.checkpointDir = work.resolve("checkpoints").toUri().toString();
+    config.snapshotDir = work.resolve("snapshots").toString();
+    config.maxSteps = steps;
+    config.decaySteps = (int) steps;
+    config.validate();
+  }
+
+  /**
    * Starts the job on a MiniCluster of {@code parallelism} slots, RocksDB state, restarts on
    * failure.
    */

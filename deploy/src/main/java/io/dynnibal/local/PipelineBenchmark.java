@@ -56,11 +56,7 @@ public final class PipelineBenchmark {
     Corpus corpus = options.corpus();
     long planned = (long) options.warmupSteps() + options.steps();
     Path work = Files.createDirectories(options.workDir());
-    config.checkpointDir = work.resolve("checkpoints").toUri().toString();
-    config.snapshotDir = work.resolve("snapshots").toString();
-    config.maxSteps = planned;
-    config.decaySteps = (int) planned;
-    config.validate();
+    LocalJob.prepareRun(config, work, planned);
     int passes = (int) Math.ceil((double) planned * config.batchSize / corpus.train().size()) + 1;
     List<LabelledQuery> published = new ArrayList<>();
     Random random = new Random(options.seed());

@@ -17,7 +17,8 @@ import java.util.random.RandomGenerator;
  * restore.
  *
  * <p>Invariant: the tree holds exactly the targets in {@code slotOf}, and their vectors equal the
- * state's.
+ * state's at the current version (the stored vectors moved by their bases' maps, up to float
+ * rounding).
  */
 public final class ShardIndex {
   private final SgTree tree;
@@ -36,7 +37,11 @@ public final class ShardIndex {
     return new ShardIndex(new SgTree(dimension, base));
   }
 
-  /** Bulk-builds the tree (faster and better balanced than inserting one by one). */
+  /**
+   * Bulk-builds the tree (after a restore or an exact re-encode): far faster than inserting one by
+   * one on clustered data such as trained encodings; on near-isotropic vectors (an untrained tower
+   * over synthetic text, bench scale) it was no faster and its trees sampled slower.
+   */
   public static ShardIndex build(
       int dimension, double base, List<String> ids, List<float[]> vectors, long seed) {
     int[] slots = new int[ids.size()];

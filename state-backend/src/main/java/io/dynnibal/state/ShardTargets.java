@@ -105,24 +105,48 @@ public final class ShardTargets {
   }
 
   /**
-   * What a shard ships of a target: its features and, with {@code withCache}, its cache vector at
-   * the current version; null if the shard has no such target.
+   * What a shard ships of a target (a negative, a positive): its features and {@code logit}, no
+   * cache vector; null if the shard has no such target.
    */
-  public TargetFeatures shipped(String id, boolean withCache, float logit, long currentVersion)
-      throws Exception {
+  public TargetFeatures shipped(String id, float logit, long currentVersion) throws Exception {
     TargetFeatures t = targets.get(id);
     if (t == null) {
       return null;
     }
     featurize(t);
     TargetFeatures out = t.withoutCache(logit);
-    if (withCache && t.cache != null) {
-      CacheMap map = bases(currentVersion).cacheMapFrom(t.version, t.cache.length);
-      out.cache = t.cache.clone();
-      if (map != null) {
-        map.applyInPlace(out.cache, new float[out.cache.length]);
+    out.version = currentVersion;
+    return out;
+  }
+
+  /**
+   * What a shard ships of each target as a regression sample: as {@link #shipped}, with its cache
+   * vector at the current version, the key's maps read once for all of them (the value holds up to
+   * {@link CacheBases#MAX_BASES} d' x d' maps).
+   */
+  public List<TargetFeatures> shippedWithCache(List<String> ids, long currentVersion)
+      throws Exception {
+    CacheBases b = bases(currentVersion);
+    Map<Long, CacheMap> maps = new HashMap<>();
+    List<TargetFeatures> out = new ArrayList<>(ids.size());
+    float[] scratch = null;
+    for (String id : ids) {
+      TargetFeatures t = targets.get(id);
+      if (t == null) {
+        continue;
       }
-      out.version = currentVersion;
+      featurize(t);
+      TargetFeatures shipped = t.withoutCache(0f);
+      if (t.cache != null && b.has(t.version)) {
+        CacheMap map = maps.computeIfAbsent(t.version, v -> b.cacheMapFrom(v, t.cache.length));
+        shipped.cache = t.cache.clone();
+        if (map != null) {
+          scratch = scratch == null ? new float[t.cache.length] : scratch;
+          map.applyInPlace(shipped.cache, scratch);
+        }
+        shipped.version = currentVersion;
+      }
+      out.add(shipped);
     }
     return out;
   }
@@ -195,7 +219,12 @@ public final class ShardTargets {
     List<float[]> vectors = new ArrayList<>();
     for (Map.Entry<String, TargetFeatures> entry : targets.entries()) {
       TargetFeatures t = entry.getValue();
-      if (t.cache == null || !b.has(t.version)) {
+      if (t.cache != null && !b.has(t.version)) {
+        // No map leads from its version: stored as not encoded, so it is encoded like a new one.
+        t.cache = null;
+        entry.setValue(t);
+      }
+      if (t.cache == null) {
         waiting.accept(entry.getKey());
         continue;
       }

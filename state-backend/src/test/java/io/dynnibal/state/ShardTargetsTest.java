@@ -84,7 +84,7 @@ class ShardTargetsTest {
   }
 
   private void assertShipped(String id, float[] expected, long version) throws Exception {
-    TargetFeatures t = targets.shipped(id, true, 0f, version);
+    TargetFeatures t = targets.shippedWithCache(List.of(id), version).get(0);
     assertArrayEquals(expected, t.cache, 1e-4f, id);
     assertEquals(version, t.version);
     assertNotNull(t.featureIds, "shipped with its features");
@@ -108,8 +108,7 @@ class ShardTargetsTest {
     assertEquals("text of t1", stored.text);
     assertNull(stored.featureIds);
     int before = featurized.get();
-    assertArrayEquals(
-        new int[] {"text of t1".length()}, targets.shipped("t1", false, 0f, 0).featureIds);
+    assertArrayEquals(new int[] {"text of t1".length()}, targets.shipped("t1", 0f, 0).featureIds);
     assertEquals(before + 1, featurized.get(), "features are recomputed from the text");
   }
 
@@ -191,6 +190,19 @@ class ShardTargetsTest {
   }
 
   @Test
+  void aTargetAtAVersionNoMapLeadsFromIsStoredAsNotEncodedAndReportedWaiting() throws Exception {
+    encode(0, 5, 0);
+    TargetFeatures stray = map.get("t2");
+    stray.version = 7;
+    map.put("t2", stray);
+    List<String> waiting = new ArrayList<>();
+    ShardIndex index = targets.buildIndex(D, 1.3, 5, 0, waiting::add);
+    assertEquals(List.of("t2"), waiting);
+    assertNull(map.get("t2").cache, "encoded again like a new target");
+    assertEquals(4, index.size());
+  }
+
+  @Test
   void anIndexBuiltFromStateReportsTheWaitingTargets() throws Exception {
     encode(0, 30, 0);
     targets.store("waiting", "not encoded yet", 0);
@@ -220,7 +232,7 @@ class ShardTargetsTest {
       t.version = 3;
       map.put(t.id, t);
     }
-    assertArrayEquals(new int[] {4}, targets.shipped("t4", false, 0f, 3).featureIds);
+    assertArrayEquals(new int[] {4}, targets.shipped("t4", 0f, 3).featureIds);
     CacheMap a = random(1);
     targets.move(a, 3);
     ShardIndex index = targets.buildIndex(D, 1.3, 5, 4, id -> {});

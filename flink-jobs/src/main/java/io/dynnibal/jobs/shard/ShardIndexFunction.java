@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Targets and queries are encoded here, with the version the shard holds, so a shard's cache and
  * its queries are always of one version and each reply says which. New and changed targets are
- * stored at once (features, no cache vector yet) and encoded in groups of {@value #ENCODE_BATCH}:
+ * stored at once (text, no cache vector yet) and encoded in groups of {@value #ENCODE_BATCH}:
  * before the shard answers a batch, when a group is full, or {@value #ENCODE_DELAY_MS} ms after the
  * first one waiting. One forward pass per group instead of per target is what makes indexing fast;
  * a restore encodes whatever was still waiting in its state.
@@ -243,8 +243,7 @@ public final class ShardIndexFunction
     HardNegativeMiner.Mined mined = HardNegativeMiner.Mined.none();
     long version = model.version;
     HardNegativeMiner.Shard data =
-        new HardNegativeMiner.Shard(
-            key, index, id -> targets.shipped(id, false, 0f, version), model);
+        new HardNegativeMiner.Shard(key, index, id -> targets.shipped(id, 0f, version), model);
     FidelityProbe.Probed probed = null;
     if (miner != null && index.size() > 0 && settings.hardNegativesPerStep() > 0) {
       mined = miner.mine(data, queries, batch, random);
@@ -253,17 +252,18 @@ public final class ShardIndexFunction
       }
     }
     int uniformDraws = settings.uniformDrawsPerStep();
-    List<TargetFeatures> uniform = new ArrayList<>();
+    List<String> drawn = new ArrayList<>(uniformDraws);
     for (int i = 0; i < uniformDraws && index.size() > 0; i++) {
-      // With its cache vector: the trainer fits the next map on such samples.
-      uniform.add(targets.shipped(index.uniform(random), true, 0f, version));
+      drawn.add(index.uniform(random));
     }
+    // With their cache vectors: the trainer fits the next map on such samples.
+    List<TargetFeatures> uniform = targets.shippedWithCache(drawn, version);
     List<Integer> positiveQuery = new ArrayList<>();
     List<TargetFeatures> positives = new ArrayList<>();
     for (int q = 0; q < batch.size(); q++) {
       if (index.contains(batch.targetIds[q])) {
         positiveQuery.add(q);
-        positives.add(targets.shipped(batch.targetIds[q], false, 0f, version));
+        positives.add(targets.shipped(batch.targetIds[q], 0f, version));
       }
     }
     ShardReply reply = new ShardReply();
