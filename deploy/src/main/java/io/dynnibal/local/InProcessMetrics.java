@@ -31,31 +31,16 @@ public final class InProcessMetrics implements MetricReporter {
    * none.
    */
   public static double sum(Predicate<String> identifier) {
-    double sum = 0;
-    int n = 0;
-    for (Map.Entry<String, Metric> e : METRICS.entrySet()) {
-      if (identifier.test(e.getKey()) && e.getValue() instanceof Gauge<?> g) {
-        Object v = g.getValue();
-        if (v instanceof Number number) {
-          sum += number.doubleValue();
-          n++;
-        }
-      }
-    }
-    return n == 0 ? Double.NaN : sum;
+    Map<String, Double> v = values(identifier);
+    return v.isEmpty() ? Double.NaN : v.values().stream().mapToDouble(Double::doubleValue).sum();
   }
 
   /** The largest numeric gauge whose identifier passes {@code identifier}; NaN when none. */
   public static double max(Predicate<String> identifier) {
-    double max = Double.NaN;
-    for (Map.Entry<String, Metric> e : METRICS.entrySet()) {
-      if (identifier.test(e.getKey()) && e.getValue() instanceof Gauge<?> g) {
-        if (g.getValue() instanceof Number number) {
-          max = Double.isNaN(max) ? number.doubleValue() : Math.max(max, number.doubleValue());
-        }
-      }
-    }
-    return max;
+    return values(identifier).values().stream()
+        .mapToDouble(Double::doubleValue)
+        .max()
+        .orElse(Double.NaN);
   }
 
   /** Forgets every metric (before a job that must not see the last one's). */

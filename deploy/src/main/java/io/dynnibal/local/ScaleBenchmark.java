@@ -188,14 +188,26 @@ public final class ScaleBenchmark {
 
   /** Until every shard subtask has registered its gauges (its state and model are open). */
   private static void awaitShardsOpen(JobClient job, int parallelism) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-    while (InProcessMetrics.count(shard(JobMetrics.INDEX_TARGETS)) < parallelism
-        || InProcessMetrics.count(trainer(JobMetrics.STEP)) < 1) {
+    await(
+        job,
+        Duration.ofMinutes(5),
+        "the job's operators did not open",
+        () ->
+            InProcessMetrics.count(shard(JobMetrics.INDEX_TARGETS)) >= parallelism
+                && InProcessMetrics.count(trainer(JobMetrics.STEP)) >= 1);
+  }
+
+  /** Until {@code done}, failing if the job ends or {@code limit} passes. */
+  private static void await(
+      JobClient job, Duration limit, String failure, java.util.function.BooleanSupplier done)
+      throws Exception {
+    long deadline = System.nanoTime() + limit.toNanos();
+    while (!done.getAsBoolean()) {
       LocalJob.failIfEnded(job);
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("the job's operators did not open within 5 minutes");
+        throw new IllegalStateException(failure + " within " + limit.toMinutes() + " minutes");
       }
-      Thread.sleep(200);
+      Thread.sleep(50);
     }
   }
 
@@ -227,17 +239,15 @@ public final class ScaleBenchmark {
   }
 
   private static void awaitTreesRebuilt(JobClient job, int parallelism) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofMinutes(30).toNanos();
-    while (InProcessMetrics.values(shard(JobMetrics.INDEX_BUILD_MILLIS)).values().stream()
-            .filter(ms -> ms > 0)
-            .count()
-        < parallelism) {
-      LocalJob.failIfEnded(job);
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("the restored shards built no tree within 30 minutes");
-      }
-      Thread.sleep(50);
-    }
+    await(
+        job,
+        Duration.ofMinutes(30),
+        "the restored shards built no tree",
+        () ->
+            InProcessMetrics.values(shard(JobMetrics.INDEX_BUILD_MILLIS)).values().stream()
+                    .filter(ms -> ms > 0)
+                    .count()
+                >= parallelism);
   }
 
   private static Path jobCheckpoints(TrainingJobConfig config, JobClient job) {

@@ -86,10 +86,31 @@ public class CacheBases {
     }
   }
 
-  /** The map from {@code base} to the current version as a {@link CacheMap}; null = identity. */
-  CacheMap cacheMapFrom(long base, int dimension) {
-    float[] map = mapFrom(base);
-    return map == null ? null : new CacheMap(dimension, map);
+  /**
+   * Moves stored vectors to the current version, each base's {@link CacheMap} built once: one per
+   * pass over many targets (the value's maps do not change during it).
+   */
+  Mover mover() {
+    return new Mover();
+  }
+
+  final class Mover {
+    private final java.util.Map<Long, CacheMap> built = new java.util.HashMap<>();
+    private float[] scratch;
+
+    /** {@code stored} (written at {@code base}) moved to the current version, in place. */
+    float[] moveInPlace(long base, float[] stored) {
+      CacheMap map =
+          built.computeIfAbsent(
+              base, v -> mapFrom(v) == null ? null : new CacheMap(stored.length, mapFrom(v)));
+      if (map != null) {
+        if (scratch == null || scratch.length != stored.length) {
+          scratch = new float[stored.length];
+        }
+        map.applyInPlace(stored, scratch);
+      }
+      return stored;
+    }
   }
 
   /** Row-major {@code a b} of two d x d matrices, accumulated in double. */

@@ -2,7 +2,6 @@ package io.dynnibal.state;
 
 import io.dynnibal.index.nystrom.CacheMap;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -127,9 +126,8 @@ public final class ShardTargets {
   public List<TargetFeatures> shippedWithCache(List<String> ids, long currentVersion)
       throws Exception {
     CacheBases b = bases(currentVersion);
-    Map<Long, CacheMap> maps = new HashMap<>();
+    CacheBases.Mover mover = b.mover();
     List<TargetFeatures> out = new ArrayList<>(ids.size());
-    float[] scratch = null;
     for (String id : ids) {
       TargetFeatures t = targets.get(id);
       if (t == null) {
@@ -138,12 +136,7 @@ public final class ShardTargets {
       featurize(t);
       TargetFeatures shipped = t.withoutCache(0f);
       if (t.cache != null && b.has(t.version)) {
-        CacheMap map = maps.computeIfAbsent(t.version, v -> b.cacheMapFrom(v, t.cache.length));
-        shipped.cache = t.cache.clone();
-        if (map != null) {
-          scratch = scratch == null ? new float[t.cache.length] : scratch;
-          map.applyInPlace(shipped.cache, scratch);
-        }
+        shipped.cache = mover.moveInPlace(t.version, t.cache); // t is this call's copy
         shipped.version = currentVersion;
       }
       out.add(shipped);
@@ -213,8 +206,7 @@ public final class ShardTargets {
       int dimension, double treeBase, long seed, long currentVersion, Consumer<String> waiting)
       throws Exception {
     CacheBases b = bases(currentVersion);
-    Map<Long, CacheMap> maps = new HashMap<>();
-    float[] scratch = new float[dimension];
+    CacheBases.Mover mover = b.mover();
     List<String> ids = new ArrayList<>();
     List<float[]> vectors = new ArrayList<>();
     for (Map.Entry<String, TargetFeatures> entry : targets.entries()) {
@@ -228,13 +220,8 @@ public final class ShardTargets {
         waiting.accept(entry.getKey());
         continue;
       }
-      CacheMap map = maps.computeIfAbsent(t.version, v -> b.cacheMapFrom(v, dimension));
-      float[] v = t.cache.clone(); // the tree keeps and moves its own copy
-      if (map != null) {
-        map.applyInPlace(v, scratch);
-      }
       ids.add(entry.getKey());
-      vectors.add(v);
+      vectors.add(mover.moveInPlace(t.version, t.cache)); // the entry's copy: the tree's own
     }
     return ShardIndex.build(dimension, treeBase, ids, vectors, seed);
   }
@@ -264,18 +251,13 @@ public final class ShardTargets {
 
   /** Rewrites every target not at {@code version} (the current one) at it: too many bases. */
   private void rebase(CacheBases b, long version) throws Exception {
-    Map<Long, CacheMap> maps = new HashMap<>();
-    float[] scratch = null;
+    CacheBases.Mover mover = b.mover();
     for (Map.Entry<String, TargetFeatures> entry : targets.entries()) {
       TargetFeatures t = entry.getValue();
       if (t.cache == null || t.version == version || !b.has(t.version)) {
         continue;
       }
-      CacheMap map = maps.computeIfAbsent(t.version, v -> b.cacheMapFrom(v, t.cache.length));
-      if (map != null) {
-        scratch = scratch == null ? new float[t.cache.length] : scratch;
-        map.applyInPlace(t.cache, scratch);
-      }
+      mover.moveInPlace(t.version, t.cache);
       long from = t.version;
       t.version = version;
       entry.setValue(t);
