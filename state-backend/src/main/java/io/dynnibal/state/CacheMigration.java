@@ -1,17 +1,17 @@
 package io.dynnibal.state;
 
 import io.dynnibal.index.nystrom.CacheMap;
-import io.dynnibal.index.sgtree.TreeRepair;
 
 /**
  * Moves one shard key's cache to a new model version, in its state and its heap index.
  *
  * <p>An update that follows the current version (v-1 to v) is applied as the trainer's d' x d' map:
  * the state composes it into its per-base maps ({@link ShardTargets#move}, no target rewritten),
- * the tree's vectors are multiplied in place, and {@link TreeRepair} rebuilds only the subtrees the
- * drift can have broken. An update that skips versions cannot be applied as a map (maps go from v-1
- * to v), so every target is re-encoded exactly from its text, and the heap index must be rebuilt
- * from the state.
+ * and the heap index into its tree's frame ({@link ShardIndex#move}: no vector moves while the
+ * frame stays well conditioned; past that the vectors move and only the broken subtrees are
+ * rebuilt). An update that skips versions cannot be applied as a map (maps go from v-1 to v), so
+ * every target is re-encoded exactly from its text, and the heap index must be rebuilt from the
+ * state.
  *
  * <p>Targets still waiting to be encoded are left alone: they will be encoded with the model
  * current then.
@@ -21,10 +21,10 @@ public final class CacheMigration {
   public static final int GROUP = 512;
 
   /**
-   * @param report the tree repair of a map update; null when the index was re-encoded exactly (and
-   *     must be rebuilt) or there was no heap index
+   * @param index how a map update moved the heap index; null when the index was re-encoded exactly
+   *     (and must be rebuilt) or there was no heap index
    */
-  public record Outcome(int targetsMoved, TreeRepair.Report report) {}
+  public record Outcome(int targetsMoved, ShardIndex.Moved index) {}
 
   private CacheMigration() {}
 
@@ -45,7 +45,6 @@ public final class CacheMigration {
       return new Outcome(targets.reencode(exact, newVersion, GROUP), null);
     }
     int moved = targets.move(map, currentVersion);
-    TreeRepair.Report report = index != null ? index.move(map, seed) : null;
-    return new Outcome(moved, report);
+    return new Outcome(moved, index != null ? index.move(map, seed) : null);
   }
 }

@@ -3,6 +3,7 @@ package io.dynnibal.state;
 import io.dynnibal.index.nystrom.CacheMap;
 import io.dynnibal.index.sampling.NegativeSampler;
 import io.dynnibal.index.sampling.Samples;
+import io.dynnibal.index.sgtree.SgNode;
 import io.dynnibal.index.sgtree.SgTree;
 import io.dynnibal.index.sgtree.TreeRepair;
 import java.util.ArrayList;
@@ -16,12 +17,17 @@ import java.util.random.RandomGenerator;
  * state ({@link ShardTargets}: every target's text and cache vector) and is rebuilt from it after a
  * restore.
  *
- * <p>Invariant: the tree holds exactly the targets in {@code slotOf}, and their vectors equal the
- * state's at the current version (the stored vectors moved by their bases' maps, up to float
- * rounding).
+ * <p>Invariant: the tree holds exactly the targets in {@code slotOf}, and their vectors mapped by
+ * the {@link TreeFrame} equal the state's at the current version (the stored vectors moved by their
+ * bases' maps, up to float rounding), except while an {@link ExactRefinement} runs: the state then
+ * takes exact vectors group by group, and the tree keeps the map's approximation of them until the
+ * shard rebuilds it at the end.
  */
 public final class ShardIndex {
   private final SgTree tree;
+
+  /** Current vectors are {@code frame} applied to the tree's: model updates move the frame. */
+  private TreeFrame frame;
 
   private final SlotsById slotOf = new SlotsById();
   private final List<String> idOfSlot = new ArrayList<>();
@@ -31,6 +37,7 @@ public final class ShardIndex {
 
   private ShardIndex(SgTree tree) {
     this.tree = tree;
+    this.frame = TreeFrame.identity(tree.dimension());
   }
 
   public static ShardIndex empty(int dimension, double base) {
@@ -65,16 +72,26 @@ public final class ShardIndex {
     return slotOf.get(id) >= 0;
   }
 
-  /** Adds or replaces a target. */
+  /** Adds or replaces a target, given its current vector. */
   public void upsert(String id, float[] vector) {
     int existing = slotOf.get(id);
     if (existing >= 0) {
       tree.delete(existing); // same slot, new vector: a target updated many times holds one slot
-      tree.insert(existing, vector.clone());
+      tree.insert(existing, inTree(vector));
       return;
     }
-    int slot = register(id);
-    tree.insert(slot, vector.clone());
+    float[] x = inTree(vector);
+    tree.insert(register(id), x);
+  }
+
+  /** {@code vector} in the tree's coordinates; a frame that does not reach it is flattened. */
+  private float[] inTree(float[] vector) {
+    float[] x = frame.toTree(vector);
+    if (x == null) {
+      flatten(liveCount);
+      x = vector.clone();
+    }
+    return x;
   }
 
   public boolean delete(String id) {
@@ -101,7 +118,7 @@ public final class ShardIndex {
 
   /** Negatives for one query (cache-space vector), as ids with their logits. */
   public Samples sample(NegativeSampler sampler, float[] query, int count, RandomGenerator random) {
-    return sampler.sample(tree, query, count, random);
+    return sampler.sample(tree, frame.queryInTree(query), count, random);
   }
 
   /**
@@ -109,7 +126,7 @@ public final class ShardIndex {
    * query once. Valid until the index changes.
    */
   public NegativeSampler.Prepared prepare(NegativeSampler sampler, float[] query) {
-    return sampler.prepare(tree, query);
+    return sampler.prepare(tree, frame.queryInTree(query));
   }
 
   /** The live targets' ids, in slot order. */
@@ -123,10 +140,10 @@ public final class ShardIndex {
     return ids;
   }
 
-  /** The target's vector in the tree (do not modify), or null if it is not indexed. */
+  /** The target's current vector (a copy), or null if it is not indexed. */
   public float[] vectorOf(String id) {
     int slot = slotOf.get(id);
-    return slot < 0 ? null : tree.nodeOf(slot).vector();
+    return slot < 0 ? null : frame.toCurrent(tree.nodeOf(slot).vector());
   }
 
   public String idOf(int slot) {
@@ -134,13 +151,66 @@ public final class ShardIndex {
   }
 
   /**
-   * Applies a model update's map to every vector in the tree, then repairs only what the drift can
-   * have broken.
+   * How a model update moved the index: by its frame alone ({@code repair} null), or by moving
+   * every vector and repairing the tree.
+   *
+   * @param distortion the composed frame's distortion of the tree's edges, which decided it
    */
-  public TreeRepair.Report move(CacheMap map, long seed) {
-    float[] scratch = new float[map.dimension()];
-    double drift = tree.moveVectors(v -> map.applyInPlace(v, scratch));
+  public record Moved(double distortion, TreeRepair.Report repair) {
+    public boolean byFrame() {
+      return repair == null;
+    }
+  }
+
+  /** Tree edges (a node's vector minus its parent's) the frame's distortion is measured on. */
+  static final int DISTORTION_EDGES = 512;
+
+  /**
+   * Applies a model update's map. Composed into the tree's frame while the frame distorts the
+   * tree's edges by at most {@link TreeFrame#MAX_DISTORTION}: no vector moves and the tree is
+   * untouched, so the update costs a few d' x d' products. Otherwise the whole frame is applied to
+   * every vector in the tree, and only what the drift can have broken is repaired.
+   */
+  public Moved move(CacheMap map, long seed) {
+    frame = frame.then(map);
+    double distortion = frame.distortion(edges());
+    if (distortion <= TreeFrame.MAX_DISTORTION) {
+      return new Moved(distortion, null);
+    }
+    return new Moved(distortion, flatten(seed));
+  }
+
+  /** Moves every tree vector to current coordinates and repairs the tree: the identity frame. */
+  private TreeRepair.Report flatten(long seed) {
+    TreeFrame applied = frame;
+    double drift = tree.moveVectors(applied::toCurrentInPlace);
+    frame = TreeFrame.identity(tree.dimension());
     return TreeRepair.repair(tree, drift, TreeRepair.Mode.BOUNDED, seed);
+  }
+
+  /** Up to {@link #DISTORTION_EDGES} node-to-parent differences, spread over the live targets. */
+  private List<float[]> edges() {
+    List<float[]> edges = new ArrayList<>();
+    int stride = Math.max(1, liveCount / DISTORTION_EDGES);
+    for (int i = 0; i < liveCount && edges.size() < DISTORTION_EDGES; i += stride) {
+      SgNode node = tree.nodeOf(live[i]);
+      if (node.parent() == null) {
+        continue;
+      }
+      float[] v = node.vector();
+      float[] p = node.parent().vector();
+      float[] e = new float[v.length];
+      for (int j = 0; j < v.length; j++) {
+        e[j] = v[j] - p[j];
+      }
+      edges.add(e);
+    }
+    return edges;
+  }
+
+  /** The coordinates of the tree's vectors. */
+  public TreeFrame frame() {
+    return frame;
   }
 
   public List<String> checkInvariants() {

@@ -180,6 +180,75 @@ public final class ShardTargets {
     return count;
   }
 
+  /** The ids of encoded targets whose base is a version before {@code version}. */
+  public List<String> idsBasedBefore(long version) throws Exception {
+    List<String> ids = new ArrayList<>();
+    for (Map.Entry<String, TargetFeatures> entry : targets.entries()) {
+      TargetFeatures t = entry.getValue();
+      if (t.cache != null && t.version < version) {
+        ids.add(entry.getKey());
+      }
+    }
+    return ids;
+  }
+
+  /**
+   * Re-encodes with {@code exact} those of {@code ids} still encoded at a base before {@code
+   * before} (a target gone, re-stored or encoded since is skipped), and stores each at the key's
+   * current version. A target that encodes to a non-finite vector keeps the one its base's map
+   * gives.
+   *
+   * @return the re-encoded targets, each with its new cache vector (current version)
+   */
+  public List<TargetFeatures> reencodeSome(
+      List<String> ids, long before, ExactEncoder exact, long currentVersion) throws Exception {
+    List<TargetFeatures> group = new ArrayList<>(ids.size());
+    for (String id : ids) {
+      TargetFeatures t = targets.get(id);
+      if (t != null && t.cache != null && t.version < before) {
+        featurize(t);
+        group.add(t);
+      }
+    }
+    if (group.isEmpty()) {
+      return group;
+    }
+    long[] from = new long[group.size()];
+    for (int i = 0; i < from.length; i++) {
+      from[i] = group.get(i).version;
+    }
+    exact.encode(group);
+    CacheBases b = bases(currentVersion);
+    if (!b.has(currentVersion) && b.size() >= CacheBases.MAX_BASES) {
+      rebase(b, currentVersion); // what it moves to the current version is no longer due
+    }
+    List<TargetFeatures> stored = new ArrayList<>(group.size());
+    for (int i = 0; i < group.size(); i++) {
+      TargetFeatures t = group.get(i);
+      if (!finite(t.cache)) {
+        continue;
+      }
+      b.removed(from[i]);
+      b.added(currentVersion, 1);
+      t.version = currentVersion;
+      float[] cache = t.cache.clone();
+      targets.put(t.id, lean(t));
+      t.cache = cache;
+      stored.add(t);
+    }
+    bases.update(b);
+    return stored;
+  }
+
+  private static boolean finite(float[] v) {
+    for (float x : v) {
+      if (!Float.isFinite(x)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private int reencodeGroup(List<Map.Entry<String, TargetFeatures>> group, ExactEncoder exact)
       throws Exception {
     List<TargetFeatures> values = new ArrayList<>(group.size());

@@ -3,7 +3,15 @@ package io.dynnibal.state;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.index.VectorMath;
+import io.dynnibal.index.nystrom.CacheMap;
+import io.dynnibal.index.sampling.FindClustering;
+import io.dynnibal.index.sampling.RejectionSampler;
+import io.dynnibal.index.sampling.Samples;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -76,5 +84,195 @@ class ShardIndexTest {
     assertFalse(index.contains("t7"));
     assertEquals(ids.size() - 1, index.size());
     assertEquals(List.of(), index.checkInvariants());
+  }
+
+  /** A random rotation scaled by factors in [1, condition]: a map of that condition number. */
+  static CacheMap rotationScaledUpTo(double condition, SplittableRandom random) {
+    double[][] q = new double[D][D];
+    for (int i = 0; i < D; i++) { // Gram-Schmidt over Gaussian rows: a random orthogonal matrix
+      for (int j = 0; j < D; j++) {
+        q[i][j] = random.nextGaussian();
+      }
+      for (int k = 0; k < i; k++) {
+        double dot = 0;
+        for (int j = 0; j < D; j++) {
+          dot += q[i][j] * q[k][j];
+        }
+        for (int j = 0; j < D; j++) {
+          q[i][j] -= dot * q[k][j];
+        }
+      }
+      double norm = 0;
+      for (int j = 0; j < D; j++) {
+        norm += q[i][j] * q[i][j];
+      }
+      for (int j = 0; j < D; j++) {
+        q[i][j] /= Math.sqrt(norm);
+      }
+    }
+    float[] m = new float[D * D];
+    for (int i = 0; i < D; i++) {
+      double scale = 1 + (condition - 1) * i / (D - 1.0);
+      for (int j = 0; j < D; j++) {
+        m[i * D + j] = (float) (scale * q[i][j]);
+      }
+    }
+    return new CacheMap(D, m);
+  }
+
+  private static float[] applied(CacheMap map, float[] v) {
+    float[] out = v.clone();
+    map.applyInPlace(out, new float[D]);
+    return out;
+  }
+
+  private static void assertClose(float[] expected, float[] actual, String what) {
+    for (int j = 0; j < expected.length; j++) {
+      assertEquals(expected[j], actual[j], 1e-4, what + "[" + j + "]");
+    }
+  }
+
+  /**
+   * Two maps of condition 1.5 each, then a target upserted and one deleted: no vector in the tree
+   * moved, yet every target reads back at its current vector, and exact sampling through the index
+   * draws from the softmax over the current vectors (not over the tree's).
+   */
+  @Test
+  void wellConditionedMapsMoveOnlyTheFrameAndSamplingStaysExact() {
+    SplittableRandom random = new SplittableRandom(7);
+    ShardIndex index = ShardIndex.empty(D, 1.3);
+    Map<String, float[]> current = new HashMap<>();
+    for (int i = 0; i < 200; i++) {
+      float[] v = random(random);
+      double norm = VectorMath.norm(v);
+      for (int j = 0; j < D; j++) {
+        v[j] /= (float) norm;
+      }
+      index.upsert("t" + i, v);
+      current.put("t" + i, v);
+    }
+    for (int update = 0; update < 2; update++) {
+      CacheMap map = rotationScaledUpTo(1.5, random);
+      ShardIndex.Moved moved = index.move(map, 1);
+      assertTrue(moved.byFrame(), "distortion " + moved.distortion());
+      current.replaceAll((id, v) -> applied(map, v));
+    }
+    assertFalse(index.frame().isIdentity());
+    float[] added = random(random);
+    index.upsert("new", added);
+    current.put("new", added);
+    index.delete("t3");
+    current.remove("t3");
+    for (Map.Entry<String, float[]> e : current.entrySet()) {
+      assertClose(e.getValue(), index.vectorOf(e.getKey()), e.getKey());
+    }
+    assertNull(index.vectorOf("t3"));
+
+    float[] query = random(random);
+    double beta = 4;
+    List<String> ids = index.ids();
+    double[] p = new double[ids.size()];
+    double sum = 0;
+    for (int i = 0; i < p.length; i++) {
+      p[i] = Math.exp(beta * VectorMath.dot(query, current.get(ids.get(i))));
+      sum += p[i];
+    }
+    Map<String, Integer> position = new HashMap<>();
+    for (int i = 0; i < p.length; i++) {
+      p[i] /= sum;
+      position.put(ids.get(i), i);
+    }
+    RejectionSampler exact =
+        new RejectionSampler(new FindClustering.Options(beta, 2, 0.0, 100_000), 1_000_000);
+    int draws = 40_000;
+    Samples samples = index.sample(exact, query, draws, new SplittableRandom(8));
+    double[] empirical = new double[p.length];
+    for (int i = 0; i < samples.size(); i++) {
+      String id = index.idOf(samples.targets()[i]);
+      assertEquals(
+          beta * VectorMath.dot(query, current.get(id)), samples.logits()[i], 1e-4, "logit");
+      empirical[position.get(id)] += 1.0 / draws;
+    }
+    double tv = 0;
+    for (int i = 0; i < p.length; i++) {
+      tv += Math.abs(p[i] - empirical[i]) / 2;
+    }
+    // Sampling noise alone is about 0.03 here; scores against the tree's own vectors give ~0.3.
+    assertTrue(tv < 0.06, "total variation " + tv);
+  }
+
+  /** A map past the frame's distortion bound moves every vector and repairs the tree instead. */
+  @Test
+  void anIllConditionedFrameIsAppliedToTheVectors() {
+    SplittableRandom random = new SplittableRandom(9);
+    ShardIndex index = ShardIndex.empty(D, 1.3);
+    Map<String, float[]> current = new HashMap<>();
+    for (int i = 0; i < 1_000; i++) {
+      float[] v = random(random);
+      index.upsert("t" + i, v);
+      current.put("t" + i, v);
+    }
+    CacheMap gentle = rotationScaledUpTo(1.5, random);
+    assertTrue(index.move(gentle, 1).byFrame());
+    current.replaceAll((id, v) -> applied(gentle, v));
+    // One direction stretched 12 times: edges along it stretch ~9 times, edges across it not at
+    // all.
+    float[] m = new float[D * D];
+    for (int i = 0; i < D; i++) {
+      m[i * D + i] = i == 0 ? 12 : 1;
+    }
+    CacheMap stretching = new CacheMap(D, m);
+    ShardIndex.Moved moved = index.move(stretching, 2);
+    current.replaceAll((id, v) -> applied(stretching, v));
+
+    assertFalse(moved.byFrame());
+    assertNotNull(moved.repair());
+    assertTrue(moved.distortion() > TreeFrame.MAX_DISTORTION, "distortion " + moved.distortion());
+    assertTrue(index.frame().isIdentity());
+    assertEquals(List.of(), index.checkInvariants());
+    for (Map.Entry<String, float[]> e : current.entrySet()) {
+      assertClose(e.getValue(), index.vectorOf(e.getKey()), e.getKey());
+    }
+  }
+
+  /**
+   * A map that loses a direction no target uses (as maps between Nyström caches do) keeps the
+   * frame; a new target with a component along it is out of the frame's reach, so the index moves
+   * its vectors first, and every target still reads back at its current vector.
+   */
+  @Test
+  void aTargetOutsideTheFramesReachFlattensTheFrame() {
+    SplittableRandom random = new SplittableRandom(11);
+    ShardIndex index = ShardIndex.empty(D, 1.3);
+    Map<String, float[]> current = new HashMap<>();
+    for (int i = 0; i < 500; i++) {
+      float[] v = random(random);
+      v[D - 1] = 0; // no target uses the last direction
+      index.upsert("t" + i, v);
+      current.put("t" + i, v);
+    }
+    float[] m = new float[D * D];
+    for (int i = 0; i < D - 1; i++) {
+      m[i * D + ((i + 1) % (D - 1))] = 1.2f; // permute and scale the used directions, lose the last
+    }
+    CacheMap losing = new CacheMap(D, m);
+    assertTrue(index.move(losing, 1).byFrame());
+    current.replaceAll((id, v) -> applied(losing, v));
+
+    float[] reached = random(random);
+    reached[D - 1] = 0;
+    index.upsert("reached", reached);
+    current.put("reached", reached);
+    assertFalse(index.frame().isIdentity());
+
+    float[] beyond = random(random);
+    beyond[D - 1] = 1;
+    index.upsert("beyond", beyond);
+    current.put("beyond", beyond);
+    assertTrue(index.frame().isIdentity());
+    assertEquals(List.of(), index.checkInvariants());
+    for (Map.Entry<String, float[]> e : current.entrySet()) {
+      assertClose(e.getValue(), index.vectorOf(e.getKey()), e.getKey());
+    }
   }
 }

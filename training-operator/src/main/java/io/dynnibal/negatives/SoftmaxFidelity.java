@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.Set;
 
 /**
@@ -69,7 +70,12 @@ public final class SoftmaxFidelity {
       double mass = 0;
       double weighted = 0;
       double square = 0;
-      List<Integer> best = new ArrayList<>();
+      // The top {@code top} by a bounded min-heap (worst kept on top): a probe scores every target
+      // of its shard, and sorting them all was most of the probe's cost.
+      Comparator<Integer> worstFirst =
+          Comparator.comparingDouble((Integer i) -> logits[i])
+              .thenComparing(Comparator.reverseOrder());
+      PriorityQueue<Integer> best = new PriorityQueue<>(Math.max(1, top + 1), worstFirst);
       for (int i = 0; i < logits.length; i++) {
         if (i == excluded) {
           continue;
@@ -78,18 +84,23 @@ public final class SoftmaxFidelity {
         mass += w;
         weighted += w * logits[i];
         square += w * w;
-        best.add(i);
+        if (best.size() < top) {
+          best.add(i);
+        } else if (top > 0 && worstFirst.compare(i, best.peek()) > 0) {
+          best.poll();
+          best.add(i);
+        }
       }
       part.logMass = max + Math.log(mass);
       part.meanLogit = weighted / mass;
       part.logSquareMass = 2 * max + Math.log(square);
-      best.sort(Comparator.comparingDouble((Integer i) -> -logits[i]).thenComparing(i -> i));
-      int keep = Math.min(top, best.size());
+      int keep = best.size();
       part.topIds = new String[keep];
       part.topLogits = new float[keep];
-      for (int r = 0; r < keep; r++) {
-        part.topIds[r] = ids.get(best.get(r));
-        part.topLogits[r] = logits[best.get(r)];
+      for (int r = keep - 1; r >= 0; r--) { // the heap yields the worst first: best first here
+        int i = best.poll();
+        part.topIds[r] = ids.get(i);
+        part.topLogits[r] = logits[i];
       }
       return part;
     }

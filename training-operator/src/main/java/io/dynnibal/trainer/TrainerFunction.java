@@ -67,6 +67,9 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
   private final TrainerSettings settings;
   private final FaultInjection faults;
 
+  /** Whether this run said that max.steps is reached (once). */
+  private transient boolean saidMaxSteps;
+
   private transient DualEncoderTrainer trainer;
   private transient ListState<TrainerCheckpoint> state;
   private transient String runId;
@@ -198,6 +201,16 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
       throws Exception {
     long arrived = System.nanoTime();
     if (settings.maxSteps() > 0 && trainer.step() >= settings.maxSteps()) {
+      if (!saidMaxSteps) {
+        saidMaxSteps = true;
+        // Said once: a job restored at its max.steps with the same setting trains no further, and
+        // nothing else would say why.
+        LOG.info(
+            "step {}: max.steps {} reached: further batches are skipped (counted as skipped; raise"
+                + " max.steps to train on)",
+            trainer.step(),
+            settings.maxSteps());
+      }
       metrics.skipped();
       return;
     }

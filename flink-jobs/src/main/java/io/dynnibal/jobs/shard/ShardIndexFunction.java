@@ -1,14 +1,17 @@
 package io.dynnibal.jobs.shard;
 
 import io.dynnibal.index.nystrom.CacheMap;
+import io.dynnibal.index.sgtree.TreeRepair;
 import io.dynnibal.model.features.Features;
 import io.dynnibal.schemas.AvroTrust;
 import io.dynnibal.schemas.Matrices;
 import io.dynnibal.schemas.ModelUpdate;
 import io.dynnibal.state.CacheMigration;
+import io.dynnibal.state.ExactRefinement;
 import io.dynnibal.state.ShardIndex;
 import io.dynnibal.state.ShardTargets;
 import io.dynnibal.state.TargetFeatures;
+import io.dynnibal.state.TreeFrame;
 import io.dynnibal.stream.DeadLetters;
 import io.dynnibal.stream.JobMetrics;
 import io.dynnibal.stream.QueryBatch;
@@ -68,6 +71,11 @@ public final class ShardIndexFunction
   private final int[] shardKeys;
 
   private transient ShardTargets targets;
+  private transient ExactRefinement refinement;
+
+  /** Per key, the refinement running: {targets re-encoded, batches, nanoseconds}, for its log. */
+  private transient Map<Integer, long[]> refined;
+
   private transient ValueState<ModelUpdate> currentUpdate;
   private transient Map<Integer, ShardIndex> indexes;
 
@@ -110,6 +118,8 @@ public final class ShardIndexFunction
               t.featureWeights = f.weights();
             });
     currentUpdate = getRuntimeContext().getState(MODEL);
+    refinement = new ExactRefinement(getRuntimeContext().getState(ExactRefinement.DUE_BEFORE));
+    refined = new HashMap<>();
     models = new java.util.TreeMap<>();
     indexes = new HashMap<>();
     unencoded = new HashMap<>();
@@ -153,6 +163,9 @@ public final class ShardIndexFunction
       }
       case ShardInput.QUERIES -> {
         encodeWaiting(key, index, ctx);
+        if (refine(key, index)) {
+          index = index(key); // rebuilt from the state, every target exact
+        }
         out.collect(answer(key, index, in.batch));
       }
       default -> throw new IllegalStateException("unknown shard input kind " + in.kind);
@@ -212,6 +225,44 @@ public final class ShardIndexFunction
       }
     }
     targets.encoded(usable, model.version);
+  }
+
+  /**
+   * One group of the key's exact re-encode, if one is due ({@link ExactRefinement}). The state
+   * takes each exact vector at once (regression samples read it); the heap tree keeps the map's
+   * approximation of them until the last group, and is then rebuilt from the state in bulk:
+   * deleting and inserting each target instead cost some 230 ms per group of 512, where the tree of
+   * a 32 k-target key builds in 1-3 s.
+   *
+   * @return whether the key's index was dropped to be rebuilt (the refinement finished)
+   */
+  private boolean refine(int key, ShardIndex index) throws Exception {
+    if (!refinement.pending()) {
+      return false;
+    }
+    long start = System.nanoTime();
+    ExactRefinement.Step step =
+        refinement.step(
+            key, targets, settings.reencodeExactPerBatch(), g -> encode(model, g), model.version);
+    long[] figures = refined.computeIfAbsent(key, k -> new long[3]);
+    figures[0] += step.reencoded().size();
+    figures[1]++;
+    figures[2] += System.nanoTime() - start;
+    if (!step.finished()) {
+      return false;
+    }
+    refined.remove(key);
+    LOG.info(
+        "shard key {}: every target exact at model version {}: {} re-encoded over {} batches, {}"
+            + " ms in all; the tree is rebuilt",
+        key,
+        model.version,
+        figures[0],
+        figures[1],
+        figures[2] / 1_000_000);
+    indexes.remove(key);
+    indexedTargets.addAndGet(-index.size());
+    return true;
   }
 
   /**
@@ -291,20 +342,32 @@ public final class ShardIndexFunction
     return reply;
   }
 
+  /** How a shard key moves its cache to a model update's version. */
+  enum Migration {
+    /** By the update's map (milliseconds). */
+    MAP,
+    /** By the map at once, then every target re-encoded exactly, a group per batch. */
+    MAP_THEN_EXACT,
+    /** Every target re-encoded exactly before the next batch, and the tree rebuilt. */
+    EXACT
+  }
+
   /**
-   * The map that moves this shard's cache to {@code update}'s version, or null to re-encode every
-   * target exactly: a map moves the cache of one version ({@code map_from}, by default v-1), so a
-   * shard holding any other (it missed an update, or took one of a branch a restore discarded)
-   * re-encodes exactly, as does every shard when the trainer marked the update (its map was
-   * unfaithful, or the landmarks are new).
+   * A map moves the cache of one version ({@code map_from}, by default v-1): a shard holding any
+   * other (it missed an update, or took one of a branch a restore discarded) has no map that leads
+   * to the update and re-encodes exactly at once. An update the trainer marked exact (its map was
+   * unfaithful, or the landmarks are new) is applied by its map first and re-encoded exactly group
+   * by group, unless {@code reencode.exact.per.batch} is 0.
    */
-  static CacheMap cacheMapOf(ModelUpdate update, long currentVersion) {
+  static Migration migrationOf(ModelUpdate update, long currentVersion, int exactPerBatch) {
     long from = update.getMapFrom() != null ? update.getMapFrom() : update.getVersion() - 1;
-    if (from != currentVersion || update.getReencodeExactly()) {
-      return null;
+    if (from != currentVersion) {
+      return Migration.EXACT;
     }
-    return new CacheMap(
-        update.getCacheMap().getRows(), Matrices.values(update.getCacheMap(), "cache map"));
+    if (!update.getReencodeExactly()) {
+      return Migration.MAP;
+    }
+    return exactPerBatch > 0 ? Migration.MAP_THEN_EXACT : Migration.EXACT;
   }
 
   /**
@@ -351,7 +414,12 @@ public final class ShardIndexFunction
       return;
     }
     ShardIndex index = indexes.get(key);
-    CacheMap map = cacheMapOf(update, currentVersion);
+    Migration migration = migrationOf(update, currentVersion, settings.reencodeExactPerBatch());
+    CacheMap map =
+        migration == Migration.EXACT
+            ? null
+            : new CacheMap(
+                update.getCacheMap().getRows(), Matrices.values(update.getCacheMap(), "cache map"));
     long start = System.nanoTime();
     CacheMigration.Outcome outcome =
         CacheMigration.apply(
@@ -363,7 +431,19 @@ public final class ShardIndexFunction
             group -> encode(next, group),
             settings.seed() ^ update.getVersion());
     long millis = (System.nanoTime() - start) / 1_000_000;
+    if (migration == Migration.MAP_THEN_EXACT) {
+      refinement.start(key, update.getVersion());
+      refined.remove(key);
+      LOG.info(
+          "shard key {}: model update {} is exact: applied its map first, every target now"
+              + " re-encoded exactly, {} per batch",
+          key,
+          update.getVersion(),
+          settings.reencodeExactPerBatch());
+    }
     if (map == null) {
+      refinement.cancel(key);
+      refined.remove(key);
       if (index != null) {
         indexes.remove(key); // rebuilt from the re-encoded state on next use
         indexedTargets.addAndGet(-index.size());
@@ -374,17 +454,29 @@ public final class ShardIndexFunction
           outcome.targetsMoved(),
           update.getVersion(),
           millis);
-    } else if (outcome.report() != null) {
-      targetsRepaired.inc(outcome.report().targetsMoved());
+    } else if (outcome.index() != null && outcome.index().byFrame()) {
       LOG.info(
-          "shard key {}: applied model update {} in {} ms: {} targets, {} subtrees rebuilt, {}"
-              + " targets moved",
+          "shard key {}: applied model update {} in {} ms: {} targets, by the tree's frame"
+              + " (distortion {})",
           key,
           update.getVersion(),
           millis,
-          outcome.report().targets(),
-          outcome.report().subtreesRebuilt(),
-          outcome.report().targetsMoved());
+          index.size(),
+          String.format("%.2f", outcome.index().distortion()));
+    } else if (outcome.index() != null) {
+      TreeRepair.Report repair = outcome.index().repair();
+      targetsRepaired.inc(repair.targetsMoved());
+      LOG.info(
+          "shard key {}: applied model update {} in {} ms: {} targets, frame distortion {} past"
+              + " {}: vectors moved, {} subtrees rebuilt, {} targets re-inserted",
+          key,
+          update.getVersion(),
+          millis,
+          repair.targets(),
+          String.format("%.2f", outcome.index().distortion()),
+          TreeFrame.MAX_DISTORTION,
+          repair.subtreesRebuilt(),
+          repair.targetsMoved());
     }
     currentUpdate.update(update);
     model = next;

@@ -34,6 +34,7 @@ public record ShardSettings(
     double rejectionGamma,
     int rejectionMaxClusters,
     int fidelityProbes,
+    int reencodeExactPerBatch,
     String targetsTopic,
     String modelUpdatesTopic)
     implements Serializable {
@@ -57,6 +58,7 @@ public record ShardSettings(
         config.rejectionGamma,
         config.rejectionMaxClusters,
         config.fidelityProbes,
+        config.reencodeExactPerBatch,
         config.targetsTopic(),
         config.modelUpdatesTopic());
   }

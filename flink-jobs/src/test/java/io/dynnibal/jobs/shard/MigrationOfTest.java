@@ -1,16 +1,19 @@
 package io.dynnibal.jobs.shard;
 
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.dynnibal.jobs.shard.ShardIndexFunction.Migration;
 import io.dynnibal.schemas.CacheMapKind;
 import io.dynnibal.schemas.Matrices;
 import io.dynnibal.schemas.ModelUpdate;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** When a shard moves its cache by the update's map and when it re-encodes every target. */
-class CacheMapOfTest {
+/**
+ * When a shard moves its cache by the update's map, when it re-encodes every target at once, and
+ * when it applies the map first and re-encodes exactly group by group.
+ */
+class MigrationOfTest {
   private static ModelUpdate update(long version, boolean exactly) {
     return update(version, exactly, null);
   }
@@ -34,30 +37,38 @@ class CacheMapOfTest {
 
   @Test
   void theNextVersionMovesByItsMap() {
-    assertNotNull(ShardIndexFunction.cacheMapOf(update(4, false), 3));
+    assertEquals(Migration.MAP, ShardIndexFunction.migrationOf(update(4, false), 3, 512));
   }
 
   @Test
-  void anUpdateThatSkipsAVersionReEncodesExactly() {
-    assertNull(ShardIndexFunction.cacheMapOf(update(5, false), 3));
+  void anUpdateThatSkipsAVersionReEncodesExactlyAtOnce() {
+    assertEquals(Migration.EXACT, ShardIndexFunction.migrationOf(update(5, false), 3, 512));
+    assertEquals(Migration.EXACT, ShardIndexFunction.migrationOf(update(5, true), 3, 512));
   }
 
   @Test
-  void anUpdateMarkedExactReEncodesEvenAsTheNextVersion() {
-    assertNull(ShardIndexFunction.cacheMapOf(update(4, true), 3));
+  void anUpdateMarkedExactIsMappedThenReEncodedGroupByGroup() {
+    assertEquals(Migration.MAP_THEN_EXACT, ShardIndexFunction.migrationOf(update(4, true), 3, 512));
+  }
+
+  @Test
+  void withoutAGroupSizeAnUpdateMarkedExactReEncodesAtOnce() {
+    assertEquals(Migration.EXACT, ShardIndexFunction.migrationOf(update(4, true), 3, 0));
   }
 
   @Test
   void aMapFromAnOlderVersionMovesTheShardsThatHoldIt() {
     // After a restore the trainer skipped versions 4 and 5 (a lost branch): 6 maps from 3.
     ModelUpdate afterRestore = update(6, false, 3L);
-    assertNotNull(ShardIndexFunction.cacheMapOf(afterRestore, 3));
+    assertEquals(Migration.MAP, ShardIndexFunction.migrationOf(afterRestore, 3, 512));
   }
 
   @Test
   void aShardThatTookALostVersionReEncodesExactly() {
     ModelUpdate afterRestore = update(6, false, 3L);
-    assertNull(ShardIndexFunction.cacheMapOf(afterRestore, 5), "holds lost version 5");
-    assertNull(ShardIndexFunction.cacheMapOf(afterRestore, 4), "holds lost version 4");
+    assertEquals(
+        Migration.EXACT, ShardIndexFunction.migrationOf(afterRestore, 5, 512), "holds lost 5");
+    assertEquals(
+        Migration.EXACT, ShardIndexFunction.migrationOf(afterRestore, 4, 512), "holds lost 4");
   }
 }

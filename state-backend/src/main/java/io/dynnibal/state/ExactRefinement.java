@@ -1,0 +1,89 @@
+package io.dynnibal.state;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+
+/**
+ * An exact re-encode taken off a shard's critical path. When the trainer marks an update exact (its
+ * map is unfaithful, or the landmarks are new) and the update's map still leads from the shard's
+ * version, the shard applies the map at once (milliseconds: {@link CacheMigration}), so the next
+ * batch is mined at the new version, and then re-encodes its targets exactly a group per batch
+ * until none is left at a base before the update's; only then does it rebuild its tree from the
+ * state. Before, the shard re-encoded every target and rebuilt its tree before answering another
+ * batch (seconds for the bag tower, minutes for a transformer), and held every checkpoint while it
+ * did.
+ *
+ * <p>What is due survives a restore: per key, the version before whose bases targets are due is
+ * state; the list of due ids is heap, read again from the state on first use. A later update moves
+ * what is still due by its map like every other target, and the refinement goes on with the model
+ * current then (exact at a newer version is what is wanted). A later exact update restarts it.
+ */
+public final class ExactRefinement {
+  public static final ValueStateDescriptor<Long> DUE_BEFORE =
+      new ValueStateDescriptor<>("exact-due-before", Types.LONG);
+
+  /** What one step re-encoded, for the heap index, and whether the key has nothing left due. */
+  public record Step(List<TargetFeatures> reencoded, boolean finished) {}
+
+  private final ValueState<Long> dueBefore;
+  private final Map<Integer, Deque<String>> due = new HashMap<>();
+
+  public ExactRefinement(ValueState<Long> dueBefore) {
+    this.dueBefore = dueBefore;
+  }
+
+  /** The current key's targets at a base before {@code version} are due (the key's update). */
+  public void start(int key, long version) throws Exception {
+    dueBefore.update(version);
+    due.remove(key);
+  }
+
+  /** Nothing of the current key is due (it was re-encoded in full). */
+  public void cancel(int key) throws Exception {
+    dueBefore.clear();
+    due.remove(key);
+  }
+
+  public boolean pending() throws Exception {
+    return dueBefore.value() != null;
+  }
+
+  /**
+   * Re-encodes up to {@code groupSize} due targets of the current key with {@code exact} at {@code
+   * currentVersion}; empty and not finished when nothing is due.
+   */
+  public Step step(
+      int key,
+      ShardTargets targets,
+      int groupSize,
+      ShardTargets.ExactEncoder exact,
+      long currentVersion)
+      throws Exception {
+    Long before = dueBefore.value();
+    if (before == null) {
+      return new Step(List.of(), false);
+    }
+    Deque<String> ids = due.get(key);
+    if (ids == null) {
+      ids = new ArrayDeque<>(targets.idsBasedBefore(before));
+      due.put(key, ids);
+    }
+    List<String> group = new ArrayList<>(groupSize);
+    while (group.size() < groupSize && !ids.isEmpty()) {
+      group.add(ids.poll());
+    }
+    List<TargetFeatures> reencoded = targets.reencodeSome(group, before, exact, currentVersion);
+    if (ids.isEmpty()) {
+      cancel(key);
+      return new Step(reencoded, true);
+    }
+    return new Step(reencoded, false);
+  }
+}
