@@ -19,15 +19,15 @@ import java.util.random.RandomGenerator;
  *
  * <p>Invariant: the tree holds exactly the targets in {@code slotOf}, and their vectors mapped by
  * the {@link TreeFrame} equal the state's at the current version (the stored vectors moved by their
- * bases' maps, up to float rounding), except while an {@link ExactRefinement} runs: the state then
- * takes exact vectors group by group, and the tree keeps the map's approximation of them until the
- * shard rebuilds it at the end.
+ * bases' maps, up to float rounding).
  */
 public final class ShardIndex {
   private final SgTree tree;
 
   /** Current vectors are {@code frame} applied to the tree's: model updates move the frame. */
   private TreeFrame frame;
+
+  private long framesFlattened;
 
   private final SlotsById slotOf = new SlotsById();
   private final List<String> idOfSlot = new ArrayList<>();
@@ -182,6 +182,7 @@ public final class ShardIndex {
 
   /** Moves every tree vector to current coordinates and repairs the tree: the identity frame. */
   private TreeRepair.Report flatten(long seed) {
+    framesFlattened++;
     TreeFrame applied = frame;
     double drift = tree.moveVectors(applied::toCurrentInPlace);
     frame = TreeFrame.identity(tree.dimension());
@@ -206,6 +207,14 @@ public final class ShardIndex {
       edges.add(e);
     }
     return edges;
+  }
+
+  /**
+   * How often a frame was applied to the tree's vectors (past its distortion bound, or for a vector
+   * beyond its reach).
+   */
+  public long framesFlattened() {
+    return framesFlattened;
   }
 
   /** The coordinates of the tree's vectors. */

@@ -39,17 +39,24 @@ final class FeedbackTracker {
     return e == null ? 0 : e[0];
   }
 
-  /** A batch trained at {@code step} was sampled by shards that all hold {@code everywhere}. */
-  void observed(long everywhere, long step) {
+  /**
+   * A batch trained at {@code step} was sampled by shards that all hold {@code everywhere}.
+   *
+   * @return whether that measured a new latency (a version newer than any before, one this tracker
+   *     saw emitted)
+   */
+  boolean observed(long everywhere, long step) {
     if (everywhere <= versionEverywhere) {
-      return;
+      return false;
     }
     versionEverywhere = everywhere;
     long[] e = emitted.get(everywhere);
-    if (e != null) {
-      latencySteps = step - e[0];
-      latencyMs = clockMs.getAsLong() - e[1];
+    if (e == null) {
+      return false;
     }
+    latencySteps = step - e[0];
+    latencyMs = clockMs.getAsLong() - e[1];
+    return true;
   }
 
   /** The newest version every shard has answered with (the re-encode cycles completed). */

@@ -277,13 +277,22 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     }
     // A shard can answer with a version of a lost branch (numbered above this trainer's) until the
     // update after a restore reaches it: it holds "this version or newer" only in number.
-    feedback.observed(Math.min(merged.minModelVersion, version), result.step());
+    if (feedback.observed(Math.min(merged.minModelVersion, version), result.step())) {
+      LOG.info(
+          "step {}: model update {} reached every shard: batch {} is the first sampled with it, {}"
+              + " steps and {} ms after it was emitted",
+          result.step(),
+          feedback.versionEverywhere(),
+          batch.batchId,
+          feedback.latencySteps(),
+          Math.round(feedback.latencyMs()));
+    }
     // In-batch negatives need nothing from the shards but positives: no model updates (and no
     // uniform draws to fit a map with).
     if (settings.sampler() != Sampler.IN_BATCH
         && (restartVersion > 0
             || result.step() - feedback.stepOf(version) >= settings.reencodeEvery())) {
-      publishUpdate(ctx, result.step());
+      publishUpdate(ctx, result.step(), batch.batchId);
     }
     if (settings.keepModelEvery() > 0 && result.step() % settings.keepModelEvery() == 0) {
       versions.keep(trainer.encoder(), result.step());
@@ -308,7 +317,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
    * A re-encode cycle and its model update, when the reservoir holds enough targets cached at the
    * current version; otherwise the next step tries again.
    */
-  private void publishUpdate(Context ctx, long step) {
+  private void publishUpdate(Context ctx, long step, long batchId) {
     long newVersion = Math.max(version + 1, restartVersion);
     ReencodeCycle.Outcome cycle;
     boolean exactRestart = false;
@@ -374,10 +383,11 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     ctx.output(MODEL_UPDATES, update);
     faults.afterModelUpdate(version);
     LOG.info(
-        "step {}: model update {} emitted ({}); map vs exact re-encoding on held-out samples:"
-            + " cosine mean {}, min {}",
+        "step {}: model update {} emitted after batch {} ({}); map vs exact re-encoding on held-out"
+            + " samples: cosine mean {}, min {}",
         step,
         version,
+        batchId,
         update.getSnapshotUri(),
         String.format("%.4f", cycle.meanCosine()),
         String.format("%.4f", cycle.minCosine()));

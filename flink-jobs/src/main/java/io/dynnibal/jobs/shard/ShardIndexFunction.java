@@ -96,6 +96,10 @@ public final class ShardIndexFunction
   private transient Counter duplicateUpdates;
   private transient Counter targetsRepaired;
   private transient volatile double lastSamplingMillis;
+
+  /** The batch this subtask answered last (-1: none yet), for the logs of model updates. */
+  private transient long lastBatchAnswered;
+
   private transient volatile double indexBuildMillis;
 
   public ShardIndexFunction(ShardSettings settings, int[] shardKeys) {
@@ -120,6 +124,7 @@ public final class ShardIndexFunction
     currentUpdate = getRuntimeContext().getState(MODEL);
     refinement = new ExactRefinement(getRuntimeContext().getState(ExactRefinement.DUE_BEFORE));
     refined = new HashMap<>();
+    lastBatchAnswered = -1;
     models = new java.util.TreeMap<>();
     indexes = new HashMap<>();
     unencoded = new HashMap<>();
@@ -163,9 +168,7 @@ public final class ShardIndexFunction
       }
       case ShardInput.QUERIES -> {
         encodeWaiting(key, index, ctx);
-        if (refine(key, index)) {
-          index = index(key); // rebuilt from the state, every target exact
-        }
+        refine(key, index);
         out.collect(answer(key, index, in.batch));
       }
       default -> throw new IllegalStateException("unknown shard input kind " + in.kind);
@@ -228,41 +231,44 @@ public final class ShardIndexFunction
   }
 
   /**
-   * One group of the key's exact re-encode, if one is due ({@link ExactRefinement}). The state
-   * takes each exact vector at once (regression samples read it); the heap tree keeps the map's
-   * approximation of them until the last group, and is then rebuilt from the state in bulk:
-   * deleting and inserting each target instead cost some 230 ms per group of 512, where the tree of
-   * a 32 k-target key builds in 1-3 s.
-   *
-   * @return whether the key's index was dropped to be rebuilt (the refinement finished)
+   * One group of the key's exact re-encode, if one is due ({@link ExactRefinement}), before the
+   * batch is answered: the state and the tree take each exact vector at once.
    */
-  private boolean refine(int key, ShardIndex index) throws Exception {
+  private void refine(int key, ShardIndex index) throws Exception {
     if (!refinement.pending()) {
-      return false;
+      return;
     }
     long start = System.nanoTime();
+    long flattened = index.framesFlattened();
     ExactRefinement.Step step =
         refinement.step(
             key, targets, settings.reencodeExactPerBatch(), g -> encode(model, g), model.version);
+    for (TargetFeatures t : step.reencoded()) {
+      if (index.contains(t.id)) {
+        index.upsert(t.id, t.cache);
+      }
+    }
+    if (index.framesFlattened() > flattened) {
+      LOG.info(
+          "shard key {}: an exact vector lies beyond the tree's frame: the tree's vectors were"
+              + " moved to current coordinates",
+          key);
+    }
     long[] figures = refined.computeIfAbsent(key, k -> new long[3]);
     figures[0] += step.reencoded().size();
     figures[1]++;
     figures[2] += System.nanoTime() - start;
-    if (!step.finished()) {
-      return false;
+    if (step.finished()) {
+      refined.remove(key);
+      LOG.info(
+          "shard key {}: every target exact at model version {}: {} re-encoded over {} batches,"
+              + " {} ms in all",
+          key,
+          model.version,
+          figures[0],
+          figures[1],
+          figures[2] / 1_000_000);
     }
-    refined.remove(key);
-    LOG.info(
-        "shard key {}: every target exact at model version {}: {} re-encoded over {} batches, {}"
-            + " ms in all; the tree is rebuilt",
-        key,
-        model.version,
-        figures[0],
-        figures[1],
-        figures[2] / 1_000_000);
-    indexes.remove(key);
-    indexedTargets.addAndGet(-index.size());
-    return true;
   }
 
   /**
@@ -339,6 +345,7 @@ public final class ShardIndexFunction
     reply.miningFloats = miner == null ? 0 : miner.floats(key);
     reply.samplingMillis = (System.nanoTime() - start) / 1e6;
     lastSamplingMillis = reply.samplingMillis;
+    lastBatchAnswered = batch.batchId;
     return reply;
   }
 
@@ -456,10 +463,11 @@ public final class ShardIndexFunction
           millis);
     } else if (outcome.index() != null && outcome.index().byFrame()) {
       LOG.info(
-          "shard key {}: applied model update {} in {} ms: {} targets, by the tree's frame"
-              + " (distortion {})",
+          "shard key {}: applied model update {} after batch {} in {} ms: {} targets, by the tree's"
+              + " frame (distortion {})",
           key,
           update.getVersion(),
+          lastBatchAnswered,
           millis,
           index.size(),
           String.format("%.2f", outcome.index().distortion()));

@@ -68,7 +68,8 @@ public final class SgNode {
   }
 
   /**
-   * Targets whose vector is exactly this node's vector. At least one while the node is in a tree.
+   * Targets whose vector is exactly this node's vector. At least one for a leaf; 0 for a hollow
+   * node, one whose targets were deleted while it had children ({@link SgTree#delete}).
    */
   public int ownTargetCount() {
     return targetCount;

@@ -4,7 +4,6 @@ import static io.dynnibal.index.VectorMath.distance;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
 
@@ -140,9 +139,11 @@ public final class SgTree {
 
   /**
    * Removes a target; it is never returned by a search or sampler afterwards. A duplicate just
-   * leaves its node; the last target of a node takes the node out, and the node's descendants are
-   * re-inserted from its parent (climbing only as far as covering requires), so the repair stays
-   * local to the removed subtree.
+   * leaves its node. The last target of a leaf takes the leaf out. The last target of a node with
+   * children leaves the node in place, hollow: its vector stays the reference point its subtree's
+   * bounds are measured from, so nothing below it moves. Taking the node out instead re-inserted
+   * every descendant, a cost that grew with the subtree (a target re-encoded near the root moved
+   * thousands). A hollow node that loses its last child leaves too ({@link #pruneHollow}).
    *
    * @return false if the target was not in the tree
    */
@@ -151,36 +152,33 @@ public final class SgTree {
     if (node == null) {
       return false;
     }
-    if (node.targetCount > 1) {
-      node.removeTarget(target);
-      for (SgNode a = node; a != null; a = a.parent) {
-        a.size--;
-      }
-      return true;
+    node.removeTarget(target);
+    for (SgNode a = node; a != null; a = a.parent) {
+      a.size--;
     }
-    List<SgNode> orphans = descendants(node);
-    SgNode parent = node.parent;
-    if (parent == null) {
-      root = null;
-    } else {
+    pruneHollow(node);
+    return true;
+  }
+
+  /**
+   * Takes out {@code node} if it is a hollow leaf (no target, no child), and then each ancestor
+   * that this leaves a hollow leaf. Sizes are unchanged: a hollow leaf holds nothing.
+   */
+  void pruneHollow(SgNode node) {
+    while (node != null && node.targetCount == 0 && node.children.isEmpty()) {
+      SgNode parent = node.parent;
+      if (parent == null) {
+        root = null;
+        return;
+      }
       parent.children.remove(node);
       if (parent.children.isEmpty()) {
         parent.maxDistance = 0; // a leaf again: its bounds are exact once more
         parent.radius = 0;
         parent.minChildDistance = Double.POSITIVE_INFINITY;
       }
-      for (SgNode a = parent; a != null; a = a.parent) {
-        a.size -= node.size;
-      }
+      node = parent;
     }
-    for (SgNode orphan : orphans) {
-      insertPoint(
-          parent == null ? root : parent,
-          orphan.vector,
-          Arrays.copyOf(orphan.targets, orphan.targetCount),
-          orphan.targetCount);
-    }
-    return true;
   }
 
   /**
@@ -188,6 +186,9 @@ public final class SgTree {
    * that covers it.
    */
   void insertPoint(SgNode start, float[] vector, int[] targets, int count) {
+    if (count == 0) {
+      return; // a hollow node's point: nothing to place
+    }
     if (root == null) {
       root = new SgNode(vector, targets, count);
       root.level = Integer.MIN_VALUE / 2;

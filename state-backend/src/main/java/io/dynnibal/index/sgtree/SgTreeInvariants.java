@@ -32,8 +32,8 @@ final class SgTreeInvariants {
     while (!stack.isEmpty()) {
       SgNode p = stack.pop();
       String at = "node " + (p.targetCount > 0 ? p.targets[0] : "?") + "@" + p.level;
-      if (p.targetCount < 1) {
-        violations.add(at + ": holds no target");
+      if (p.targetCount < 1 && p.children.isEmpty()) {
+        violations.add(at + ": a leaf that holds no target");
       }
       for (int i = 0; i < p.targetCount; i++) {
         if (nodeOfTarget.get(p.targets[i]) != p) {
@@ -47,7 +47,7 @@ final class SgTreeInvariants {
         SgNode c = p.children.get(i);
         size += c.size;
         double d = distance(p.vector, c.vector);
-        String edge = at + " -> child " + c.targets[0] + "@" + c.level;
+        String edge = at + " -> child " + (c.targetCount > 0 ? c.targets[0] : "?") + "@" + c.level;
         if (c.parent != p) {
           violations.add(edge + ": wrong parent link");
         }

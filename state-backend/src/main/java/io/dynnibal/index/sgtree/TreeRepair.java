@@ -187,6 +187,7 @@ public final class TreeRepair {
       }
       tree.insertPoint(node, m.vector, Arrays.copyOf(m.targets, m.targetCount), m.targetCount);
     }
+    tree.pruneHollow(node); // a hollow node none of the points came back under
   }
 
   private static int highestChildLevel(SgNode node) {
@@ -248,9 +249,10 @@ public final class TreeRepair {
       }
     }
     builder.buildUnder(node, targets, vectors, members);
+    SgNode parent = node.parent;
+    tree.pruneHollow(node); // hollow, and every point below it escaped (or was hollow too)
     for (SgNode e : escapees) {
-      tree.insertPoint(
-          node.parent, e.vector, Arrays.copyOf(e.targets, e.targetCount), e.targetCount);
+      tree.insertPoint(parent, e.vector, Arrays.copyOf(e.targets, e.targetCount), e.targetCount);
     }
   }
 

@@ -164,4 +164,111 @@ class SgTreeTest {
     List<String> violations = tree.checkInvariants();
     assertTrue(violations.stream().anyMatch(v -> v.contains("covering")), violations.toString());
   }
+
+  /** A node with children whose one target is the only one there, and its descendants' targets. */
+  private static SgNode innerNodeWithOneTarget(SgTree tree) {
+    java.util.Deque<SgNode> stack = new java.util.ArrayDeque<>(List.of(tree.root()));
+    SgNode best = null;
+    while (!stack.isEmpty()) {
+      SgNode n = stack.pop();
+      if (n != tree.root() && n.childCount() > 0 && n.ownTargetCount() == 1) {
+        if (best == null || n.size() > best.size()) {
+          best = n;
+        }
+      }
+      for (int i = 0; i < n.childCount(); i++) {
+        stack.push(n.child(i));
+      }
+    }
+    return best;
+  }
+
+  private static List<Integer> targetsBelow(SgNode node) {
+    List<Integer> out = new ArrayList<>();
+    java.util.Deque<SgNode> stack = new java.util.ArrayDeque<>();
+    for (int i = 0; i < node.childCount(); i++) {
+      stack.push(node.child(i));
+    }
+    while (!stack.isEmpty()) {
+      SgNode n = stack.pop();
+      for (int i = 0; i < n.ownTargetCount(); i++) {
+        out.add(n.ownTarget(i));
+      }
+      for (int i = 0; i < n.childCount(); i++) {
+        stack.push(n.child(i));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Deleting the last target of a node with children moves nothing below it (the node stays as
+   * their reference point, hollow), and exact search over the rest still equals brute force.
+   */
+  @Test
+  void deletingAnInnerNodesLastTargetMovesNothingBelowIt() {
+    float[][] vectors = ClusteredVectors.generate(3_000, DIM, 5);
+    SgTree tree = new SgTree(DIM, 1.3);
+    for (int i = 0; i < vectors.length; i++) {
+      tree.insert(i, vectors[i]);
+    }
+    SgNode inner = innerNodeWithOneTarget(tree);
+    assertNotNull(inner, "no inner node with a single target");
+    int victim = inner.ownTarget(0);
+    List<Integer> below = targetsBelow(inner);
+    java.util.Map<Integer, SgNode> nodeBefore = new java.util.HashMap<>();
+    for (int t : below) {
+      nodeBefore.put(t, tree.nodeOf(t));
+    }
+    assertTrue(tree.delete(victim));
+    assertFalse(tree.contains(victim));
+    assertEquals(0, inner.ownTargetCount());
+    assertEquals(below.size(), inner.size());
+    for (int t : below) {
+      assertTrue(tree.nodeOf(t) == nodeBefore.get(t), "target " + t + " moved");
+    }
+    assertEquals(List.of(), tree.checkInvariants());
+    assertEquals(vectors.length - 1, tree.size());
+    float[] query = vectors[below.get(0)];
+    List<Neighbor> found = SgTreeSearch.exact(tree, query, 10, Similarity.INNER_PRODUCT);
+    List<Integer> brute = new ArrayList<>();
+    for (int i = 0; i < vectors.length; i++) {
+      if (i != victim) {
+        brute.add(i);
+      }
+    }
+    brute.sort(
+        java.util.Comparator.comparingDouble(
+                (Integer i) -> -io.dynnibal.index.VectorMath.dot(query, vectors[i]))
+            .thenComparing(i -> i));
+    for (int r = 0; r < 10; r++) {
+      assertEquals(
+          io.dynnibal.index.VectorMath.dot(query, vectors[brute.get(r)]),
+          found.get(r).score(),
+          1e-9,
+          "rank " + r);
+    }
+  }
+
+  /** A hollow node leaves the tree with the last target below it. */
+  @Test
+  void aHollowNodeLeavesWithItsLastDescendant() {
+    float[][] vectors = ClusteredVectors.generate(2_000, DIM, 6);
+    SgTree tree = new SgTree(DIM, 1.3);
+    for (int i = 0; i < vectors.length; i++) {
+      tree.insert(i, vectors[i]);
+    }
+    SgNode inner = innerNodeWithOneTarget(tree);
+    SgNode parent = inner.parent();
+    List<Integer> below = targetsBelow(inner);
+    tree.delete(inner.ownTarget(0));
+    for (int t : below) {
+      assertTrue(tree.delete(t));
+    }
+    for (int i = 0; i < parent.childCount(); i++) {
+      assertTrue(parent.child(i) != inner, "the hollow node is still a child");
+    }
+    assertEquals(List.of(), tree.checkInvariants());
+    assertEquals(vectors.length - 1 - below.size(), tree.size());
+  }
 }
