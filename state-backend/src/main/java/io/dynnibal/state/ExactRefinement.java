@@ -72,7 +72,7 @@ public final class ExactRefinement {
     }
     Deque<String> ids = due.get(key);
     if (ids == null) {
-      ids = new ArrayDeque<>(targets.idsBasedBefore(before));
+      ids = new ArrayDeque<>(targets.idsEncodedBefore(before));
       due.put(key, ids);
     }
     List<String> group = new ArrayList<>(groupSize);

@@ -97,6 +97,7 @@ public final class ShardTargets {
     }
     for (TargetFeatures t : group) {
       t.version = version;
+      t.encodedAt = -1;
       targets.put(t.id, lean(t));
     }
     b.added(version, group.size());
@@ -180,12 +181,15 @@ public final class ShardTargets {
     return count;
   }
 
-  /** The ids of encoded targets whose base is a version before {@code version}. */
-  public List<String> idsBasedBefore(long version) throws Exception {
+  /**
+   * The ids of encoded targets whose cache was last encoded exactly before {@code version} (moved
+   * there by maps since, whether composed per base or rewritten by a rebase).
+   */
+  public List<String> idsEncodedBefore(long version) throws Exception {
     List<String> ids = new ArrayList<>();
     for (Map.Entry<String, TargetFeatures> entry : targets.entries()) {
       TargetFeatures t = entry.getValue();
-      if (t.cache != null && t.version < version) {
+      if (t.cache != null && t.exactAt() < version) {
         ids.add(entry.getKey());
       }
     }
@@ -193,24 +197,30 @@ public final class ShardTargets {
   }
 
   /**
-   * Re-encodes with {@code exact} those of {@code ids} still encoded at a base before {@code
+   * Re-encodes with {@code exact} those of {@code ids} still encoded exactly only before {@code
    * before} (a target gone, re-stored or encoded since is skipped), and stores each at the key's
    * current version. A target that encodes to a non-finite vector keeps the one its base's map
-   * gives.
+   * gives (and is not returned).
    *
    * @return the re-encoded targets, each with its new cache vector (current version)
    */
   public List<TargetFeatures> reencodeSome(
       List<String> ids, long before, ExactEncoder exact, long currentVersion) throws Exception {
+    CacheBases b = bases(currentVersion);
+    if (!b.has(currentVersion) && b.size() >= CacheBases.MAX_BASES) {
+      // Before reading the group, so each target's base below is the one it is counted at.
+      rebase(b, currentVersion);
+    }
     List<TargetFeatures> group = new ArrayList<>(ids.size());
     for (String id : ids) {
       TargetFeatures t = targets.get(id);
-      if (t != null && t.cache != null && t.version < before) {
+      if (t != null && t.cache != null && t.exactAt() < before) {
         featurize(t);
         group.add(t);
       }
     }
     if (group.isEmpty()) {
+      bases.update(b);
       return group;
     }
     long[] from = new long[group.size()];
@@ -218,19 +228,16 @@ public final class ShardTargets {
       from[i] = group.get(i).version;
     }
     exact.encode(group);
-    CacheBases b = bases(currentVersion);
-    if (!b.has(currentVersion) && b.size() >= CacheBases.MAX_BASES) {
-      rebase(b, currentVersion); // what it moves to the current version is no longer due
-    }
     List<TargetFeatures> stored = new ArrayList<>(group.size());
     for (int i = 0; i < group.size(); i++) {
       TargetFeatures t = group.get(i);
       if (!finite(t.cache)) {
-        continue;
+        continue; // keeps the vector its base's map gives, and stays due
       }
       b.removed(from[i]);
       b.added(currentVersion, 1);
       t.version = currentVersion;
+      t.encodedAt = -1;
       float[] cache = t.cache.clone();
       targets.put(t.id, lean(t));
       t.cache = cache;
@@ -259,6 +266,7 @@ public final class ShardTargets {
     }
     exact.encode(values);
     for (int i = 0; i < group.size(); i++) {
+      values.get(i).encodedAt = -1;
       group.get(i).setValue(lean(values.get(i)));
     }
     int n = group.size();
@@ -328,6 +336,7 @@ public final class ShardTargets {
       }
       mover.moveInPlace(t.version, t.cache);
       long from = t.version;
+      t.encodedAt = t.exactAt(); // moved by maps, not encoded: an exact refinement still wants it
       t.version = version;
       entry.setValue(t);
       b.removed(from);

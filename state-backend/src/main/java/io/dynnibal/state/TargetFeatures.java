@@ -28,6 +28,13 @@ public class TargetFeatures {
   /** Model version of {@code cache}. */
   public long version;
 
+  /**
+   * In the shards' state: the version whose model encoded {@code cache} exactly, when a rebase has
+   * since moved it to {@code version} by maps; -1 when {@code version} is that version (and in
+   * state written before this field).
+   */
+  public long encodedAt = -1;
+
   public TargetFeatures() {}
 
   public TargetFeatures(String id, int[] featureIds, float[] featureWeights, float[] cache) {
@@ -35,6 +42,11 @@ public class TargetFeatures {
     this.featureIds = featureIds;
     this.featureWeights = featureWeights;
     this.cache = cache;
+  }
+
+  /** The version whose model encoded {@code cache} exactly (see {@link #encodedAt}). */
+  public long exactAt() {
+    return encodedAt >= 0 ? encodedAt : version;
   }
 
   /** A copy without the cache vector (what the trainer needs of a negative). */

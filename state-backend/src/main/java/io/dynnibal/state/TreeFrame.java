@@ -28,8 +28,9 @@ import org.ejml.interfaces.decomposition.SingularValueDecomposition_F64;
  */
 public final class TreeFrame {
   /**
-   * The largest stretch ratio of the tree's edges a shard keeps a frame for: at 4 a score bound is
-   * at most 4 times looser than in a tree built in current coordinates.
+   * The largest stretch ratio of the tree's edges (over the edges sampled) a shard keeps a frame
+   * for: a frame that stretches some edges 4 times more than others loosens score bounds about that
+   * much against a tree built in current coordinates.
    */
   public static final double MAX_DISTORTION = 4;
 
@@ -126,7 +127,10 @@ public final class TreeFrame {
       most = Math.max(most, ratio);
       least = Math.min(least, ratio);
     }
-    return most == 0 ? 1 : most / least;
+    if (least == Double.POSITIVE_INFINITY) {
+      return 1; // no edge to measure
+    }
+    return least == 0 ? Double.POSITIVE_INFINITY : most / least; // an edge collapsed: unusable
   }
 
   /** {@code F^T q}: the query whose scores against tree vectors are {@code q}'s against current. */

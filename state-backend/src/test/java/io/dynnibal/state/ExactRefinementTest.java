@@ -38,6 +38,7 @@ class ExactRefinementTest {
     TargetFeatures c = t.withoutCache(t.logit);
     c.text = t.text;
     c.cache = t.cache == null ? null : t.cache.clone();
+    c.encodedAt = t.encodedAt;
     return c;
   }
 
@@ -161,5 +162,38 @@ class ExactRefinementTest {
     ExactRefinement.Step step = refinement.step(0, targets, 10, exactAt(1), 1);
     assertTrue(step.reencoded().isEmpty());
     assertFalse(step.finished());
+  }
+
+  /**
+   * Map updates during a refinement, each followed by new targets, until the bases overflow and the
+   * older targets are rewritten at the current version by their maps: those rewritten are still
+   * due, every original target is re-encoded exactly once, and the bases count every target once.
+   */
+  @Test
+  void aRebaseDuringTheRefinementLeavesItsTargetsDue() throws Exception {
+    encode(0, 40, 0);
+    targets.move(doubling(), 0);
+    ExactRefinement refinement = new ExactRefinement(dueBefore);
+    refinement.start(0, 1);
+    refinement.step(0, targets, 5, exactAt(1), 1);
+    long version = 1;
+    for (int u = 0; u < CacheBases.MAX_BASES + 1; u++) {
+      targets.move(doubling(), version);
+      version++;
+      encode(100 + 2 * u, 102 + 2 * u, version); // a new base each time
+    }
+    assertTrue(bases.value().size() <= CacheBases.MAX_BASES + 1, "bases " + bases.value().size());
+    encoded.clear();
+    ExactRefinement.Step step;
+    do {
+      step = refinement.step(0, targets, 8, exactAt(version), version);
+    } while (!step.finished());
+    assertEquals(35, encoded.size(), "the 35 still due, rebased or not");
+    assertEquals(35, new HashSet<>(encoded).size());
+    assertEquals(40 + 2 * (CacheBases.MAX_BASES + 1), total(bases.value()));
+    for (String id : encoded) {
+      assertEquals(-1, map.get(id).encodedAt);
+      assertEquals(version, map.get(id).version);
+    }
   }
 }

@@ -42,6 +42,7 @@ class ShardTargetsTest {
     TargetFeatures c = t.withoutCache(t.logit);
     c.text = t.text;
     c.cache = t.cache == null ? null : t.cache.clone();
+    c.encodedAt = t.encodedAt;
     return c;
   }
 

@@ -72,8 +72,9 @@ public final class SoftmaxFidelity {
       double square = 0;
       // The top {@code top} by a bounded min-heap (worst kept on top): a probe scores every target
       // of its shard, and sorting them all was most of the probe's cost.
-      Comparator<Integer> worstFirst =
-          Comparator.comparingDouble((Integer i) -> logits[i])
+      Comparator<Integer> worstFirst = // a NaN logit ranks last, as in a sort by logit
+          Comparator.comparingDouble(
+                  (Integer i) -> Float.isNaN(logits[i]) ? Double.NEGATIVE_INFINITY : logits[i])
               .thenComparing(Comparator.reverseOrder());
       PriorityQueue<Integer> best = new PriorityQueue<>(Math.max(1, top + 1), worstFirst);
       for (int i = 0; i < logits.length; i++) {

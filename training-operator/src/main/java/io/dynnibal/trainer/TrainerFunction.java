@@ -67,6 +67,9 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
   private final TrainerSettings settings;
   private final FaultInjection faults;
 
+  /** {@code map_from} of an update whose map no shard may apply: no shard holds version -1. */
+  static final long NO_MAP = -1;
+
   /** Whether this run said that max.steps is reached (once). */
   private transient boolean saidMaxSteps;
 
@@ -318,6 +321,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
    * current version; otherwise the next step tries again.
    */
   private void publishUpdate(Context ctx, long step, long batchId) {
+    long started = System.nanoTime();
     long newVersion = Math.max(version + 1, restartVersion);
     ReencodeCycle.Outcome cycle;
     boolean exactRestart = false;
@@ -341,7 +345,9 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     // after a restore is not the number before it (see the class comment).
     ModelUpdate update =
         ModelUpdate.newBuilder(cycle.update())
-            .setMapFrom(version)
+            // An exact restart's map was fit on caches of several versions: no shard may apply it
+            // (no shard holds version -1), every one re-encodes at once.
+            .setMapFrom(exactRestart ? NO_MAP : version)
             .setReencodeExactly(cycle.update().getReencodeExactly() || exactRestart)
             .build();
     if (!exactRestart) {
@@ -383,11 +389,12 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     ctx.output(MODEL_UPDATES, update);
     faults.afterModelUpdate(version);
     LOG.info(
-        "step {}: model update {} emitted after batch {} ({}); map vs exact re-encoding on held-out"
-            + " samples: cosine mean {}, min {}",
+        "step {}: model update {} emitted after batch {}, {} ms after the step ({}); map vs exact"
+            + " re-encoding on held-out samples: cosine mean {}, min {}",
         step,
         version,
         batchId,
+        (System.nanoTime() - started) / 1_000_000,
         update.getSnapshotUri(),
         String.format("%.4f", cycle.meanCosine()),
         String.format("%.4f", cycle.minCosine()));

@@ -168,7 +168,9 @@ public final class ShardIndexFunction
       }
       case ShardInput.QUERIES -> {
         encodeWaiting(key, index, ctx);
-        refine(key, index);
+        if (refine(key, index)) {
+          index = index(key); // rebuilt from the state
+        }
         out.collect(answer(key, index, in.batch));
       }
       default -> throw new IllegalStateException("unknown shard input kind " + in.kind);
@@ -201,6 +203,7 @@ public final class ShardIndexFunction
     }
     waiting.clear();
     List<TargetFeatures> usable = new ArrayList<>(group.size());
+    long flattened = index.framesFlattened();
     for (TargetFeatures t : encode(model, group)) {
       if (!finite(t.cache)) {
         targets.remove(t.id, model.version);
@@ -228,15 +231,21 @@ public final class ShardIndexFunction
       }
     }
     targets.encoded(usable, model.version);
+    logFlattened(key, index, flattened, "a new target's vector");
   }
 
   /**
    * One group of the key's exact re-encode, if one is due ({@link ExactRefinement}), before the
-   * batch is answered: the state and the tree take each exact vector at once.
+   * batch is answered: the state and the tree take each exact vector at once. When the last group
+   * is in, the tree is rebuilt from the state: by then nearly every node it had is hollow (its
+   * target deleted and inserted again elsewhere), and hollow nodes cost FindClustering budget and
+   * keep stale bounds.
+   *
+   * @return whether the key's index was dropped to be rebuilt
    */
-  private void refine(int key, ShardIndex index) throws Exception {
+  private boolean refine(int key, ShardIndex index) throws Exception {
     if (!refinement.pending()) {
-      return;
+      return false;
     }
     long start = System.nanoTime();
     long flattened = index.framesFlattened();
@@ -248,26 +257,36 @@ public final class ShardIndexFunction
         index.upsert(t.id, t.cache);
       }
     }
-    if (index.framesFlattened() > flattened) {
-      LOG.info(
-          "shard key {}: an exact vector lies beyond the tree's frame: the tree's vectors were"
-              + " moved to current coordinates",
-          key);
-    }
+    logFlattened(key, index, flattened, "an exact vector");
     long[] figures = refined.computeIfAbsent(key, k -> new long[3]);
     figures[0] += step.reencoded().size();
     figures[1]++;
     figures[2] += System.nanoTime() - start;
-    if (step.finished()) {
-      refined.remove(key);
+    if (!step.finished()) {
+      return false;
+    }
+    refined.remove(key);
+    LOG.info(
+        "shard key {}: every target exact at model version {}: {} re-encoded over {} batches, {}"
+            + " ms in all; the tree is rebuilt",
+        key,
+        model.version,
+        figures[0],
+        figures[1],
+        figures[2] / 1_000_000);
+    indexes.remove(key);
+    indexedTargets.addAndGet(-index.size());
+    return true;
+  }
+
+  /** Says when adding {@code what} made the index apply its frame to every vector. */
+  private static void logFlattened(int key, ShardIndex index, long before, String what) {
+    if (index.framesFlattened() > before) {
       LOG.info(
-          "shard key {}: every target exact at model version {}: {} re-encoded over {} batches,"
-              + " {} ms in all",
+          "shard key {}: {} lies beyond the tree's frame: the tree's vectors were moved to current"
+              + " coordinates and the tree repaired",
           key,
-          model.version,
-          figures[0],
-          figures[1],
-          figures[2] / 1_000_000);
+          what);
     }
   }
 
@@ -407,6 +426,7 @@ public final class ShardIndexFunction
       return;
     }
     ShardModel next;
+    long loading = System.nanoTime();
     try {
       next = loaded(update);
     } catch (RuntimeException e) {
@@ -420,6 +440,7 @@ public final class ShardIndexFunction
               STAGE));
       return;
     }
+    long loadMillis = (System.nanoTime() - loading) / 1_000_000;
     ShardIndex index = indexes.get(key);
     Migration migration = migrationOf(update, currentVersion, settings.reencodeExactPerBatch());
     CacheMap map =
@@ -463,12 +484,13 @@ public final class ShardIndexFunction
           millis);
     } else if (outcome.index() != null && outcome.index().byFrame()) {
       LOG.info(
-          "shard key {}: applied model update {} after batch {} in {} ms: {} targets, by the tree's"
-              + " frame (distortion {})",
+          "shard key {}: applied model update {} after batch {} in {} ms (its snapshot loaded in {}"
+              + " ms): {} targets, by the tree's frame (distortion {})",
           key,
           update.getVersion(),
           lastBatchAnswered,
           millis,
+          loadMillis,
           index.size(),
           String.format("%.2f", outcome.index().distortion()));
     } else if (outcome.index() != null) {

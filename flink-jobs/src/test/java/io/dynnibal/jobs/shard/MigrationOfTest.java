@@ -71,4 +71,10 @@ class MigrationOfTest {
     assertEquals(
         Migration.EXACT, ShardIndexFunction.migrationOf(afterRestore, 4, 512), "holds lost 4");
   }
+
+  @Test
+  void anUpdateWhoseMapNoShardMayApplyReEncodesEveryShardAtOnce() {
+    // An exact restart: its map was fit on caches of several versions (map_from -1).
+    assertEquals(Migration.EXACT, ShardIndexFunction.migrationOf(update(6, true, -1L), 3, 512));
+  }
 }

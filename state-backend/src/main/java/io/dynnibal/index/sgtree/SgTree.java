@@ -162,14 +162,21 @@ public final class SgTree {
 
   /**
    * Takes out {@code node} if it is a hollow leaf (no target, no child), and then each ancestor
-   * that this leaves a hollow leaf. Sizes are unchanged: a hollow leaf holds nothing.
+   * that this leaves a hollow leaf. Sizes are unchanged: a hollow leaf holds nothing. A node taken
+   * out loses its parent link, so nothing can be placed under it again.
+   *
+   * @return the lowest node of the chain still in the tree ({@code node} itself when it stays), or
+   *     null when the tree is now empty
    */
-  void pruneHollow(SgNode node) {
+  SgNode pruneHollow(SgNode node) {
     while (node != null && node.targetCount == 0 && node.children.isEmpty()) {
       SgNode parent = node.parent;
+      node.parent = null;
       if (parent == null) {
-        root = null;
-        return;
+        if (root == node) {
+          root = null;
+        }
+        return null;
       }
       parent.children.remove(node);
       if (parent.children.isEmpty()) {
@@ -179,6 +186,7 @@ public final class SgTree {
       }
       node = parent;
     }
+    return node;
   }
 
   /**

@@ -250,9 +250,16 @@ public final class TreeRepair {
     }
     builder.buildUnder(node, targets, vectors, members);
     SgNode parent = node.parent;
-    tree.pruneHollow(node); // hollow, and every point below it escaped (or was hollow too)
+    // Hollow, with every point below it escaped (or hollow too): it leaves, maybe with hollow
+    // ancestors; the escapees then start from the lowest node still in the tree.
+    SgNode kept = tree.pruneHollow(node);
+    SgNode from = kept == node ? parent : kept;
     for (SgNode e : escapees) {
-      tree.insertPoint(parent, e.vector, Arrays.copyOf(e.targets, e.targetCount), e.targetCount);
+      tree.insertPoint(
+          from != null ? from : tree.root(),
+          e.vector,
+          Arrays.copyOf(e.targets, e.targetCount),
+          e.targetCount);
     }
   }
 

@@ -105,6 +105,57 @@ class TreeRepairTest {
     }
   }
 
+  /**
+   * Repair over a tree whose inner nodes were hollowed out (their targets deleted while they had
+   * children, as exact re-encoding does target by target): every target left is found where it is,
+   * exact search equals brute force on the moved vectors, and the tree is sound.
+   */
+  @ParameterizedTest
+  @EnumSource(TreeRepair.Mode.class)
+  void repairOverHollowNodesLosesNoTarget(TreeRepair.Mode mode) {
+    float[][] vectors = ClusteredVectors.generate(2_000, DIM, 40);
+    SgTree tree = new SgTree(DIM, 1.3);
+    for (int i = 0; i < vectors.length; i++) {
+      tree.insert(i, vectors[i]);
+    }
+    java.util.Set<Integer> deleted = new java.util.HashSet<>();
+    SplittableRandom random = new SplittableRandom(41);
+    for (SgNode node : tree.nodes()) {
+      // Most inner nodes go hollow, some with a single child left; a few leaves go too.
+      if (node != tree.root()
+          && node.ownTargetCount() == 1
+          && (node.childCount() > 0 || random.nextInt(10) == 0)) {
+        deleted.add(node.ownTarget(0));
+      }
+    }
+    for (int t : deleted) {
+      assertTrue(tree.delete(t));
+    }
+    assertEquals(List.of(), tree.checkInvariants());
+    TreeRepair.repair(tree, move(tree, drift(0.4, 42)), mode, 43);
+    assertEquals(List.of(), tree.checkInvariants());
+    assertEquals(vectors.length - deleted.size(), tree.size());
+    float[][] kept = new float[vectors.length - deleted.size()][];
+    int k = 0;
+    for (int i = 0; i < vectors.length; i++) {
+      if (!deleted.contains(i)) {
+        assertTrue(tree.contains(i));
+        assertTrue(tree.nodeOf(i).vector() == vectors[i], "target " + i + " at its own vector");
+        kept[k++] = vectors[i]; // moved in place by move()
+      }
+    }
+    for (int q = 0; q < 20; q++) {
+      float[] query = ClusteredVectors.queryNear(kept[random.nextInt(kept.length)], 0.4, random);
+      assertEquals(
+          SgTreeSearchTest.bruteForce(kept, query, 10, Similarity.INNER_PRODUCT).stream()
+              .map(Neighbor::score)
+              .toList(),
+          SgTreeSearch.exact(tree, query, 10, Similarity.INNER_PRODUCT).stream()
+              .map(Neighbor::score)
+              .toList());
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(TreeRepair.Mode.class)
   void exactSearchAfterRepairEqualsBruteForceOnTheMovedVectors(TreeRepair.Mode mode) {
