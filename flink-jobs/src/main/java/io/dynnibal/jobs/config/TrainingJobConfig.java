@@ -198,17 +198,31 @@ public final class TrainingJobConfig implements Serializable {
 
   /**
    * An exact cycle off the shards' critical path: each shard key applies the cycle's map at once
-   * and re-encodes this many targets exactly per batch until all are (ExactRefinement). At 512 a 32
-   * k-target key of the bag tower is exact again within about 60 batches, at some 80 ms of shard
-   * time per batch meanwhile; 0 restores the old behaviour, every target re-encoded and the tree
-   * rebuilt before the next batch (seconds; minutes for a transformer, holding checkpoints).
+   * and re-encodes this many targets exactly per batch until all are (ExactRefinement), then
+   * rebuilds its tree. It trades the cycle's stall for a cache that is only the map's approximation
+   * meanwhile, and costs more shard time in all than one pass (each target is deleted and inserted
+   * into the tree on its own). With the bag tower, whose exact pass takes seconds, that lost: bench
+   * pipeline (Debian, 440 steps, one run each) ran 3.90 steps/s with fresh logits of the picks at
+   * .96 of exact mining's when cycles re-encoded at once, 2.88 and .91 at 512 per batch, 3.78 and
+   * .93 at 2,048. A transformer's pass takes minutes and holds every checkpoint meanwhile. Hence
+   * the default, -1: 512 for the transformer tower, 0 (all at once, before the next batch) for the
+   * others.
    */
   @Setting(
       value =
           "exact re-encode cycles: targets each shard key re-encodes per batch after applying the"
-              + " cycle's map at once (0: all at once, before the next batch)",
-      min = 0)
-  public int reencodeExactPerBatch = 512;
+              + " cycle's map at once (0: all at once, before the next batch; -1: 512 for the"
+              + " transformer tower, 0 for the others)",
+      min = -1)
+  public int reencodeExactPerBatch = -1;
+
+  /** {@link #reencodeExactPerBatch} with its default resolved for the configured tower. */
+  public int reencodeExactPerBatch() {
+    if (reencodeExactPerBatch >= 0) {
+      return reencodeExactPerBatch;
+    }
+    return TowerKind.of(modelTower) == TowerKind.TRANSFORMER ? 512 : 0;
+  }
 
   @Setting(value = "Nyström landmarks d' (the cache's dimension)", min = 2)
   public int landmarks = 64;

@@ -58,7 +58,7 @@ public record ShardSettings(
         config.rejectionGamma,
         config.rejectionMaxClusters,
         config.fidelityProbes,
-        config.reencodeExactPerBatch,
+        config.reencodeExactPerBatch(),
         config.targetsTopic(),
         config.modelUpdatesTopic());
   }

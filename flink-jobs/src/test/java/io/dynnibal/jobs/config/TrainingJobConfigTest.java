@@ -193,4 +193,20 @@ class TrainingJobConfigTest {
             .problems();
     assertEquals(4, problems.size(), problems.toString());
   }
+
+  @Test
+  void exactCyclesRunInGroupsForTheTransformerAndAtOnceForTheOthersUnlessSet() {
+    assertEquals(0, new TrainingJobConfig().reencodeExactPerBatch());
+    assertEquals(
+        512, new TrainingJobConfig().apply("model.tower", "transformer").reencodeExactPerBatch());
+    assertEquals(
+        0,
+        new TrainingJobConfig()
+            .apply("model.tower", "transformer")
+            .apply("reencode.exact.per.batch", "0")
+            .reencodeExactPerBatch());
+    assertEquals(
+        2048,
+        new TrainingJobConfig().apply("reencode.exact.per.batch", "2048").reencodeExactPerBatch());
+  }
 }
