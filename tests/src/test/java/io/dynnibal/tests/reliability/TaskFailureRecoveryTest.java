@@ -20,9 +20,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.LongStream;
 import org.apache.flink.core.execution.JobClient;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The trainer's task fails three times in one run (an exception before steps 12, 30 and 47); each
@@ -38,12 +39,22 @@ class TaskFailureRecoveryTest {
   /** Steps that fail once each; the set lives in this JVM, which the MiniCluster shares. */
   private static final Set<Long> FAILED = ConcurrentHashMap.newKeySet();
 
-  @Test
+  /**
+   * @param exactPerBatch {@code reencode.exact.per.batch}: 0 re-encodes the landmarks' cycle at
+   *     once; 8 applies its map and re-encodes 8 targets per batch, so restores and later maps land
+   *     while targets are still due
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {0, 8})
   @Timeout(240)
-  void repeatedTaskFailuresLoseNothingAndRepeatNothing(EmbeddedKafkaBroker kafka) throws Exception {
+  void repeatedTaskFailuresLoseNothingAndRepeatNothing(int exactPerBatch, EmbeddedKafkaBroker kafka)
+      throws Exception {
+    FAILED.clear();
     SyntheticCorpus corpus = new SyntheticCorpus(100, 200, 8, 3, 17);
-    TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "faults");
+    TrainingJobConfig config =
+        TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "faults-" + exactPerBatch);
     config.checkpointInterval = Duration.ofMillis(300);
+    config.reencodeExactPerBatch = exactPerBatch;
     config.validate();
     kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
     FaultInjection faults =
