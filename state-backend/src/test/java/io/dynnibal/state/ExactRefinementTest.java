@@ -21,7 +21,7 @@ class ExactRefinementTest {
   private static final int D = 2;
 
   private final HeapMapState<String, TargetFeatures> map =
-      new HeapMapState<>(ExactRefinementTest::copy);
+      new HeapMapState<>(ShardTargetsTest::copy);
   private final HeapValueState<CacheBases> bases = new HeapValueState<>();
   private final HeapValueState<Long> dueBefore = new HeapValueState<>();
   private final ShardTargets targets =
@@ -33,14 +33,6 @@ class ExactRefinementTest {
             t.featureWeights = new float[] {1f};
           });
   private final List<String> encoded = new ArrayList<>();
-
-  private static TargetFeatures copy(TargetFeatures t) {
-    TargetFeatures c = t.withoutCache(t.logit);
-    c.text = t.text;
-    c.cache = t.cache == null ? null : t.cache.clone();
-    c.encodedAt = t.encodedAt;
-    return c;
-  }
 
   /** The exact encoder of "version" {@code v}: a target's vector is {v, its number}. */
   private ShardTargets.ExactEncoder exactAt(long v) {

@@ -20,9 +20,9 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 class ShardIndexTest {
-  private static final int D = 8;
+  static final int D = 8;
 
-  private static float[] random(SplittableRandom random) {
+  static float[] random(SplittableRandom random) {
     float[] v = new float[D];
     for (int j = 0; j < D; j++) {
       v[j] = (float) random.nextGaussian();

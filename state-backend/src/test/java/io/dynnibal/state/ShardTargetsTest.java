@@ -38,7 +38,8 @@ class ShardTargetsTest {
             t.featureWeights = new float[] {1f};
           });
 
-  private static TargetFeatures copy(TargetFeatures t) {
+  /** A stored value's copy, as RocksDB hands one out. */
+  static TargetFeatures copy(TargetFeatures t) {
     TargetFeatures c = t.withoutCache(t.logit);
     c.text = t.text;
     c.cache = t.cache == null ? null : t.cache.clone();

@@ -13,14 +13,10 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 class TreeFrameTest {
-  private static final int D = 8;
+  private static final int D = ShardIndexTest.D;
 
   private static float[] random(SplittableRandom random) {
-    float[] v = new float[D];
-    for (int j = 0; j < D; j++) {
-      v[j] = (float) random.nextGaussian();
-    }
-    return v;
+    return ShardIndexTest.random(random);
   }
 
   @Test

@@ -144,16 +144,7 @@ class TreeRepairTest {
         kept[k++] = vectors[i]; // moved in place by move()
       }
     }
-    for (int q = 0; q < 20; q++) {
-      float[] query = ClusteredVectors.queryNear(kept[random.nextInt(kept.length)], 0.4, random);
-      assertEquals(
-          SgTreeSearchTest.bruteForce(kept, query, 10, Similarity.INNER_PRODUCT).stream()
-              .map(Neighbor::score)
-              .toList(),
-          SgTreeSearch.exact(tree, query, 10, Similarity.INNER_PRODUCT).stream()
-              .map(Neighbor::score)
-              .toList());
-    }
+    assertSearchEqualsBruteForce(tree, kept, random);
   }
 
   @ParameterizedTest
@@ -168,11 +159,17 @@ class TreeRepairTest {
     CacheMap map = drift(0.3, 12);
     TreeRepair.repair(
         tree, move(tree, map), mode, 13); // moves the arrays the tree holds, i.e. `moved`
-    SplittableRandom random = new SplittableRandom(14);
+    assertSearchEqualsBruteForce(tree, moved, new SplittableRandom(14));
+  }
+
+  /** Exact search over the tree returns brute force's top 10 over {@code vectors}, 20 queries. */
+  private static void assertSearchEqualsBruteForce(
+      SgTree tree, float[][] vectors, SplittableRandom random) {
     for (int q = 0; q < 20; q++) {
-      float[] query = ClusteredVectors.queryNear(moved[random.nextInt(moved.length)], 0.4, random);
+      float[] query =
+          ClusteredVectors.queryNear(vectors[random.nextInt(vectors.length)], 0.4, random);
       assertEquals(
-          SgTreeSearchTest.bruteForce(moved, query, 10, Similarity.INNER_PRODUCT).stream()
+          SgTreeSearchTest.bruteForce(vectors, query, 10, Similarity.INNER_PRODUCT).stream()
               .map(Neighbor::score)
               .toList(),
           SgTreeSearch.exact(tree, query, 10, Similarity.INNER_PRODUCT).stream()
