@@ -56,8 +56,8 @@ public final class ExactRefinement {
   }
 
   /**
-   * Re-encodes up to {@code groupSize} due targets of the current key with {@code exact} at {@code
-   * currentVersion}; empty and not finished when nothing is due.
+   * Re-encodes up to {@code groupSize} due targets of the current key (every one when it is 0) with
+   * {@code exact} at {@code currentVersion}; empty and not finished when nothing is due.
    */
   public Step step(
       int key,
@@ -75,8 +75,10 @@ public final class ExactRefinement {
       ids = new ArrayDeque<>(targets.idsEncodedBefore(before));
       due.put(key, ids);
     }
-    List<String> group = new ArrayList<>(groupSize);
-    while (group.size() < groupSize && !ids.isEmpty()) {
+    // 0: all at once (a key restored with a refinement due under a setting that now says 0).
+    int n = groupSize > 0 ? groupSize : ids.size();
+    List<String> group = new ArrayList<>(n);
+    while (group.size() < n && !ids.isEmpty()) {
       group.add(ids.poll());
     }
     List<TargetFeatures> reencoded = targets.reencodeSome(group, before, exact, currentVersion);

@@ -232,7 +232,7 @@ public final class ShardTargets {
     for (int i = 0; i < group.size(); i++) {
       TargetFeatures t = group.get(i);
       if (!finite(t.cache)) {
-        continue; // keeps the vector its base's map gives, and stays due
+        continue; // keeps the vector its base's map gives; due again only after a restore
       }
       b.removed(from[i]);
       b.added(currentVersion, 1);

@@ -188,4 +188,17 @@ class ExactRefinementTest {
       assertEquals(version, map.get(id).version);
     }
   }
+
+  /** A key restored with targets due under a setting that now says 0 finishes in one step. */
+  @Test
+  void aGroupSizeOfZeroReEncodesEveryDueTargetAtOnce() throws Exception {
+    encode(0, 12, 0);
+    targets.move(doubling(), 0);
+    ExactRefinement refinement = new ExactRefinement(dueBefore);
+    refinement.start(0, 1);
+    ExactRefinement.Step step = refinement.step(0, targets, 0, exactAt(1), 1);
+    assertTrue(step.finished());
+    assertEquals(12, step.reencoded().size());
+    assertFalse(refinement.pending());
+  }
 }

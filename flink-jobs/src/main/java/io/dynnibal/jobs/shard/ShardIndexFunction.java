@@ -252,12 +252,14 @@ public final class ShardIndexFunction
     ExactRefinement.Step step =
         refinement.step(
             key, targets, settings.reencodeExactPerBatch(), g -> encode(model, g), model.version);
-    for (TargetFeatures t : step.reencoded()) {
-      if (index.contains(t.id)) {
-        index.upsert(t.id, t.cache);
+    if (!step.finished()) { // the last group goes straight to the tree rebuilt below
+      for (TargetFeatures t : step.reencoded()) {
+        if (index.contains(t.id)) {
+          index.upsert(t.id, t.cache);
+        }
       }
+      logFlattened(key, index, flattened, "an exact vector");
     }
-    logFlattened(key, index, flattened, "an exact vector");
     long[] figures = refined.computeIfAbsent(key, k -> new long[3]);
     figures[0] += step.reencoded().size();
     figures[1]++;
@@ -477,11 +479,14 @@ public final class ShardIndexFunction
         indexedTargets.addAndGet(-index.size());
       }
       LOG.info(
-          "shard key {}: re-encoded {} targets exactly for model update {} in {} ms",
+          "shard key {}: re-encoded {} targets exactly for model update {} after batch {} in {} ms"
+              + " (its snapshot loaded in {} ms)",
           key,
           outcome.targetsMoved(),
           update.getVersion(),
-          millis);
+          lastBatchAnswered,
+          millis,
+          loadMillis);
     } else if (outcome.index() != null && outcome.index().byFrame()) {
       LOG.info(
           "shard key {}: applied model update {} after batch {} in {} ms (its snapshot loaded in {}"
@@ -497,11 +502,14 @@ public final class ShardIndexFunction
       TreeRepair.Report repair = outcome.index().repair();
       targetsRepaired.inc(repair.targetsMoved());
       LOG.info(
-          "shard key {}: applied model update {} in {} ms: {} targets, frame distortion {} past"
-              + " {}: vectors moved, {} subtrees rebuilt, {} targets re-inserted",
+          "shard key {}: applied model update {} after batch {} in {} ms (its snapshot loaded in {}"
+              + " ms): {} targets, frame distortion {} past {}: vectors moved, {} subtrees rebuilt, {}"
+              + " targets re-inserted",
           key,
           update.getVersion(),
+          lastBatchAnswered,
           millis,
+          loadMillis,
           repair.targets(),
           String.format("%.2f", outcome.index().distortion()),
           TreeFrame.MAX_DISTORTION,
