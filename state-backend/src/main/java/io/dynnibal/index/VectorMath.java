@@ -60,6 +60,16 @@ public final class VectorMath {
     return Math.sqrt(Math.max(0, squaredNormA + squaredNormB - 2 * dot));
   }
 
+  /** Whether every component is finite (no NaN, no infinity). */
+  public static boolean isFinite(float[] v) {
+    for (float x : v) {
+      if (!Float.isFinite(x)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   public static double norm(float[] a) {
     return Math.sqrt(dot(a, a));
   }

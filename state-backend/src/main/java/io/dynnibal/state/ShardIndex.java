@@ -183,8 +183,9 @@ public final class ShardIndex {
   /** Moves every tree vector to current coordinates and repairs the tree: the identity frame. */
   private TreeRepair.Report flatten(long seed) {
     framesFlattened++;
-    TreeFrame applied = frame;
-    double drift = tree.moveVectors(applied::toCurrentInPlace);
+    CacheMap applied = frame.asMap();
+    float[] scratch = new float[applied.dimension()];
+    double drift = tree.moveVectors(v -> applied.applyInPlace(v, scratch));
     frame = TreeFrame.identity(tree.dimension());
     return TreeRepair.repair(tree, drift, TreeRepair.Mode.BOUNDED, seed);
   }

@@ -1,5 +1,6 @@
 package io.dynnibal.state;
 
+import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.nystrom.CacheMap;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -231,7 +232,7 @@ public final class ShardTargets {
     List<TargetFeatures> stored = new ArrayList<>(group.size());
     for (int i = 0; i < group.size(); i++) {
       TargetFeatures t = group.get(i);
-      if (!finite(t.cache)) {
+      if (!VectorMath.isFinite(t.cache)) {
         continue; // keeps the vector its base's map gives; due again only after a restore
       }
       b.removed(from[i]);
@@ -245,15 +246,6 @@ public final class ShardTargets {
     }
     bases.update(b);
     return stored;
-  }
-
-  private static boolean finite(float[] v) {
-    for (float x : v) {
-      if (!Float.isFinite(x)) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private int reencodeGroup(List<Map.Entry<String, TargetFeatures>> group, ExactEncoder exact)

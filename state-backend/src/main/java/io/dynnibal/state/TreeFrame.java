@@ -1,5 +1,6 @@
 package io.dynnibal.state;
 
+import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.nystrom.CacheMap;
 import org.ejml.data.DMatrixRMaj;
 import org.ejml.dense.row.CommonOps_DDRM;
@@ -119,11 +120,11 @@ public final class TreeFrame {
     double most = 0;
     double least = Double.POSITIVE_INFINITY;
     for (float[] e : differences) {
-      double norm = norm(e);
+      double norm = VectorMath.norm(e);
       if (norm == 0) {
         continue;
       }
-      double ratio = norm(multiply(forward, e, false)) / norm;
+      double ratio = VectorMath.norm(multiply(forward, e, false)) / norm;
       most = Math.max(most, ratio);
       least = Math.min(least, ratio);
     }
@@ -131,6 +132,15 @@ public final class TreeFrame {
       return 1; // no edge to measure
     }
     return least == 0 ? Double.POSITIVE_INFINITY : most / least; // an edge collapsed: unusable
+  }
+
+  /** {@code F} as a cache map: what moves the tree's vectors to current coordinates. */
+  public CacheMap asMap() {
+    float[] m = new float[dimension * dimension];
+    for (int i = 0; i < m.length; i++) {
+      m[i] = forward == null ? (i % (dimension + 1) == 0 ? 1 : 0) : (float) forward[i];
+    }
+    return new CacheMap(dimension, m);
   }
 
   /** {@code F^T q}: the query whose scores against tree vectors are {@code q}'s against current. */
@@ -161,27 +171,7 @@ public final class TreeFrame {
       double d = (double) back[i] - current[i];
       residual += d * d;
     }
-    return Math.sqrt(residual) <= REACH_TOLERANCE * norm(current) + 1e-9 ? x : null;
-  }
-
-  /** Replaces a tree vector by {@code F x}; returns how far it moved. */
-  double toCurrentInPlace(float[] treeVector) {
-    float[] moved = toCurrent(treeVector);
-    double squared = 0;
-    for (int i = 0; i < dimension; i++) {
-      double d = (double) moved[i] - treeVector[i];
-      squared += d * d;
-    }
-    System.arraycopy(moved, 0, treeVector, 0, dimension);
-    return Math.sqrt(squared);
-  }
-
-  private static double norm(float[] v) {
-    double s = 0;
-    for (float x : v) {
-      s += (double) x * x;
-    }
-    return Math.sqrt(s);
+    return Math.sqrt(residual) <= REACH_TOLERANCE * VectorMath.norm(current) + 1e-9 ? x : null;
   }
 
   private float[] multiply(double[] m, float[] v, boolean transposed) {

@@ -1,5 +1,6 @@
 package io.dynnibal.jobs.shard;
 
+import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.nystrom.CacheMap;
 import io.dynnibal.index.sgtree.TreeRepair;
 import io.dynnibal.model.features.Features;
@@ -205,7 +206,7 @@ public final class ShardIndexFunction
     List<TargetFeatures> usable = new ArrayList<>(group.size());
     long flattened = index.framesFlattened();
     for (TargetFeatures t : encode(model, group)) {
-      if (!finite(t.cache)) {
+      if (!VectorMath.isFinite(t.cache)) {
         targets.remove(t.id, model.version);
         if (index.delete(t.id)) {
           indexedTargets.decrementAndGet();
@@ -276,9 +277,14 @@ public final class ShardIndexFunction
         figures[0],
         figures[1],
         figures[2] / 1_000_000);
+    dropIndex(key, index);
+    return true;
+  }
+
+  /** Forgets the key's heap index: it is rebuilt from the key's state on next use. */
+  private void dropIndex(int key, ShardIndex index) {
     indexes.remove(key);
     indexedTargets.addAndGet(-index.size());
-    return true;
   }
 
   /** Says when adding {@code what} made the index apply its frame to every vector. */
@@ -475,8 +481,7 @@ public final class ShardIndexFunction
       refinement.cancel(key);
       refined.remove(key);
       if (index != null) {
-        indexes.remove(key); // rebuilt from the re-encoded state on next use
-        indexedTargets.addAndGet(-index.size());
+        dropIndex(key, index);
       }
       LOG.info(
           "shard key {}: re-encoded {} targets exactly for model update {} after batch {} in {} ms"
@@ -519,15 +524,6 @@ public final class ShardIndexFunction
     currentUpdate.update(update);
     model = next;
     updatesApplied.inc();
-  }
-
-  private static boolean finite(float[] v) {
-    for (float x : v) {
-      if (!Float.isFinite(x)) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /** Sets {@link #model} to the version the current key holds. */
