@@ -118,7 +118,7 @@ public final class ShardIndex {
 
   /** Negatives for one query (cache-space vector), as ids with their logits. */
   public Samples sample(NegativeSampler sampler, float[] query, int count, RandomGenerator random) {
-    return sampler.sample(tree, frame.queryInTree(query), count, random);
+    return prepare(sampler, query).sample(count, random);
   }
 
   /**
@@ -126,7 +126,7 @@ public final class ShardIndex {
    * query once. Valid until the index changes.
    */
   public NegativeSampler.Prepared prepare(NegativeSampler sampler, float[] query) {
-    return sampler.prepare(tree, frame.queryInTree(query));
+    return sampler.prepare(tree, frame.queryInTree(query), frame.positionInTree(query));
   }
 
   /** The live targets' ids, in slot order. */

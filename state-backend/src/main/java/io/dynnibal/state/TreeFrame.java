@@ -151,6 +151,19 @@ public final class TreeFrame {
     return multiply(forward, query, true);
   }
 
+  /**
+   * {@code F^+ q}: where the query lies among the tree's vectors (the least-squares solution of
+   * {@code F x = q}). Distances from it stand for distances in current coordinates within the
+   * frame's distortion; for a rotation it equals {@link #queryInTree}. Scores come from {@link
+   * #queryInTree}, never from this.
+   */
+  public float[] positionInTree(float[] query) {
+    if (forward == null) {
+      return query;
+    }
+    return multiply(pseudoInverse, query, false);
+  }
+
   /** {@code F x}: a tree vector in current coordinates (a new array). */
   public float[] toCurrent(float[] treeVector) {
     return forward == null ? treeVector.clone() : multiply(forward, treeVector, false);

@@ -49,6 +49,20 @@ class TreeFrameTest {
     }
   }
 
+  /** Where a query lies among tree vectors: the tree vector the frame carries onto it. */
+  @Test
+  void aQuerysPositionInTheTreeIsTheTreeVectorTheFrameCarriesOntoIt() {
+    SplittableRandom random = new SplittableRandom(4);
+    TreeFrame frame = TreeFrame.identity(D).then(ShardIndexTest.rotationScaledUpTo(3, random));
+    for (int trial = 0; trial < 100; trial++) {
+      float[] treeVector = random(random);
+      float[] position = frame.positionInTree(frame.toCurrent(treeVector));
+      for (int j = 0; j < D; j++) {
+        assertEquals(treeVector[j], position[j], 1e-4);
+      }
+    }
+  }
+
   @Test
   void aRotationDoesNotDistortAndAScalingDistortsByItsRatio() {
     SplittableRandom random = new SplittableRandom(3);

@@ -73,6 +73,17 @@ public final class FindClustering {
   private FindClustering() {}
 
   public static Partition find(SgTree tree, float[] query, Options options) {
+    return find(tree, query, query, options);
+  }
+
+  /**
+   * As {@link #find(SgTree, float[], Options)} for a tree whose coordinates are not the query's own
+   * ({@code TreeFrame}): scores, priorities and Prop. 2's bound come from {@code query}, the vector
+   * whose inner products with the tree's vectors are the scores; the refinement's distances ({@code
+   * d(x, rep)}) from {@code position}, the query as a point among the tree's vectors. The two
+   * differ unless the frame is a rotation, and only the refinement is about nearness.
+   */
+  public static Partition find(SgTree tree, float[] query, float[] position, Options options) {
     SgNode root = tree.root();
     if (root == null) {
       return new Partition(List.of(), new double[0], 1);
@@ -84,10 +95,10 @@ public final class FindClustering {
             : Math.log(options.gamma()) / (2 * options.beta() * queryNorm);
 
     long cap = root.childCount() + 1L + options.maxClusters();
-    Candidates open = new Candidates((int) Math.min(cap, tree.size()) + 1);
-    double querySquaredNorm = queryNorm * queryNorm;
-    double beta = options.beta();
-    open.push(root, query, queryNorm, querySquaredNorm, beta);
+    Candidates open =
+        new Candidates(
+            (int) Math.min(cap, tree.size()) + 1, query, position, queryNorm, options.beta());
+    open.push(root);
     // Blocks in the order they were closed: a subtree, or (ownOnly) what is left of one after its
     // split, with <x, rep> of its representative.
     List<Cluster> clusters = new ArrayList<>(open.nodes.length);
@@ -97,11 +108,13 @@ public final class FindClustering {
       int c = open.poll();
       SgNode node = open.nodes[c];
       boolean wide = node.maxDistance() > startRadius;
-      boolean near =
-          node.maxDistance() > options.deepestRadius()
-              && open.distances[c] - node.maxDistance() <= options.deepestRadius();
       boolean affordable = node == root || (long) total + node.childCount() <= cap;
-      boolean split = node.childCount() > 0 && (wide || near) && affordable;
+      boolean split =
+          node.childCount() > 0
+              && affordable
+              && (wide
+                  || node.maxDistance() > options.deepestRadius()
+                      && open.distance(c) - node.maxDistance() <= options.deepestRadius());
       if (clusters.size() == scores.length) {
         scores = Arrays.copyOf(scores, scores.length * 2);
       }
@@ -109,7 +122,7 @@ public final class FindClustering {
       clusters.add(new Cluster(node, split));
       if (split) {
         for (int i = 0; i < node.childCount(); i++) {
-          open.push(node.child(i), query, queryNorm, querySquaredNorm, beta);
+          open.push(node.child(i));
         }
         total += node.childCount();
       }
@@ -128,35 +141,44 @@ public final class FindClustering {
   /**
    * The open subtrees: a binary max-heap of candidate indexes by priority, the log of the subtree's
    * envelope mass {@code log size + beta (<x, rep> + |x| maxd)} (an upper bound on the softmax mass
-   * it can hold), with each candidate's node, score and distance in parallel arrays. It sifts
-   * exactly as {@link java.util.PriorityQueue} does, so candidates of equal priority come out in
-   * the same order as they would from one; it only avoids an object per candidate and the
-   * comparisons through an interface, which were a third of FindClustering's time.
+   * it can hold), with each candidate's node and score in parallel arrays. It sifts exactly as
+   * {@link java.util.PriorityQueue} does, so candidates of equal priority come out in the same
+   * order as they would from one; it only avoids an object per candidate and the comparisons
+   * through an interface, which were a third of FindClustering's time.
    */
   private static final class Candidates {
     SgNode[] nodes;
     double[] scores;
-    double[] distances;
     double[] priorities;
     private int[] heap;
     private int count; // candidates pushed so far
     int size; // candidates in the heap
 
-    Candidates(int capacity) {
+    private final float[] query;
+    private final float[] position; // null when it is the query itself
+    private final double queryNorm;
+    private final double positionSquaredNorm;
+    private final double beta;
+
+    Candidates(int capacity, float[] query, float[] position, double queryNorm, double beta) {
+      this.query = query;
+      this.position = position == query ? null : position;
+      this.queryNorm = queryNorm;
+      double positionNorm = position == query ? queryNorm : VectorMath.norm(position);
+      this.positionSquaredNorm = positionNorm * positionNorm;
+      this.beta = beta;
       int n = Math.max(2, capacity);
       nodes = new SgNode[n];
       scores = new double[n];
-      distances = new double[n];
       priorities = new double[n];
       heap = new int[n];
     }
 
-    void push(SgNode node, float[] query, double queryNorm, double querySquaredNorm, double beta) {
+    void push(SgNode node) {
       if (count == nodes.length) {
         int n = nodes.length * 2;
         nodes = Arrays.copyOf(nodes, n);
         scores = Arrays.copyOf(scores, n);
-        distances = Arrays.copyOf(distances, n);
         priorities = Arrays.copyOf(priorities, n);
       }
       if (size == heap.length) {
@@ -166,7 +188,6 @@ public final class FindClustering {
       double score = VectorMath.dot(query, node.vector());
       nodes[c] = node;
       scores[c] = score;
-      distances[c] = VectorMath.distanceFromDot(score, querySquaredNorm, node.squaredNorm());
       priorities[c] = Math.log(node.size()) + beta * (score + queryNorm * node.maxDistance());
       // PriorityQueue.siftUp: move up while strictly before the parent.
       int k = size++;
@@ -180,6 +201,13 @@ public final class FindClustering {
         k = parent;
       }
       heap[k] = c;
+    }
+
+    /** The distance from the query's position to candidate {@code c}'s representative. */
+    double distance(int c) {
+      SgNode node = nodes[c];
+      double dot = position == null ? scores[c] : VectorMath.dot(position, node.vector());
+      return VectorMath.distanceFromDot(dot, positionSquaredNorm, node.squaredNorm());
     }
 
     int poll() {

@@ -19,7 +19,17 @@ public interface NegativeSampler {
    * drawing its own positive) does not cluster the tree again. Drawing from it consumes the
    * generator exactly as {@link #sample} does, so both give the same samples.
    */
-  Prepared prepare(SgTree tree, float[] query);
+  default Prepared prepare(SgTree tree, float[] query) {
+    return prepare(tree, query, query);
+  }
+
+  /**
+   * As {@link #prepare(SgTree, float[])} for a tree whose coordinates are not the query's own (a
+   * shard's {@code TreeFrame}): {@code query} is the vector whose inner products with the tree's
+   * vectors are the scores, and every bound is taken from it; {@code position} is where the query
+   * lies among the tree's vectors, which only decides where the clustering is refined.
+   */
+  Prepared prepare(SgTree tree, float[] query, float[] position);
 
   /** One query's sampler over one tree, as it stood when prepared. */
   interface Prepared {

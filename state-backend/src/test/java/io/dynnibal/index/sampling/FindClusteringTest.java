@@ -85,6 +85,41 @@ class FindClusteringTest {
     assertTrue(refined > 0, "no cluster near the query at all: the check is vacuous");
   }
 
+  /**
+   * Under a frame (the tree's coordinates are not the query's), nearness is measured from where the
+   * query lies among the tree's vectors, not from the vector that scores them: with the tree scaled
+   * by 3, the scoring vector {@code F^T q} is 9 times the position {@code F^+ q}, and the clusters
+   * near the position are the ones to refine.
+   */
+  @Test
+  void theRefinementFollowsTheQuerysPositionNotItsScoringVector() {
+    SamplerFixture f = new SamplerFixture(2_000, 8, 35);
+    float[] position = f.vectors[7]; // a target itself: some cluster is near it
+    float[] scoring = new float[position.length];
+    for (int i = 0; i < position.length; i++) {
+      scoring[i] = 9 * position[i];
+    }
+    double deepest = 0.25;
+    Partition partition =
+        FindClustering.find(
+            f.tree, scoring, position, new FindClustering.Options(1, 1e300, deepest, 100_000));
+    int refined = 0;
+    for (Cluster c : partition.clusters()) {
+      double lowerBound = VectorMath.distance(position, c.node().vector()) - c.radius();
+      if (lowerBound <= deepest) {
+        assertTrue(
+            c.radius() <= deepest, "a near cluster of radius " + c.radius() + " was not split");
+        refined++;
+      }
+    }
+    assertTrue(refined > 0, "no cluster near the position at all: the check is vacuous");
+    double[] scores = partition.representativeScores();
+    for (int i = 0; i < partition.size(); i++) {
+      assertEquals(
+          VectorMath.dot(scoring, partition.clusters().get(i).node().vector()), scores[i], 1e-4);
+    }
+  }
+
   @Test
   void levelsTranslateToTheRadiiOfProposition2() {
     FindClustering.Options o = FindClustering.Options.atLevels(20, 1.3, -2, -5, 100);
