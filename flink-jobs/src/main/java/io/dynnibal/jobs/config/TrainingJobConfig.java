@@ -4,6 +4,7 @@ import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.model.TowerKind;
 import io.dynnibal.model.features.FeatureConfig;
 import io.dynnibal.negatives.NegativesMode;
+import io.dynnibal.negatives.NegativesPool;
 import io.dynnibal.negatives.Sampler;
 import io.dynnibal.training.TrainerConfig;
 import java.io.IOException;
@@ -138,6 +139,12 @@ public final class TrainingJobConfig implements Serializable {
       "how hard negatives are chosen: sample (from the softmax exp(beta score)) or top-k (the"
           + " highest-scoring)")
   public String negativesMode = NegativesMode.SAMPLE.id;
+
+  /** See {@link NegativesPool} for why a pool of named positives exists and what it changes. */
+  @Setting(
+      "which targets the shards draw negatives from: all (every target, the paper's protocol) or"
+          + " positives (those a training pair has named as its positive so far)")
+  public String negativesPool = NegativesPool.ALL.id;
 
   /**
    * The shards encode queries with the model version they hold (tens of steps old) and score the
@@ -364,6 +371,11 @@ public final class TrainingJobConfig implements Serializable {
     return NegativesMode.of(negativesMode);
   }
 
+  /** The negatives.pool setting (validate first). */
+  public NegativesPool negativesPool() {
+    return NegativesPool.of(negativesPool);
+  }
+
   /** What the shards mine per query: the dose, or the candidates to re-score when more. */
   public int minedPerExample() {
     return Math.max(negativesPerExample, negativesCandidatesPerExample);
@@ -500,6 +512,9 @@ public final class TrainingJobConfig implements Serializable {
     }
     if (!NegativesMode.NAMES.contains(negativesMode)) {
       p.add("negatives.mode must be one of " + NegativesMode.NAMES + ", got " + negativesMode);
+    }
+    if (!NegativesPool.NAMES.contains(negativesPool)) {
+      p.add("negatives.pool must be one of " + NegativesPool.NAMES + ", got " + negativesPool);
     }
     if (negativesUniform < 1 && !Sampler.IN_BATCH.id.equals(sampler)) {
       p.add(

@@ -4,6 +4,7 @@ import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.nystrom.CacheMap;
 import io.dynnibal.index.sgtree.TreeRepair;
 import io.dynnibal.model.features.Features;
+import io.dynnibal.negatives.NegativesPool;
 import io.dynnibal.schemas.AvroTrust;
 import io.dynnibal.schemas.Matrices;
 import io.dynnibal.schemas.ModelUpdate;
@@ -172,6 +173,7 @@ public final class ShardIndexFunction
         if (refine(key, index)) {
           index = index(key); // rebuilt from the state
         }
+        admitPositives(key, index, in.batch);
         out.collect(answer(key, index, in.batch));
       }
       default -> throw new IllegalStateException("unknown shard input kind " + in.kind);
@@ -226,13 +228,48 @@ public final class ShardIndexFunction
       // loading half a million targets, and its trees sampled three times slower than inserted
       // ones on that data (bench scale).
       boolean isNew = !index.contains(t.id);
-      index.upsert(t.id, t.cache);
-      if (isNew) {
-        indexedTargets.incrementAndGet();
+      if (!positivesOnly() || t.seenAsPositive) {
+        index.upsert(t.id, t.cache);
+        if (isNew) {
+          indexedTargets.incrementAndGet();
+        }
       }
     }
     targets.encoded(usable, model.version);
     logFlattened(key, index, flattened, "a new target's vector");
+  }
+
+  private boolean positivesOnly() {
+    return settings.negativesPool() == NegativesPool.POSITIVES;
+  }
+
+  /**
+   * Under {@code negatives.pool=positives}, the batch's positives this key holds join its index
+   * before the batch is answered: the pool is every target a pair has named so far. The mark is in
+   * the key's state, so a restored tree holds the same pool.
+   */
+  private void admitPositives(int key, ShardIndex index, QueryBatch batch) throws Exception {
+    if (!positivesOnly()) {
+      return;
+    }
+    int shard = shardNumber(key);
+    List<String> newcomers = new ArrayList<>();
+    for (String id : batch.targetIds) {
+      if (ShardKeys.shardOf(id, shardKeys.length) == shard && !index.contains(id)) {
+        newcomers.add(id);
+      }
+    }
+    if (newcomers.isEmpty()) {
+      return;
+    }
+    long flattened = index.framesFlattened();
+    for (TargetFeatures t : targets.markSeenAsPositive(newcomers, model.version)) {
+      if (!index.contains(t.id)) {
+        index.upsert(t.id, t.cache);
+        indexedTargets.incrementAndGet();
+      }
+    }
+    logFlattened(key, index, flattened, "a newly named positive's vector");
   }
 
   /**
@@ -565,6 +602,7 @@ public final class ShardIndexFunction
               settings.treeBase(),
               settings.seed() ^ key,
               model.version,
+              positivesOnly(),
               pending::add);
       indexes.put(key, index);
       indexedTargets.addAndGet(index.size());

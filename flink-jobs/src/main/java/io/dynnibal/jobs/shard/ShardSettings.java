@@ -3,6 +3,7 @@ package io.dynnibal.jobs.shard;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.negatives.NegativesMode;
+import io.dynnibal.negatives.NegativesPool;
 import io.dynnibal.negatives.Sampler;
 import java.io.Serializable;
 
@@ -25,6 +26,7 @@ public record ShardSettings(
     int hardNegativesPerStep,
     int minedPerExample,
     NegativesMode negativesMode,
+    NegativesPool negativesPool,
     int uniformDrawsPerStep,
     double snmPoolFraction,
     int snmRefreshEvery,
@@ -49,6 +51,7 @@ public record ShardSettings(
         config.hardNegativesPerStep(),
         config.minedPerExample(),
         config.negativesMode(),
+        config.negativesPool(),
         config.uniformDrawsPerStep(),
         config.snmPoolFraction,
         config.snmRefreshEvery,

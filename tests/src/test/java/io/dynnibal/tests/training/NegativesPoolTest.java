@@ -1,0 +1,94 @@
+package io.dynnibal.tests.training;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dynnibal.data.LabelledQuery;
+import io.dynnibal.jobs.config.TrainingJobConfig;
+import io.dynnibal.jobs.kafka.TopicReader;
+import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.local.CorpusPublisher;
+import io.dynnibal.local.EmbeddedKafkaBroker;
+import io.dynnibal.schemas.TrainingMetrics;
+import io.dynnibal.tests.harness.StreamingClusterExtension;
+import io.dynnibal.tests.harness.TrainingJobs;
+import io.dynnibal.trainer.FaultInjection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.core.execution.JobClient;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * {@code negatives.pool=positives} on the whole job: the shards index, and draw hard and uniform
+ * negatives from, only the targets training pairs have named, while every target stays in their
+ * state.
+ */
+class NegativesPoolTest {
+  @RegisterExtension
+  static final StreamingClusterExtension CLUSTER = StreamingClusterExtension.withTaskManagers(1, 2);
+
+  private static final List<String> NAMED = List.of("item0", "item2", "item4", "item6");
+  private static final List<String> NEVER_NAMED = List.of("item1", "item3", "item5", "item7");
+
+  @Test
+  @Timeout(240)
+  void theShardsDrawNegativesOnlyFromTargetsThatPairsNamed(EmbeddedKafkaBroker kafka)
+      throws Exception {
+    SyntheticCorpus corpus = new SyntheticCorpus(120, 300, 8, 3, 13);
+    List<LabelledQuery> evenTargetsOnly =
+        corpus.train.stream()
+            .filter(q -> Integer.parseInt(q.targetId().substring(4)) % 2 == 0)
+            .toList();
+    long named = evenTargetsOnly.stream().map(LabelledQuery::targetId).distinct().count();
+    TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "pool-test");
+    config.batchSize = 16;
+    config.negativesPerExample = 2;
+    config.reencodeEvery = 4;
+    config.landmarks = 16;
+    config.regressionSamples = 64;
+    config.seed = 5;
+    config.negativesPool = "positives";
+    config.watchTargets = String.join(",", NAMED) + "," + String.join(",", NEVER_NAMED);
+    config.validate();
+    kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+
+    List<TrainingMetrics> seen = new ArrayList<>();
+    try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties());
+        TopicReader<TrainingMetrics> metrics =
+            new TopicReader<>(
+                kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class)) {
+      publisher.publishTargets(config.targetsTopic(), corpus.targets, null);
+      JobClient job = TrainingJobs.start(config, FaultInjection.NONE, conf -> {});
+      try {
+        TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
+        // Until the cache has moved twice (the first cycles re-encode exactly and rebuild the
+        // trees from state, the later ones map them).
+        long published = 0;
+        TrainingMetrics last = null;
+        for (int epoch = 0; epoch < 10 && (last == null || last.getReencodeCycles() < 2); epoch++) {
+          publisher.publishPairs(config.pairsTopic(), evenTargetsOnly, "e" + epoch, 0, null);
+          published += evenTargetsOnly.size();
+          long steps = published / config.batchSize;
+          last =
+              TrainingJobs.await(
+                  metrics, seen, job, Duration.ofSeconds(90), m -> m.getStep() >= steps);
+        }
+        assertTrue(last.getReencodeCycles() >= 2, "the cache never moved: " + last);
+
+        Map<String, Long> drawn = last.getWatchedNegatives();
+        long namedDrawn = NAMED.stream().mapToLong(id -> drawn.getOrDefault(id, 0L)).sum();
+        assertTrue(namedDrawn > 0, "no named target was ever drawn: the check is vacuous");
+        for (String id : NEVER_NAMED) {
+          assertEquals(0L, drawn.getOrDefault(id, 0L), id + " was drawn but no pair named it");
+        }
+        assertEquals(named, last.getIndexTargets(), "the index holds the named targets only");
+      } finally {
+        job.cancel().get();
+      }
+    }
+  }
+}
