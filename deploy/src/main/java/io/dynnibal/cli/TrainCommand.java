@@ -69,6 +69,14 @@ final class TrainCommand implements Callable<Integer> {
   int uniform;
 
   @Option(
+      names = "--negatives-pool",
+      descriptionKey = "negatives.pool",
+      description =
+          "Where uniform negatives come from: all (every target) or positives (the targets the"
+              + " training pairs name) (default ${DEFAULT-VALUE}).")
+  String negativesPool;
+
+  @Option(
       names = "--lr",
       descriptionKey = "learning.rate",
       description = "Peak learning rate of the networks (default ${DEFAULT-VALUE}).")
@@ -224,6 +232,7 @@ final class TrainCommand implements Callable<Integer> {
             maxSteps,
             batch,
             uniform,
+            io.dynnibal.negatives.NegativesPool.of(negativesPool),
             seed,
             model,
             learningRate,

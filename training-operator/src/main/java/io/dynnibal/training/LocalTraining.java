@@ -8,6 +8,7 @@ import io.dynnibal.eval.RetrievalMetrics;
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.model.features.Features;
+import io.dynnibal.negatives.NegativesPool;
 import io.dynnibal.snapshot.ParameterSnapshots;
 import java.io.PrintStream;
 import java.net.URI;
@@ -35,6 +36,8 @@ public final class LocalTraining {
    * @param snapshotBase where to write the final snapshot, or null
    * @param maxTargets keep at most this many targets (0: all): the evaluation queries' targets,
    *     then the training pairs', then the rest, each group in a seeded order
+   * @param negativesPool the targets uniform negatives are drawn from: all, or those the training
+   *     pairs name (the job's {@code negatives.pool})
    */
   public record Options(
       Path targets,
@@ -44,6 +47,7 @@ public final class LocalTraining {
       int maxSteps,
       int batchSize,
       int uniformNegatives,
+      NegativesPool negativesPool,
       long seed,
       DualEncoderConfig model,
       float learningRate,
@@ -121,6 +125,7 @@ public final class LocalTraining {
                 + "); a batch needs "
                 + options.batchSize());
       }
+      int[] pool = pool(options.negativesPool(), usable, targetIndex, targets.size());
       int stepsPerEpoch = usable.size() / options.batchSize();
       int plannedSteps = stepsPerEpoch * options.epochs();
       if (options.maxSteps() > 0) {
@@ -155,6 +160,7 @@ public final class LocalTraining {
                   targetIndex,
                   targets,
                   targetFeatures,
+                  pool,
                   options.uniformNegatives(),
                   random);
           StepResult result;
@@ -233,8 +239,21 @@ public final class LocalTraining {
     return subset;
   }
 
+  /** The indexes of the targets uniform negatives come from (each once), in a fixed order. */
+  private static int[] pool(
+      NegativesPool negativesPool,
+      List<LabelledQuery> pairs,
+      Map<String, Integer> targetIndex,
+      int targetCount) {
+    if (negativesPool == NegativesPool.ALL) {
+      return java.util.stream.IntStream.range(0, targetCount).toArray();
+    }
+    return pairs.stream().mapToInt(q -> targetIndex.get(q.targetId())).distinct().toArray();
+  }
+
   /**
-   * B pairs, their positives, and U targets drawn uniformly (with replacement) shared by the batch.
+   * B pairs, their positives, and U targets drawn uniformly (with replacement) from {@code pool},
+   * shared by the batch.
    */
   static TrainingBatch batch(
       List<LabelledQuery> pairs,
@@ -242,6 +261,7 @@ public final class LocalTraining {
       Map<String, Integer> targetIndex,
       List<TargetText> targets,
       List<Features> targetFeatures,
+      int[] pool,
       int uniform,
       Random random) {
     List<Features> queries = new ArrayList<>(pairs.size());
@@ -255,7 +275,7 @@ public final class LocalTraining {
     List<String> negativeIds = new ArrayList<>(uniform);
     List<Features> negatives = new ArrayList<>(uniform);
     for (int i = 0; i < uniform; i++) {
-      int t = random.nextInt(targets.size());
+      int t = pool[random.nextInt(pool.length)];
       negativeIds.add(targets.get(t).targetId());
       negatives.add(targetFeatures.get(t));
     }
