@@ -29,11 +29,32 @@ public final class ExactRefinement {
   public static final ValueStateDescriptor<Long> DUE_BEFORE =
       new ValueStateDescriptor<>("exact-due-before", Types.LONG);
 
-  /** What one step re-encoded, for the heap index, and whether the key has nothing left due. */
-  public record Step(List<TargetFeatures> reencoded, boolean finished) {}
+  /**
+   * What one step re-encoded, for the heap index, whether the key has nothing left due, and the
+   * refinement's totals so far in this process (for its log): targets, steps and the time they
+   * took.
+   */
+  public record Step(
+      List<TargetFeatures> reencoded,
+      boolean finished,
+      long reencodedSoFar,
+      int stepsSoFar,
+      long nanosSoFar) {}
+
+  /** A key's refinement in this process: the ids still due, and what it has done. */
+  private static final class Progress {
+    final Deque<String> due;
+    long reencoded;
+    int steps;
+    long nanos;
+
+    Progress(List<String> due) {
+      this.due = new ArrayDeque<>(due);
+    }
+  }
 
   private final ValueState<Long> dueBefore;
-  private final Map<Integer, Deque<String>> due = new HashMap<>();
+  private final Map<Integer, Progress> progress = new HashMap<>();
 
   public ExactRefinement(ValueState<Long> dueBefore) {
     this.dueBefore = dueBefore;
@@ -42,13 +63,13 @@ public final class ExactRefinement {
   /** The current key's targets at a base before {@code version} are due (the key's update). */
   public void start(int key, long version) throws Exception {
     dueBefore.update(version);
-    due.remove(key);
+    progress.remove(key);
   }
 
   /** Nothing of the current key is due (it was re-encoded in full). */
   public void cancel(int key) throws Exception {
     dueBefore.clear();
-    due.remove(key);
+    progress.remove(key);
   }
 
   public boolean pending() throws Exception {
@@ -68,24 +89,28 @@ public final class ExactRefinement {
       throws Exception {
     Long before = dueBefore.value();
     if (before == null) {
-      return new Step(List.of(), false);
+      return new Step(List.of(), false, 0, 0, 0);
     }
-    Deque<String> ids = due.get(key);
-    if (ids == null) {
-      ids = new ArrayDeque<>(targets.idsEncodedBefore(before));
-      due.put(key, ids);
+    long start = System.nanoTime();
+    Progress p = progress.get(key);
+    if (p == null) {
+      p = new Progress(targets.idsEncodedBefore(before));
+      progress.put(key, p);
     }
     // 0: all at once (a key restored with a refinement due under a setting that now says 0).
-    int n = groupSize > 0 ? groupSize : ids.size();
+    int n = groupSize > 0 ? groupSize : p.due.size();
     List<String> group = new ArrayList<>(n);
-    while (group.size() < n && !ids.isEmpty()) {
-      group.add(ids.poll());
+    while (group.size() < n && !p.due.isEmpty()) {
+      group.add(p.due.poll());
     }
     List<TargetFeatures> reencoded = targets.reencodeSome(group, before, exact, currentVersion);
-    if (ids.isEmpty()) {
+    p.reencoded += reencoded.size();
+    p.steps++;
+    p.nanos += System.nanoTime() - start;
+    boolean finished = p.due.isEmpty();
+    if (finished) {
       cancel(key);
-      return new Step(reencoded, true);
     }
-    return new Step(reencoded, false);
+    return new Step(reencoded, finished, p.reencoded, p.steps, p.nanos);
   }
 }

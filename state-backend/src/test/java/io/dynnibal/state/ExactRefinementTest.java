@@ -85,6 +85,8 @@ class ExactRefinementTest {
       }
     } while (!step.finished());
     assertEquals(3, steps);
+    assertEquals(3, step.stepsSoFar());
+    assertEquals(25, step.reencodedSoFar(), "the refinement's totals, for its log");
     assertEquals(25, encoded.size());
     assertEquals(25, new HashSet<>(encoded).size(), "each once");
     assertFalse(encoded.contains("t26"));

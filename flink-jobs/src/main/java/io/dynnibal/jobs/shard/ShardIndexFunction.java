@@ -75,9 +75,6 @@ public final class ShardIndexFunction
   private transient ShardTargets targets;
   private transient ExactRefinement refinement;
 
-  /** Per key, the refinement running: {targets re-encoded, batches, nanoseconds}, for its log. */
-  private transient Map<Integer, long[]> refined;
-
   private transient ValueState<ModelUpdate> currentUpdate;
   private transient Map<Integer, ShardIndex> indexes;
 
@@ -125,7 +122,6 @@ public final class ShardIndexFunction
             });
     currentUpdate = getRuntimeContext().getState(MODEL);
     refinement = new ExactRefinement(getRuntimeContext().getState(ExactRefinement.DUE_BEFORE));
-    refined = new HashMap<>();
     lastBatchAnswered = -1;
     models = new java.util.TreeMap<>();
     indexes = new HashMap<>();
@@ -285,7 +281,6 @@ public final class ShardIndexFunction
     if (!refinement.pending()) {
       return false;
     }
-    long start = System.nanoTime();
     long flattened = index.framesFlattened();
     ExactRefinement.Step step =
         refinement.step(
@@ -298,22 +293,17 @@ public final class ShardIndexFunction
       }
       logFlattened(key, index, flattened, "an exact vector");
     }
-    long[] figures = refined.computeIfAbsent(key, k -> new long[3]);
-    figures[0] += step.reencoded().size();
-    figures[1]++;
-    figures[2] += System.nanoTime() - start;
     if (!step.finished()) {
       return false;
     }
-    refined.remove(key);
     LOG.info(
         "shard key {}: every target exact at model version {}: {} re-encoded over {} batches, {}"
             + " ms in all; the tree is rebuilt",
         key,
         model.version,
-        figures[0],
-        figures[1],
-        figures[2] / 1_000_000);
+        step.reencodedSoFar(),
+        step.stepsSoFar(),
+        step.nanosSoFar() / 1_000_000);
     dropIndex(key, index);
     return true;
   }
@@ -506,7 +496,6 @@ public final class ShardIndexFunction
     long millis = (System.nanoTime() - start) / 1_000_000;
     if (migration == Migration.MAP_THEN_EXACT) {
       refinement.start(key, update.getVersion());
-      refined.remove(key);
       LOG.info(
           "shard key {}: model update {} is exact: applied its map first, every target now"
               + " re-encoded exactly, {} per batch",
@@ -516,7 +505,6 @@ public final class ShardIndexFunction
     }
     if (map == null) {
       refinement.cancel(key);
-      refined.remove(key);
       if (index != null) {
         dropIndex(key, index);
       }
