@@ -129,6 +129,26 @@ public final class ShardIndex {
     return sampler.prepare(tree, frame.queryInTree(query), frame.positionInTree(query));
   }
 
+  /**
+   * How many ids have joined this index since it was built (each first insert of an id; a slot is
+   * never reused), so a holder of a copy of its members can take just the newcomers ({@link
+   * #idsJoinedSince}).
+   */
+  public int joined() {
+    return idOfSlot.size();
+  }
+
+  /** The live ids among those that joined after the first {@code joined} ({@link #joined}). */
+  public List<String> idsJoinedSince(int joined) {
+    List<String> ids = new ArrayList<>();
+    for (int slot = joined; slot < idOfSlot.size(); slot++) {
+      if (idOfSlot.get(slot) != null) {
+        ids.add(idOfSlot.get(slot));
+      }
+    }
+    return ids;
+  }
+
   /** The live targets' ids, in slot order. */
   public List<String> ids() {
     List<String> ids = new ArrayList<>(liveCount);

@@ -60,52 +60,14 @@ public final class ShardTargets {
     this.featurizer = featurizer;
   }
 
-  /**
-   * Stores a new or changed target, not encoded yet (no cache vector). A changed target keeps
-   * whether a pair has named it.
-   */
+  /** Stores a new or changed target, not encoded yet (no cache vector). */
   public void store(String id, String text, long version) throws Exception {
-    TargetFeatures previous = targets.get(id);
-    forget(previous, version);
+    forget(targets.get(id), version);
     TargetFeatures t = new TargetFeatures();
     t.id = id;
     t.text = text;
     t.version = version;
-    t.seenAsPositive = previous != null && previous.seenAsPositive;
     targets.put(id, t);
-  }
-
-  /**
-   * Records that training pairs named these targets as positives. Returns those this call marked
-   * first that have a cache vector, each with its id and the vector at {@code currentVersion} (what
-   * the index takes); ids the shard does not hold, or marked before, are skipped.
-   */
-  public List<TargetFeatures> markSeenAsPositive(List<String> ids, long currentVersion)
-      throws Exception {
-    List<TargetFeatures> marked = new ArrayList<>();
-    CacheBases b = null;
-    CacheBases.Mover mover = null;
-    for (String id : ids) {
-      TargetFeatures t = targets.get(id);
-      if (t == null || t.seenAsPositive) {
-        continue;
-      }
-      t.seenAsPositive = true;
-      targets.put(id, t);
-      if (b == null) {
-        b = bases(currentVersion); // read once, and only when some target is marked
-        mover = b.mover();
-      }
-      if (t.cache == null || !b.has(t.version)) {
-        continue; // encoded (and indexed if usable) when it is
-      }
-      TargetFeatures entry = new TargetFeatures();
-      entry.id = id;
-      entry.cache = mover.moveInPlace(t.version, t.cache); // t is this call's copy
-      entry.version = currentVersion;
-      marked.add(entry);
-    }
-    return marked;
   }
 
   public void remove(String id, long currentVersion) throws Exception {
@@ -309,14 +271,15 @@ public final class ShardTargets {
    * Targets stored without a cache vector yet (waiting to be encoded when the state was saved), or
    * at a version no map leads from, are not indexed but handed to {@code waiting}.
    *
-   * @param positivesOnly index only the targets a pair has named ({@code negatives.pool=positives})
+   * @param indexed which stored targets the index holds (all, or those pairs named: {@code
+   *     negatives.pool})
    */
   public ShardIndex buildIndex(
       int dimension,
       double treeBase,
       long seed,
       long currentVersion,
-      boolean positivesOnly,
+      java.util.function.Predicate<String> indexed,
       Consumer<String> waiting)
       throws Exception {
     CacheBases b = bases(currentVersion);
@@ -334,7 +297,7 @@ public final class ShardTargets {
         waiting.accept(entry.getKey());
         continue;
       }
-      if (positivesOnly && !t.seenAsPositive) {
+      if (!indexed.test(entry.getKey())) {
         continue;
       }
       ids.add(entry.getKey());

@@ -35,13 +35,6 @@ public class TargetFeatures {
    */
   public long encodedAt = -1;
 
-  /**
-   * In the shards' state: whether a training pair has named this target as its positive (under
-   * {@code negatives.pool=positives} only such targets are indexed); false in state written before
-   * this field.
-   */
-  public boolean seenAsPositive;
-
   public TargetFeatures() {}
 
   public TargetFeatures(String id, int[] featureIds, float[] featureWeights, float[] cache) {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dynnibal.index.nystrom.CacheMap;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
@@ -44,7 +45,6 @@ class ShardTargetsTest {
     c.text = t.text;
     c.cache = t.cache == null ? null : t.cache.clone();
     c.encodedAt = t.encodedAt;
-    c.seenAsPositive = t.seenAsPositive;
     return c;
   }
 
@@ -105,39 +105,12 @@ class ShardTargetsTest {
   }
 
   @Test
-  void aPositivesOnlyIndexHoldsTheTargetsPairsNamedAndNoOthers() throws Exception {
+  void anIndexOfTheNamedTargetsHoldsThoseAndNoOthers() throws Exception {
     encode(0, 20, 0);
-    List<TargetFeatures> marked = targets.markSeenAsPositive(List.of("t3", "t5", "t99"), 0);
-    assertEquals(List.of("t3", "t5"), marked.stream().map(t -> t.id).toList());
-    assertArrayEquals(vector("t5"), marked.get(1).cache);
-    assertTrue(
-        targets.markSeenAsPositive(List.of("t3", "t5"), 0).isEmpty(), "each target marked once");
-    ShardIndex positives = targets.buildIndex(D, 1.3, 5, 0, true, id -> {});
-    assertEquals(List.of("t3", "t5"), positives.ids().stream().sorted().toList());
-    assertEquals(20, targets.buildIndex(D, 1.3, 5, 0, false, id -> {}).size());
-  }
-
-  @Test
-  void aTargetNamedAfterAMapEntersWithItsVectorAtTheCurrentVersion() throws Exception {
-    encode(0, 10, 0);
-    CacheMap a = random(3);
-    targets.move(a, 0);
-    List<TargetFeatures> marked = targets.markSeenAsPositive(List.of("t7"), 1);
-    assertArrayEquals(moved(vector("t7"), a), marked.get(0).cache, 1e-5f);
-    assertEquals(1, marked.get(0).version);
-  }
-
-  @Test
-  void aTargetStaysNamedWhenItsTextChangesAndIsEncodedAgain() throws Exception {
-    encode(0, 4, 0);
-    targets.markSeenAsPositive(List.of("t2"), 0);
-    targets.store("t2", "a new text of t2", 0);
-    assertTrue(map.get("t2").seenAsPositive);
-    TargetFeatures t = targets.withFeatures("t2");
-    t.cache = vector("t2");
-    targets.encoded(List.of(t), 0);
-    assertTrue(map.get("t2").seenAsPositive);
-    assertEquals(1, targets.buildIndex(D, 1.3, 5, 0, true, id -> {}).size());
+    ShardIndex named =
+        targets.buildIndex(D, 1.3, 5, 0, Set.of("t3", "t5", "t99")::contains, id -> {});
+    assertEquals(List.of("t3", "t5"), named.ids().stream().sorted().toList());
+    assertEquals(20, targets.buildIndex(D, 1.3, 5, 0, id -> true, id -> {}).size());
   }
 
   @Test
@@ -159,7 +132,7 @@ class ShardTargetsTest {
     targets.move(a, 0);
     encode(40, 60, 1); // encoded between updates: a second base
     targets.move(b, 1);
-    ShardIndex index = targets.buildIndex(D, 1.3, 5, 2, false, id -> {});
+    ShardIndex index = targets.buildIndex(D, 1.3, 5, 2, id -> true, id -> {});
     assertEquals(60, index.size());
     assertArrayEquals(moved(vector("t3"), a, b), index.vectorOf("t3"), 1e-4f);
     assertArrayEquals(moved(vector("t45"), b), index.vectorOf("t45"), 1e-4f);
@@ -195,7 +168,7 @@ class ShardTargetsTest {
     assertEquals(CacheBases.MAX_BASES, map.get("t4").version);
     float[] expected = moved(vector("t0"), maps.toArray(new CacheMap[0]));
     assertShipped("t0", expected, current);
-    ShardIndex index = targets.buildIndex(D, 1.3, 5, current, false, id -> {});
+    ShardIndex index = targets.buildIndex(D, 1.3, 5, current, id -> true, id -> {});
     assertEquals(3 * (CacheBases.MAX_BASES + 1) + 2, index.size());
     assertArrayEquals(expected, index.vectorOf("t0"), 1e-4f);
   }
@@ -235,7 +208,7 @@ class ShardTargetsTest {
     stray.version = 7;
     map.put("t2", stray);
     List<String> waiting = new ArrayList<>();
-    ShardIndex index = targets.buildIndex(D, 1.3, 5, 0, false, waiting::add);
+    ShardIndex index = targets.buildIndex(D, 1.3, 5, 0, id -> true, waiting::add);
     assertEquals(List.of("t2"), waiting);
     assertNull(map.get("t2").cache, "encoded again like a new target");
     assertEquals(4, index.size());
@@ -246,7 +219,7 @@ class ShardTargetsTest {
     encode(0, 30, 0);
     targets.store("waiting", "not encoded yet", 0);
     List<String> waiting = new ArrayList<>();
-    ShardIndex index = targets.buildIndex(D, 1.3, 5, 0, false, waiting::add);
+    ShardIndex index = targets.buildIndex(D, 1.3, 5, 0, id -> true, waiting::add);
     assertEquals(30, index.size());
     assertEquals(List.of("waiting"), waiting);
   }
@@ -274,7 +247,7 @@ class ShardTargetsTest {
     assertArrayEquals(new int[] {4}, targets.shipped("t4", 0f, 3).featureIds);
     CacheMap a = random(1);
     targets.move(a, 3);
-    ShardIndex index = targets.buildIndex(D, 1.3, 5, 4, false, id -> {});
+    ShardIndex index = targets.buildIndex(D, 1.3, 5, 4, id -> true, id -> {});
     assertEquals(10, index.size());
     assertArrayEquals(moved(vector("t2"), a), index.vectorOf("t2"), 1e-4f);
     assertEquals(0, featurized.get(), "stored features are used as they are");

@@ -10,6 +10,7 @@ import io.dynnibal.schemas.Matrices;
 import io.dynnibal.schemas.ModelUpdate;
 import io.dynnibal.state.CacheMigration;
 import io.dynnibal.state.ExactRefinement;
+import io.dynnibal.state.NamedPositives;
 import io.dynnibal.state.ShardIndex;
 import io.dynnibal.state.ShardTargets;
 import io.dynnibal.state.TargetFeatures;
@@ -73,6 +74,7 @@ public final class ShardIndexFunction
   private final int[] shardKeys;
 
   private transient ShardTargets targets;
+  private transient NamedPositives named;
   private transient ExactRefinement refinement;
 
   private transient ValueState<ModelUpdate> currentUpdate;
@@ -120,6 +122,7 @@ public final class ShardIndexFunction
               t.featureIds = f.ids();
               t.featureWeights = f.weights();
             });
+    named = new NamedPositives(getRuntimeContext().getMapState(NamedPositives.DESCRIPTOR));
     currentUpdate = getRuntimeContext().getState(MODEL);
     refinement = new ExactRefinement(getRuntimeContext().getState(ExactRefinement.DUE_BEFORE));
     lastBatchAnswered = -1;
@@ -224,7 +227,7 @@ public final class ShardIndexFunction
       // loading half a million targets, and its trees sampled three times slower than inserted
       // ones on that data (bench scale).
       boolean isNew = !index.contains(t.id);
-      if (!positivesOnly() || t.seenAsPositive) {
+      if (!positivesOnly() || named.contains(t.id)) {
         index.upsert(t.id, t.cache);
         if (isNew) {
           indexedTargets.incrementAndGet();
@@ -240,27 +243,30 @@ public final class ShardIndexFunction
   }
 
   /**
-   * Under {@code negatives.pool=positives}, the batch's positives this key holds join its index
-   * before the batch is answered: the pool is every target a pair has named so far. The mark is in
-   * the key's state, so a restored tree holds the same pool.
+   * Under {@code negatives.pool=positives}, the batch's positives this key owns are named ({@link
+   * NamedPositives}) and those it stores join its index before the batch is answered: the pool is
+   * every target a pair has named so far. A named target that arrives later joins when it is
+   * encoded.
    */
   private void admitPositives(int key, ShardIndex index, QueryBatch batch) throws Exception {
     if (!positivesOnly()) {
       return;
     }
     int shard = shardNumber(key);
-    List<String> newcomers = new ArrayList<>();
+    List<String> notIndexed = new ArrayList<>();
     for (String id : batch.targetIds) {
+      // Only the owner shard stores a target (DecodeTargets routes by the same hash).
       if (ShardKeys.shardOf(id, shardKeys.length) == shard && !index.contains(id)) {
-        newcomers.add(id);
+        notIndexed.add(id);
       }
     }
-    if (newcomers.isEmpty()) {
+    List<String> first = notIndexed.isEmpty() ? List.of() : named.name(notIndexed);
+    if (first.isEmpty()) {
       return;
     }
     long flattened = index.framesFlattened();
-    for (TargetFeatures t : targets.markSeenAsPositive(newcomers, model.version)) {
-      if (!index.contains(t.id)) {
+    for (TargetFeatures t : targets.shippedWithCache(first, model.version)) {
+      if (t.cache != null) { // not encoded yet: it joins when it is
         index.upsert(t.id, t.cache);
         indexedTargets.incrementAndGet();
       }
@@ -590,7 +596,7 @@ public final class ShardIndexFunction
               settings.treeBase(),
               settings.seed() ^ key,
               model.version,
-              positivesOnly(),
+              positivesOnly() ? named.all()::contains : id -> true,
               pending::add);
       indexes.put(key, index);
       indexedTargets.addAndGet(index.size());

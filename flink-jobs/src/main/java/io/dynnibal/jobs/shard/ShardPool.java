@@ -5,6 +5,7 @@ import io.dynnibal.negatives.FullDimensionPool;
 import io.dynnibal.negatives.Sampler;
 import io.dynnibal.state.ShardIndex;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -18,8 +19,12 @@ import java.util.SplittableRandom;
  * model version. Members are encoded at full dimension from the features in the shard's state, by
  * the shard's current encoder.
  *
- * <p>Between rebuilds the pool is stale, by design (that is these baselines' trade-off). Targets
- * that joined since are not in it; targets deleted since are skipped when offered.
+ * <p>Between rebuilds the pool's vectors are stale, by design (that is these baselines' trade-off);
+ * targets deleted since are skipped when offered. A pool of every target takes the targets that
+ * join the index between rebuilds before the next batch (encoded by the same model), so under
+ * {@code negatives.pool=positives}, whose index grows with every batch early in a run, the oracle
+ * and the fidelity probe mine what the tree sampler can draw. A random fraction is redrawn every
+ * {@code snm.refresh.every} steps.
  */
 final class ShardPool implements AutoCloseable {
   private final double fraction;
@@ -27,6 +32,10 @@ final class ShardPool implements AutoCloseable {
   private FullDimensionPool pool;
   private long builtVersion = -1;
   private long builtPeriod = -1;
+  private ShardIndex builtFrom;
+  private int builtJoined;
+  private List<String> builtIds;
+  private float[][] builtVectors;
 
   private ShardPool(double fraction, int refreshEvery) {
     this.fraction = fraction;
@@ -53,23 +62,48 @@ final class ShardPool implements AutoCloseable {
       long seed)
       throws Exception {
     long period = refreshEvery == 0 ? 0 : batchId / refreshEvery;
-    if (pool != null && builtVersion == model.version && builtPeriod == period) {
+    boolean everyTarget = fraction >= 1;
+    if (pool != null
+        && builtVersion == model.version
+        && builtPeriod == period
+        && (!everyTarget || builtFrom == index)) {
+      if (everyTarget && index.joined() > builtJoined) {
+        List<String> newcomers = index.idsJoinedSince(builtJoined);
+        List<String> ids = new ArrayList<>(builtIds);
+        ids.addAll(newcomers);
+        float[][] fresh = encode(newcomers, model, state);
+        float[][] vectors = Arrays.copyOf(builtVectors, builtVectors.length + fresh.length);
+        System.arraycopy(fresh, 0, vectors, builtVectors.length, fresh.length);
+        build(ids, vectors, model, index);
+      }
       return pool;
     }
     List<String> ids =
-        fraction >= 1
+        everyTarget
             ? index.ids()
             : draw(index, seed ^ (period * 0x9E3779B97F4A7C15L) ^ model.version);
+    build(ids, encode(ids, model, state), model, index);
+    builtVersion = model.version;
+    builtPeriod = period;
+    return pool;
+  }
+
+  private static float[][] encode(
+      List<String> ids, ShardModel model, HardNegativeMiner.StoredTargets state) throws Exception {
     List<Features> features = new ArrayList<>(ids.size());
     for (String id : ids) {
       features.add(Features.of(state.get(id)));
     }
-    float[][] vectors = ids.isEmpty() ? new float[0][] : model.encoder.encodeTargets(features);
+    return ids.isEmpty() ? new float[0][] : model.encoder.encodeTargets(features);
+  }
+
+  private void build(List<String> ids, float[][] vectors, ShardModel model, ShardIndex index) {
     close();
     pool = FullDimensionPool.of(ids, vectors, model.encoder.config().outputDim());
-    builtVersion = model.version;
-    builtPeriod = period;
-    return pool;
+    builtFrom = index;
+    builtJoined = index.joined();
+    builtIds = ids;
+    builtVectors = vectors;
   }
 
   /** ceil(fraction x size) distinct targets, uniformly. */

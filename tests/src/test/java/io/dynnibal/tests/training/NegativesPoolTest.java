@@ -86,9 +86,40 @@ class NegativesPoolTest {
           assertEquals(0L, drawn.getOrDefault(id, 0L), id + " was drawn but no pair named it");
         }
         assertEquals(named, last.getIndexTargets(), "the index holds the named targets only");
+
+        // A named target deleted and published again joins the pool again without a new pair:
+        // the name belongs to the pairs, not to the target's record.
+        List<LabelledQuery> others =
+            evenTargetsOnly.stream().filter(q -> !q.targetId().equals("item0")).toList();
+        publisher.deleteTarget(config.targetsTopic(), "item0");
+        publisher.publishPairs(config.pairsTopic(), others, "gone", 0, null);
+        published += others.size();
+        long gone = steps(published, config);
+        TrainingJobs.await(
+            metrics,
+            seen,
+            job,
+            Duration.ofSeconds(90),
+            m -> m.getStep() >= gone && m.getIndexTargets() == named - 1);
+        publisher.publishTargets(config.targetsTopic(), corpus.targets.subList(0, 1), null);
+        publisher.publishPairs(config.pairsTopic(), others, "back", 0, null);
+        published += others.size();
+        long back = steps(published, config);
+        TrainingMetrics end =
+            TrainingJobs.await(
+                metrics,
+                seen,
+                job,
+                Duration.ofSeconds(90),
+                m -> m.getStep() >= back && m.getIndexTargets() == named);
+        assertEquals(named, end.getIndexTargets());
       } finally {
         job.cancel().get();
       }
     }
+  }
+
+  private static long steps(long pairs, TrainingJobConfig config) {
+    return pairs / config.batchSize;
   }
 }
