@@ -72,8 +72,9 @@ final class TrainCommand implements Callable<Integer> {
       names = "--negatives-pool",
       descriptionKey = "negatives.pool",
       description =
-          "Where uniform negatives come from: all (every target) or positives (the targets the"
-              + " training pairs name) (default ${DEFAULT-VALUE}).")
+          "Where uniform negatives come from: all (every target) or positives (every target the"
+              + " training pairs name, from the first step; the job's pool grows as batches name"
+              + " them) (default ${DEFAULT-VALUE}).")
   String negativesPool;
 
   @Option(
@@ -232,7 +233,7 @@ final class TrainCommand implements Callable<Integer> {
             maxSteps,
             batch,
             uniform,
-            io.dynnibal.negatives.NegativesPool.of(negativesPool),
+            pool(),
             seed,
             model,
             learningRate,
@@ -269,5 +270,13 @@ final class TrainCommand implements Callable<Integer> {
     }
     BenchCommand.print(figures, json);
     return 0;
+  }
+
+  private io.dynnibal.negatives.NegativesPool pool() {
+    try {
+      return io.dynnibal.negatives.NegativesPool.of(negativesPool);
+    } catch (IllegalArgumentException e) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
   }
 }

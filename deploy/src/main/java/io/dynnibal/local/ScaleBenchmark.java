@@ -53,6 +53,12 @@ public final class ScaleBenchmark {
   public static Map<String, Object> run(Options options, PrintStream out) throws Exception {
     TrainingJobConfig config = options.job();
     int n = options.targets();
+    if (config.negativesPool() != io.dynnibal.negatives.NegativesPool.ALL) {
+      // It measures an index of every target; under positives nothing is indexed before pairs.
+      throw new IllegalArgumentException(
+          "bench scale measures an index of every target: negatives.pool must be all, got "
+              + config.negativesPool);
+    }
     long planned = (long) options.warmupSteps() + options.steps();
     Path work = Files.createDirectories(options.workDir());
     LocalJob.prepareRun(config, work, planned);

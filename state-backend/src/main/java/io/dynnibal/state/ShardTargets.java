@@ -146,6 +146,15 @@ public final class ShardTargets {
     return out;
   }
 
+  /** How many stored targets have a cache vector (whether or not an index holds them). */
+  public long encodedCount(long currentVersion) throws Exception {
+    long n = 0;
+    for (long c : bases(currentVersion).counts) {
+      n += c;
+    }
+    return n;
+  }
+
   /** Moves every stored cache vector from the current version on by {@code map}: O(bases d'^3). */
   public int move(CacheMap map, long currentVersion) throws Exception {
     CacheBases b = bases(currentVersion);

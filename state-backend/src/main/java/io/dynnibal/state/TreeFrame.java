@@ -153,9 +153,9 @@ public final class TreeFrame {
 
   /**
    * {@code F^+ q}: where the query lies among the tree's vectors (the least-squares solution of
-   * {@code F x = q}). Distances from it stand for distances in current coordinates within the
-   * frame's distortion; for a rotation it equals {@link #queryInTree}. Scores come from {@link
-   * #queryInTree}, never from this.
+   * {@code F x = q}). Distances from it stand for distances in current coordinates up to F's scale
+   * (within a factor of the frame's distortion once scaled); for a rotation it equals {@link
+   * #queryInTree}. Scores come from {@link #queryInTree}, never from this.
    */
   public float[] positionInTree(float[] query) {
     if (forward == null) {

@@ -10,7 +10,8 @@ import java.util.List;
  * <ul>
  *   <li>{@code all}: every target of the corpus, as the paper's protocol indexes them;
  *   <li>{@code positives}: the targets a training pair has named as its positive so far; a target
- *       enters the index with the first batch that names it.
+ *       joins the index with the first batch that names it (or when it arrives, if its pair came
+ *       first), and stays named when it is deleted and added again.
  * </ul>
  *
  * <p>Why {@code positives} exists: a target no training pair names only ever takes the negative's

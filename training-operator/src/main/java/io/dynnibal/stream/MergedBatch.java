@@ -40,6 +40,9 @@ public class MergedBatch {
   public long minModelStep;
   public long indexTargets;
 
+  /** Targets the shards store (every target of the corpus, indexed or not): Mem %'s base. */
+  public long storedTargets;
+
   /** Per shard (by index), its sampling time for this batch. */
   public double[] shardMillis;
 

@@ -9,8 +9,9 @@ import java.util.List;
 /**
  * The re-encoding regression's data for free (Alg. 4): the latest s' distinct uniform negatives the
  * trainer saw, with their features and cache vectors. Uniform negatives are uniform samples of the
- * targets, so this is an unbiased sample of the cache. Only entries cached at the version being
- * replaced are usable for a fit.
+ * indexed targets, so this is an unbiased sample of the index's cache (under {@code
+ * negatives.pool=positives}, of the named targets: the maps fitted on them also move the targets no
+ * pair has named yet). Only entries cached at the version being replaced are usable for a fit.
  */
 final class RegressionReservoir {
   private final int capacity;

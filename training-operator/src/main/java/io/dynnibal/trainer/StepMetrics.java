@@ -145,7 +145,7 @@ final class StepMetrics {
         .setPairIds(trainedPairs)
         .setModelUpdatesIgnored(merged.updatesIgnored)
         .setNegativeMiningBytes(negativeMiningBytes)
-        .setFullDimensionBytes(merged.indexTargets * outputDim * Float.BYTES)
+        .setFullDimensionBytes(merged.storedTargets * outputDim * Float.BYTES)
         .setRunId(runId)
         .setGradientNorm((double) result.gradientNorm())
         .setStepsClipped(stepsClipped)

@@ -166,6 +166,7 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
       merged.minModelVersion = Math.min(merged.minModelVersion, r.modelVersion);
       merged.minModelStep = Math.min(merged.minModelStep, r.modelStep);
       merged.indexTargets += r.shardSize;
+      merged.storedTargets += r.storedTargets;
       merged.shardMillis[r.shard] = r.samplingMillis;
       merged.proposals += r.proposals;
       merged.updatesIgnored += r.updatesIgnored;

@@ -389,6 +389,7 @@ public final class ShardIndexFunction
     reply.batch = shard == 0 ? batch : null;
     reply.shard = shard;
     reply.shardSize = index.size();
+    reply.storedTargets = positivesOnly() ? targets.encodedCount(version) : index.size();
     reply.modelVersion = model.version;
     reply.modelStep = model.step;
     reply.sampledQuery = mined.queryOf().stream().mapToInt(Integer::intValue).toArray();

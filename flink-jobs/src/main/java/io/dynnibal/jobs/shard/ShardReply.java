@@ -19,6 +19,12 @@ public class ShardReply {
   /** Targets in this shard when it answered. */
   public int shardSize;
 
+  /**
+   * Targets the shard stores with a cache vector: its index's size, or more under {@code
+   * negatives.pool=positives} (the denominator of Mem %).
+   */
+  public long storedTargets;
+
   public long modelVersion;
 
   /** Trainer step of the model version the shard sampled with. */
