@@ -124,12 +124,7 @@ final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  /**
-   * The demo's budget on 2 cores; a user's --config and --set come after and win. Negatives come
-   * from the targets training pairs have named ({@code negatives.pool=positives}): the bundled
-   * corpora evaluate on targets no training pair names, and negatives drawn from those teach the
-   * model to rank exactly them down (the README's experiment section has the figures).
-   */
+  /** The demo's budget on 2 cores; a user's --config and --set come after and win. */
   static List<String> demoDefaults(List<String> overrides) {
     List<String> all =
         new ArrayList<>(
@@ -141,8 +136,7 @@ final class DemoCommand implements Callable<Integer> {
                 "checkpoint.interval=10s",
                 "reencode.every=100",
                 "landmarks=64",
-                "regression.samples=2048",
-                "negatives.pool=positives"));
+                "regression.samples=2048"));
     all.addAll(overrides);
     return all;
   }
