@@ -517,6 +517,23 @@ final class BenchCommand implements Runnable {
                 + " (default ${DEFAULT-VALUE}).")
     List<Double> radii;
 
+    @Option(
+        names = "--exact-inside",
+        defaultValue = "0,64",
+        split = ",",
+        description =
+            "The proposal draws exactly inside clusters of at most this many targets, mh.exact.inside"
+                + " (0: uniformly inside every cluster) (default ${DEFAULT-VALUE}).")
+    List<Integer> exactInside;
+
+    @Option(
+        names = "--exact-targets",
+        defaultValue = "0",
+        description =
+            "With --exact-inside: the heaviest small clusters are weighed by their exact mass until"
+                + " they hold this many targets, mh.exact.targets (default ${DEFAULT-VALUE}).")
+    int exactTargets;
+
     @Option(names = "--seed", defaultValue = "1", description = "Seed (default ${DEFAULT-VALUE}).")
     long seed;
 
@@ -550,6 +567,8 @@ final class BenchCommand implements Runnable {
                     chains,
                     clusters,
                     radii,
+                    exactInside,
+                    exactTargets,
                     seed)),
             json);
       }

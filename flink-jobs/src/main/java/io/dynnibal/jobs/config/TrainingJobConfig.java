@@ -333,6 +333,21 @@ public final class TrainingJobConfig implements Serializable {
   @Setting(value = "MH in sample mode: proposals per chain (one chain per negative)", min = 1)
   public int mhChainLength = 8;
 
+  @Setting(
+      value =
+          "MH in sample mode: the proposal draws from the exact softmax inside clusters of at most"
+              + " this many targets, uniformly inside larger ones (0: uniformly inside every"
+              + " cluster, the paper's Eq. 6)",
+      min = 0)
+  public int mhExactInside = 0;
+
+  @Setting(
+      value =
+          "MH in sample mode, with mh.exact.inside: the proposal weighs the heaviest such clusters"
+              + " by their exact softmax mass until they hold this many targets (0: none)",
+      min = 0)
+  public int mhExactTargets = 0;
+
   /**
    * The proposal's quality is this budget: on a trained Debian model ({@code ./dynnibal bench
    * sampler-fidelity}) 100 clusters gave draws a third of exact sampling's softmax mass, 1,600

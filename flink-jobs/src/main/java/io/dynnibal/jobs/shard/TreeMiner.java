@@ -78,7 +78,7 @@ final class TreeMiner implements HardNegativeMiner {
                       ? MetropolisHastingsSampler.Options.practical(
                           mhClustering, s.mhCandidatesPerNegative())
                       : MetropolisHastingsSampler.Options.sampling(
-                          mhClustering, s.mhChainLength())),
+                          mhClustering, s.mhChainLength(), s.mhExactInside(), s.mhExactTargets())),
               s,
               topK,
               false,

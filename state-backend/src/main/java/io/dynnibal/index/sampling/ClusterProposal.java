@@ -1,6 +1,8 @@
 package io.dynnibal.index.sampling;
 
+import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.sgtree.SgNode;
+import java.util.Arrays;
 import java.util.random.RandomGenerator;
 
 /**
@@ -9,13 +11,33 @@ import java.util.random.RandomGenerator;
  * rep(C)>)}. A draw picks a cluster with probability proportional to {@code |C| exp(beta <x,
  * rep(C)>)}, then a target uniformly inside it (by the subtree's descendant counts, one random
  * number).
+ *
+ * <p>Optionally ({@code exactInside} = S > 0), small clusters are drawn from exactly:
+ *
+ * <ul>
+ *   <li>inside: target y of a cluster C of at most S targets with probability {@code exp(beta <x,
+ *       y>) / sum over C}, the members scored the first time the cluster is drawn. Near the query,
+ *       where FindClustering leaves small clusters, a uniform draw inside a cluster of radius r
+ *       misjudges a target's softmax weight by up to {@code exp(2 beta |x| r)} (e^12 at beta = 20,
+ *       r = 0.3): MH rarely proposes the high-mass targets and rejects their neighbours.
+ *   <li>the clusters' weights: the small clusters with the largest weights, until they hold {@code
+ *       exactTargets} targets, are scored up front and weigh their exact mass {@code sum exp(beta
+ *       <x, y>)} instead of {@code |C| exp(beta <x, rep(C)>)}. On those targets Q is the softmax
+ *       itself, up to the normaliser.
+ * </ul>
+ *
+ * Q stays positive on every target, so MH stays exact; only the chain mixes faster.
  */
 public final class ClusterProposal {
   private final Partition partition;
-  private final double beta;
   private final int[] clusterOf; // proposal cluster index -> partition index
+  private final double[] logWeights; // by proposal cluster index, unnormalised
   private final CumulativeWeights weights;
   private final double logNormaliser;
+  private final float[] query;
+  private final double beta;
+  private final int exactInside;
+  private final Inside[] inside; // by proposal cluster index, filled up front or on first draw
 
   /** A proposal over all clusters of the partition. */
   public ClusterProposal(Partition partition, double beta) {
@@ -27,30 +49,89 @@ public final class ClusterProposal {
    * mass outside them, so it is an approximation, not a valid proposal for the full softmax.
    */
   public ClusterProposal(Partition partition, double beta, int[] clusters) {
+    this(partition, beta, clusters, null, 0, 0);
+  }
+
+  /**
+   * A proposal over all clusters, drawing exactly inside the clusters of at most {@code
+   * exactInside} targets (0: uniformly inside every cluster), the heaviest of them weighed exactly
+   * until {@code exactTargets} targets are scored up front.
+   *
+   * @param query the vector whose inner products with the tree's vectors are the scores
+   */
+  public ClusterProposal(
+      Partition partition, double beta, float[] query, int exactInside, int exactTargets) {
+    this(partition, beta, allClusters(partition.size()), query, exactInside, exactTargets);
+  }
+
+  private ClusterProposal(
+      Partition partition,
+      double beta,
+      int[] clusters,
+      float[] query,
+      int exactInside,
+      int exactTargets) {
     if (clusters.length == 0) {
       throw new IllegalArgumentException("a proposal needs at least one cluster");
+    }
+    if (exactInside < 0 || exactTargets < 0 || (exactInside > 0 && query == null)) {
+      throw new IllegalArgumentException(
+          "exactInside and exactTargets must be >= 0, with the query when exactInside is positive,"
+              + " got "
+              + exactInside
+              + " and "
+              + exactTargets);
     }
     this.partition = partition;
     this.beta = beta;
     this.clusterOf = clusters;
-    double[] logWeights = new double[clusters.length];
-    double max = Double.NEGATIVE_INFINITY;
+    this.query = query;
+    this.exactInside = exactInside;
+    this.inside = exactInside > 0 ? new Inside[clusters.length] : null;
+    logWeights = new double[clusters.length];
     for (int i = 0; i < clusters.length; i++) {
       int c = clusters[i];
       logWeights[i] =
           Math.log(partition.clusters().get(c).size()) + beta * partition.representativeScores()[c];
-      max = Math.max(max, logWeights[i]);
     }
+    if (exactInside > 0 && exactTargets > 0) {
+      weighHeaviestExactly(exactTargets);
+    }
+    double max = Double.NEGATIVE_INFINITY;
+    for (double w : logWeights) {
+      max = Math.max(max, w);
+    }
+    double[] w = new double[clusters.length];
     for (int i = 0; i < clusters.length; i++) {
-      logWeights[i] = Math.exp(logWeights[i] - max);
+      w[i] = Math.exp(logWeights[i] - max);
     }
-    this.weights = new CumulativeWeights(logWeights);
+    this.weights = new CumulativeWeights(w);
     this.logNormaliser = max + Math.log(weights.total());
   }
 
+  /** Scores the heaviest small clusters' targets until {@code budget} are scored. */
+  private void weighHeaviestExactly(int budget) {
+    Integer[] order = new Integer[clusterOf.length];
+    for (int i = 0; i < order.length; i++) {
+      order[i] = i;
+    }
+    Arrays.sort(order, (a, b) -> Double.compare(logWeights[b], logWeights[a]));
+    int scored = 0;
+    for (int k = 0; k < order.length && scored < budget; k++) {
+      int i = order[k];
+      Cluster cluster = partition.clusters().get(clusterOf[i]);
+      if (cluster.size() > 0 && cluster.size() <= exactInside) {
+        inside[i] = Inside.of(cluster, query, beta);
+        logWeights[i] = inside[i].logMass;
+        scored += cluster.size();
+      }
+    }
+  }
+
   /**
-   * {@code log sum over clusters C of |C| exp(beta <x, rep(C)>)}: the softmax normaliser of the
-   * proposal's targets, each scored through its representative.
+   * {@code log sum over clusters C of w(C)}, {@code w(C) = |C| exp(beta <x, rep(C)>)} or the exact
+   * mass of a cluster weighed exactly: an estimate of the softmax normaliser of the proposal's
+   * targets.
    */
   public double logNormaliser() {
     return logNormaliser;
@@ -60,13 +141,50 @@ public final class ClusterProposal {
   public record Draw(int target, SgNode node, double logQ) {}
 
   public Draw draw(RandomGenerator random) {
-    int c = clusterOf[weights.draw(random)];
+    int drawn = weights.draw(random);
+    int c = clusterOf[drawn];
     Cluster cluster = partition.clusters().get(c);
+    double logCluster = logWeights[drawn] - logNormaliser; // log Q(C)
+    if (inside != null && cluster.size() <= exactInside) {
+      Inside members = inside[drawn];
+      if (members == null) {
+        members = inside[drawn] = Inside.of(cluster, query, beta);
+      }
+      int i = members.weights.draw(random);
+      return new Draw(
+          members.targets[i],
+          members.nodes[i],
+          logCluster + members.logits[i] - members.logMass); // Q(C) p(y | C)
+    }
     SgNode.Located located = cluster.locate(random.nextInt(cluster.size()));
-    return new Draw(
-        located.target(),
-        located.node(),
-        beta * partition.representativeScores()[c] - logNormaliser);
+    return new Draw(located.target(), located.node(), logCluster - Math.log(cluster.size()));
+  }
+
+  /** A small cluster's targets with their exact logits, for draws from the softmax inside it. */
+  private record Inside(
+      int[] targets, SgNode[] nodes, double[] logits, double logMass, CumulativeWeights weights) {
+    static Inside of(Cluster cluster, float[] query, double beta) {
+      int n = cluster.size();
+      int[] targets = new int[n];
+      SgNode[] nodes = new SgNode[n];
+      double[] logits = new double[n];
+      double max = Double.NEGATIVE_INFINITY;
+      cluster.collect(targets, nodes);
+      for (int i = 0; i < n; i++) {
+        // A node's own targets share its vector: score it once.
+        logits[i] =
+            i > 0 && nodes[i] == nodes[i - 1]
+                ? logits[i - 1]
+                : beta * VectorMath.dot(query, nodes[i].vector());
+        max = Math.max(max, logits[i]);
+      }
+      double[] w = new double[n];
+      for (int i = 0; i < n; i++) {
+        w[i] = Math.exp(logits[i] - max);
+      }
+      CumulativeWeights weights = new CumulativeWeights(w);
+      return new Inside(targets, nodes, logits, max + Math.log(weights.total()), weights);
+    }
   }
 
   private static int[] allClusters(int n) {

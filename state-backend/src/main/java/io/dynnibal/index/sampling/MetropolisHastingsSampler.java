@@ -48,14 +48,24 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
    * @param keepTopScoring return the best distinct targets seen across chains instead of each
    *     chain's last state
    * @param chainsPerSample chains run per requested sample (1 in exact mode)
+   * @param exactInside the proposal draws exactly inside clusters of at most this many targets
+   *     ({@link ClusterProposal}; 0: uniformly inside every cluster, as Eq. 6)
+   * @param exactTargets the heaviest of those clusters are weighed by their exact mass until they
+   *     hold this many targets (0: none)
    */
   public record Options(
       FindClustering.Options clustering,
       int chainLength,
       int candidatesPerSample,
       boolean keepTopScoring,
-      int chainsPerSample) {
+      int chainsPerSample,
+      int exactInside,
+      int exactTargets) {
     public Options {
+      if (exactInside < 0 || exactTargets < 0) {
+        throw new IllegalArgumentException(
+            "exactInside and exactTargets must be >= 0, got " + exactInside + ", " + exactTargets);
+      }
       if (chainsPerSample < 1 || (!keepTopScoring && chainsPerSample != 1)) {
         throw new IllegalArgumentException(
             "chainsPerSample must be 1 in exact mode and >= 1 otherwise, got " + chainsPerSample);
@@ -70,17 +80,27 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
     }
 
     public static Options exact(FindClustering.Options clustering, int chainLength) {
-      return new Options(clustering, chainLength, 0, false, 1);
+      return new Options(clustering, chainLength, 0, false, 1, 0, 0);
     }
 
     /** Samples from the softmax: one chain of {@code chainLength} per sample, all clusters. */
     public static Options sampling(FindClustering.Options clustering, int chainLength) {
-      return new Options(clustering, chainLength, 0, false, 1);
+      return sampling(clustering, chainLength, 0, 0);
+    }
+
+    /**
+     * As {@link #sampling(FindClustering.Options, int)}, drawing exactly inside clusters of at most
+     * {@code exactInside} targets, the heaviest weighed exactly until they hold {@code
+     * exactTargets}.
+     */
+    public static Options sampling(
+        FindClustering.Options clustering, int chainLength, int exactInside, int exactTargets) {
+      return new Options(clustering, chainLength, 0, false, 1, exactInside, exactTargets);
     }
 
     /** The paper's setting: chains of 2 over the closest clusters, 4 chains per negative. */
     public static Options practical(FindClustering.Options clustering, int candidatesPerSample) {
-      return new Options(clustering, 2, candidatesPerSample, true, 4);
+      return new Options(clustering, 2, candidatesPerSample, true, 4, 0, 0);
     }
   }
 
@@ -97,7 +117,8 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
     // The proposal over every cluster serves any count; the practical variant's depends on it.
     ClusterProposal all =
         options.candidatesPerSample() == 0 && partition.size() > 0
-            ? new ClusterProposal(partition, beta)
+            ? new ClusterProposal(
+                partition, beta, query, options.exactInside(), options.exactTargets())
             : null;
     return (count, random) -> {
       if (partition.size() == 0 || count == 0) {

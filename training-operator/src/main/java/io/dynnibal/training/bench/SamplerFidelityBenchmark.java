@@ -49,6 +49,8 @@ public final class SamplerFidelityBenchmark {
       List<Integer> chains,
       List<Integer> clusterBudgets,
       List<Double> deepestRadii,
+      List<Integer> exactInside,
+      int exactTargets,
       long seed) {}
 
   /** FindClustering's gamma as the shards' MH uses it (TreeMiner): only the budget binds. */
@@ -102,7 +104,9 @@ public final class SamplerFidelityBenchmark {
     for (double radius : o.deepestRadii()) {
       for (int clusters : o.clusterBudgets()) {
         for (int chain : o.chains()) {
-          results.put(name(chain, clusters, radius), new Accumulator());
+          for (int inside : o.exactInside()) {
+            results.put(name(chain, clusters, radius, inside), new Accumulator());
+          }
         }
       }
     }
@@ -128,24 +132,29 @@ public final class SamplerFidelityBenchmark {
       for (double radius : o.deepestRadii()) {
         for (int clusters : o.clusterBudgets()) {
           for (int chain : o.chains()) {
-            MetropolisHastingsSampler sampler =
-                new MetropolisHastingsSampler(
-                    MetropolisHastingsSampler.Options.sampling(
-                        new FindClustering.Options(beta, GAMMA, radius, clusters), chain));
-            long t0 = System.nanoTime();
-            Samples s = index.sample(sampler, z, k, random);
-            double ms = (System.nanoTime() - t0) / 1e6;
-            int[] picks = new int[s.size()];
-            int n = 0;
-            for (int i = 0; i < s.size(); i++) {
-              int at = position.get(index.idOf(s.targets()[i]));
-              if (at != positive) {
-                picks[n++] = at;
+            for (int inside : o.exactInside()) {
+              MetropolisHastingsSampler sampler =
+                  new MetropolisHastingsSampler(
+                      MetropolisHastingsSampler.Options.sampling(
+                          new FindClustering.Options(beta, GAMMA, radius, clusters),
+                          chain,
+                          inside,
+                          o.exactTargets()));
+              long t0 = System.nanoTime();
+              Samples s = index.sample(sampler, z, k, random);
+              double ms = (System.nanoTime() - t0) / 1e6;
+              int[] picks = new int[s.size()];
+              int n = 0;
+              for (int i = 0; i < s.size(); i++) {
+                int at = position.get(index.idOf(s.targets()[i]));
+                if (at != positive) {
+                  picks[n++] = at;
+                }
               }
+              results
+                  .get(name(chain, clusters, radius, inside))
+                  .add(parts, Arrays.copyOf(picks, n), exact, ids, k, ms);
             }
-            results
-                .get(name(chain, clusters, radius))
-                .add(parts, Arrays.copyOf(picks, n), exact, ids, k, ms);
           }
         }
       }
@@ -164,8 +173,15 @@ public final class SamplerFidelityBenchmark {
     return figures;
   }
 
-  private static String name(int chain, int clusters, double radius) {
-    return "mh chain " + chain + " clusters " + clusters + " radius " + radius;
+  private static String name(int chain, int clusters, double radius, int exactInside) {
+    return "mh chain "
+        + chain
+        + " clusters "
+        + clusters
+        + " radius "
+        + radius
+        + " exact inside "
+        + exactInside;
   }
 
   /**

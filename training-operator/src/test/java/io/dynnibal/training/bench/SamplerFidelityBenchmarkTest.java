@@ -52,11 +52,13 @@ class SamplerFidelityBenchmarkTest {
                   List.of(2, 8),
                   List.of(10, 200),
                   List.of(0.3),
+                  List.of(0, 16),
+                  64,
                   1));
       assertEquals(60, figures.get("queries"));
       Map<String, Map<String, Object>> samplers =
           (Map<String, Map<String, Object>>) figures.get("samplers");
-      assertEquals(2 + 4, samplers.size(), samplers.keySet().toString());
+      assertEquals(2 + 8, samplers.size(), samplers.keySet().toString());
       // Exact draws at full dimension are what the figures divide by: 1 up to sampling noise.
       double exact = (Double) samplers.get("exact full dimension").get("mass_ratio");
       assertEquals(1.0, exact, 0.25, samplers.toString());
