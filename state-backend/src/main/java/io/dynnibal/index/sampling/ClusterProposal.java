@@ -111,14 +111,19 @@ public final class ClusterProposal {
 
   /** Scores the heaviest small clusters' targets until {@code budget} are scored. */
   private void weighHeaviestExactly(int budget) {
-    Integer[] order = new Integer[clusterOf.length];
+    // Heaviest first by a primitive sort of (weight, index) packed in a long: a boxed sort with a
+    // comparator cost about as much as FindClustering's own heap at 1,600 clusters. The order
+    // only decides which clusters are scored, so the weight's float precision is enough.
+    long[] order = new long[clusterOf.length];
     for (int i = 0; i < order.length; i++) {
-      order[i] = i;
+      int bits = Float.floatToIntBits((float) logWeights[i]);
+      int sortable = bits ^ ((bits >> 31) & 0x7fffffff);
+      order[i] = ((long) sortable << 32) | i;
     }
-    Arrays.sort(order, (a, b) -> Double.compare(logWeights[b], logWeights[a]));
+    Arrays.sort(order);
     int scored = 0;
-    for (int k = 0; k < order.length && scored < budget; k++) {
-      int i = order[k];
+    for (int k = order.length - 1; k >= 0 && scored < budget; k--) {
+      int i = (int) order[k];
       Cluster cluster = partition.clusters().get(clusterOf[i]);
       if (cluster.size() > 0 && cluster.size() <= exactInside) {
         inside[i] = Inside.of(cluster, query, beta);
