@@ -528,7 +528,7 @@ final class BenchCommand implements Runnable {
 
     @Option(
         names = "--exact-targets",
-        defaultValue = "0",
+        defaultValue = "1024",
         description =
             "With --exact-inside: the heaviest small clusters are weighed by their exact mass until"
                 + " they hold this many targets, mh.exact.targets (default ${DEFAULT-VALUE}).")

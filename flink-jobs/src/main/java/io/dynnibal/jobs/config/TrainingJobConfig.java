@@ -498,6 +498,12 @@ public final class TrainingJobConfig implements Serializable {
               + ") must not exceed the encoder's output dimension "
               + modelOutputDim);
     }
+    if (mhExactTargets > 0 && mhExactInside == 0) {
+      p.add(
+          "mh.exact.targets ("
+              + mhExactTargets
+              + ") weighs clusters drawn from exactly inside: it needs mh.exact.inside > 0");
+    }
     if (regressionSamples < 2 * landmarks) {
       p.add(
           "regression.samples (s' = "

@@ -130,9 +130,11 @@ class TrainingJobConfigTest {
             .apply("landmarks", "64")
             .apply("regression.samples", "100")
             .apply("negatives.uniform", "0")
-            .apply("sampler", "magic");
+            .apply("sampler", "magic")
+            .apply("mh.exact.targets", "1024");
     List<String> problems = c.problems();
-    assertEquals(3, problems.size(), problems.toString());
+    assertEquals(4, problems.size(), problems.toString());
+    assertTrue(problems.stream().anyMatch(p -> p.contains("mh.exact.inside")), problems.toString());
     assertThrows(IllegalArgumentException.class, c::validate);
   }
 

@@ -50,6 +50,9 @@ public record Cluster(SgNode node, boolean ownOnly) {
   }
 
   private int collect(SgNode at, int[] targets, SgNode[] nodes, int n) {
+    if (n + at.ownTargetCount() > targets.length) {
+      throw new IllegalStateException("a block holds more targets than its size " + size());
+    }
     for (int i = 0; i < at.ownTargetCount(); i++) {
       targets[n] = at.ownTarget(i);
       nodes[n++] = at;

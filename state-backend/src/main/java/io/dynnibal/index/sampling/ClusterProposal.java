@@ -26,7 +26,10 @@ import java.util.random.RandomGenerator;
  *       itself, up to the normaliser.
  * </ul>
  *
- * Q stays positive on every target, so MH stays exact; only the chain mixes faster.
+ * Q stays positive on every target, so MH stays exact. FindClustering's worst-case bound on {@code
+ * P/Q} is unchanged; that the chain gets closer to the softmax in as many steps is measured (bench
+ * sampler-fidelity), not guaranteed. The normaliser, which the shards use as their softmax mass,
+ * counts the weighed clusters' exact mass.
  */
 public final class ClusterProposal {
   private final Partition partition;

@@ -15,9 +15,10 @@ import java.util.stream.IntStream;
  *
  * <p>A chain starts from a draw of Q and makes {@code chainLength - 1} more proposals y' ~ Q, each
  * accepted with probability {@code min(1, P(y') Q(y) / (P(y) Q(y')))}, where Q is the probability
- * of the <em>target</em> ({@code exp(beta <x, rep(y)>) / Z_hat}), not of its cluster: the cluster
- * size cancels only in that form. With {@code P/Q <= gamma} everywhere (FindClustering's guarantee)
- * the chain's distance to the softmax falls like {@code (1 - 1/gamma)^(s-1)}.
+ * of the <em>target</em> ({@link ClusterProposal.Draw#logQ}: {@code exp(beta <x, rep(y)>) / Z_hat}
+ * under Eq. 6), not of its cluster: the cluster size cancels only in that form. With {@code P/Q <=
+ * gamma} everywhere (FindClustering's guarantee) the chain's distance to the softmax falls like
+ * {@code (1 - 1/gamma)^(s-1)}.
  *
  * <p>Three modes:
  *
@@ -62,9 +63,17 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
       int exactInside,
       int exactTargets) {
     public Options {
-      if (exactInside < 0 || exactTargets < 0) {
+      if (exactInside < 0 || exactTargets < 0 || (exactTargets > 0 && exactInside == 0)) {
         throw new IllegalArgumentException(
-            "exactInside and exactTargets must be >= 0, got " + exactInside + ", " + exactTargets);
+            "exactInside and exactTargets must be >= 0, exactTargets only with exactInside, got "
+                + exactInside
+                + ", "
+                + exactTargets);
+      }
+      if (candidatesPerSample > 0 && exactInside > 0) {
+        throw new IllegalArgumentException(
+            "the proposal over the closest clusters (candidatesPerSample) draws uniformly inside"
+                + " them: exactInside must be 0");
       }
       if (chainsPerSample < 1 || (!keepTopScoring && chainsPerSample != 1)) {
         throw new IllegalArgumentException(

@@ -5,72 +5,168 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.index.VectorMath;
+import io.dynnibal.index.bench.ClusteredVectors;
 import io.dynnibal.index.sgtree.SgNode;
+import io.dynnibal.index.sgtree.SgTree;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 class ClusterProposalTest {
   static final double BETA = MetropolisHastingsSamplerTest.BETA;
+  static final FindClustering.Options COARSE = MetropolisHastingsSamplerTest.COARSE;
 
-  /** The proposal's own distribution, {@code exp(logQ)} per target, as its draws report it. */
-  private static double[] reportedQ(ClusterProposal proposal, int targets, int draws, long seed) {
-    double[] q = new double[targets];
-    int[] counts = new int[targets];
-    SplittableRandom random = new SplittableRandom(seed);
-    for (int i = 0; i < draws; i++) {
-      ClusterProposal.Draw d = proposal.draw(random);
-      double p = Math.exp(d.logQ());
-      if (counts[d.target()]++ > 0) {
-        assertEquals(q[d.target()], p, 1e-12 * Math.max(1, p), "Q of a target must not vary");
+  /**
+   * 300 clustered targets, 100 exact duplicates of some of them, then 60 deleted: a tree with
+   * targets sharing a node and hollow nodes (deleted targets whose nodes had children).
+   */
+  private record Corpus(float[][] vectors, SgTree tree, float[] query, boolean[] live) {
+    static Corpus withDuplicatesAndDeletes(long seed) {
+      SplittableRandom random = new SplittableRandom(seed);
+      float[][] base = ClusteredVectors.generate(300, 8, seed);
+      float[][] vectors = Arrays.copyOf(base, 400);
+      for (int i = 300; i < 400; i++) {
+        vectors[i] = base[random.nextInt(300)].clone();
       }
-      q[d.target()] = p;
+      int[] ids = new int[400];
+      for (int i = 0; i < 400; i++) {
+        ids[i] = i;
+      }
+      SgTree tree = SgTree.build(8, 1.3, ids, vectors, seed);
+      boolean[] live = new boolean[400];
+      Arrays.fill(live, true);
+      for (int deleted = 0; deleted < 60; ) {
+        int t = random.nextInt(400);
+        if (live[t] && tree.delete(t)) {
+          live[t] = false;
+          deleted++;
+        }
+      }
+      float[] query = ClusteredVectors.queryNear(base[random.nextInt(300)], 0.3, random);
+      return new Corpus(vectors, tree, query, live);
     }
-    double[] empirical = Softmax.empirical(counts, draws);
-    // Every draw reports the probability the proposal really gives its target.
-    assertTrue(
-        Softmax.totalVariation(empirical, q) < 0.03,
-        "draws do not follow the Q they report: TV " + Softmax.totalVariation(empirical, q));
+
+    double logit(int target) {
+      return BETA * VectorMath.dot(query, vectors[target]);
+    }
+  }
+
+  /**
+   * Q by its definition, computed from the partition: cluster C weighs {@code |C| exp(beta <x,
+   * rep(C)>)}, or its exact mass {@code sum exp(l_y)} when {@code weighAllSmall} and {@code |C| <=
+   * exactInside}; inside, a target is drawn from the softmax when {@code |C| <= exactInside},
+   * uniformly otherwise.
+   */
+  private static double[] definedQ(
+      Partition partition, Corpus c, int exactInside, boolean weighAllSmall) {
+    double[] logWeight = new double[partition.size()];
+    double max = Double.NEGATIVE_INFINITY;
+    for (int k = 0; k < partition.size(); k++) {
+      Cluster cluster = partition.clusters().get(k);
+      logWeight[k] =
+          cluster.size() > 0 && cluster.size() <= exactInside && weighAllSmall
+              ? logMass(cluster, c)
+              : Math.log(cluster.size()) + BETA * partition.representativeScores()[k];
+      max = Math.max(max, logWeight[k]);
+    }
+    double z = 0;
+    for (double w : logWeight) {
+      z += Math.exp(w - max);
+    }
+    double logZ = max + Math.log(z);
+    double[] q = new double[c.vectors.length];
+    for (int k = 0; k < partition.size(); k++) {
+      Cluster cluster = partition.clusters().get(k);
+      int[] targets = new int[cluster.size()];
+      cluster.collect(targets, new SgNode[cluster.size()]);
+      double inside = cluster.size() <= exactInside ? logMass(cluster, c) : Double.NaN;
+      for (int t : targets) {
+        double within =
+            cluster.size() <= exactInside ? c.logit(t) - inside : -Math.log(cluster.size());
+        q[t] = Math.exp(logWeight[k] - logZ + within);
+      }
+    }
     return q;
   }
 
-  @Test
-  void drawsFollowTheProbabilityTheyReportWhetherUniformOrExactInside() {
-    SamplerFixture f = new SamplerFixture(400, 8, 51);
-    Partition partition =
-        FindClustering.find(f.tree, f.query, MetropolisHastingsSamplerTest.COARSE);
-    for (int[] exact : new int[][] {{0, 0}, {8, 0}, {8, 64}, {400, 400}}) {
-      int inside = exact[0];
-      double[] q =
-          reportedQ(
-              new ClusterProposal(partition, BETA, f.query, inside, exact[1]),
-              400,
-              60_000,
-              inside + exact[1]);
-      double total = 0;
-      for (double p : q) {
-        total += p;
-      }
-      // The targets never drawn carry what is missing; the reported Q is a distribution.
-      assertTrue(total > 0.97 && total <= 1 + 1e-9, "exact inside " + inside + ": sum " + total);
+  private static double logMass(Cluster cluster, Corpus c) {
+    int[] targets = new int[cluster.size()];
+    cluster.collect(targets, new SgNode[cluster.size()]);
+    double max = Double.NEGATIVE_INFINITY;
+    for (int t : targets) {
+      max = Math.max(max, c.logit(t));
     }
+    double sum = 0;
+    for (int t : targets) {
+      sum += Math.exp(c.logit(t) - max);
+    }
+    return max + Math.log(sum);
+  }
+
+  /** Draws from the proposal: each reports Q as defined, and together they follow it. */
+  private static void assertDrawsFollow(ClusterProposal proposal, double[] q, long seed) {
+    int draws = 60_000;
+    int[] counts = new int[q.length];
+    SplittableRandom random = new SplittableRandom(seed);
+    for (int i = 0; i < draws; i++) {
+      ClusterProposal.Draw d = proposal.draw(random);
+      assertEquals(q[d.target()], Math.exp(d.logQ()), 1e-9 * Math.max(1e-3, q[d.target()]));
+      counts[d.target()]++;
+    }
+    double tv = Softmax.totalVariation(Softmax.empirical(counts, draws), q);
+    assertTrue(tv < 0.035, "draws do not follow Q: TV " + tv);
+  }
+
+  @Test
+  void qIsADistributionPositiveOnEveryLiveTarget() {
+    Corpus c = Corpus.withDuplicatesAndDeletes(51);
+    Partition partition = FindClustering.find(c.tree, c.query, COARSE);
+    for (int exactInside : new int[] {0, 8, 400}) {
+      double[] q = definedQ(partition, c, exactInside, false);
+      double total = 0;
+      for (int t = 0; t < q.length; t++) {
+        assertEquals(c.live[t], q[t] > 0, "target " + t + " (live " + c.live[t] + ")");
+        total += q[t];
+      }
+      assertEquals(1, total, 1e-9);
+    }
+  }
+
+  @Test
+  void drawsReportTheirProbabilityUniformInside() {
+    Corpus c = Corpus.withDuplicatesAndDeletes(51);
+    Partition partition = FindClustering.find(c.tree, c.query, COARSE);
+    assertDrawsFollow(
+        new ClusterProposal(partition, BETA, c.query, 0, 0), definedQ(partition, c, 0, false), 1);
+  }
+
+  @Test
+  void drawsReportTheirProbabilityExactInsideSmallClusters() {
+    Corpus c = Corpus.withDuplicatesAndDeletes(51);
+    Partition partition = FindClustering.find(c.tree, c.query, COARSE);
+    assertDrawsFollow(
+        new ClusterProposal(partition, BETA, c.query, 8, 0), definedQ(partition, c, 8, false), 2);
+  }
+
+  @Test
+  void drawsReportTheirProbabilityWithEverySmallClusterWeighedExactly() {
+    Corpus c = Corpus.withDuplicatesAndDeletes(51);
+    Partition partition = FindClustering.find(c.tree, c.query, COARSE);
+    assertDrawsFollow(
+        new ClusterProposal(partition, BETA, c.query, 8, 400), definedQ(partition, c, 8, true), 3);
   }
 
   @Test
   void exactDrawsInsideClustersBringTheBareProposalCloserToTheSoftmax() {
     SamplerFixture f = new SamplerFixture(400, 8, 51);
-    Partition partition =
-        FindClustering.find(f.tree, f.query, MetropolisHastingsSamplerTest.COARSE);
+    Partition partition = FindClustering.find(f.tree, f.query, COARSE);
     double[] softmax = Softmax.of(f.vectors, f.query, BETA);
-    double uniform =
-        Softmax.totalVariation(
-            reportedQ(new ClusterProposal(partition, BETA, f.query, 0, 0), 400, 60_000, 1),
-            softmax);
-    double inside =
-        Softmax.totalVariation(
-            reportedQ(new ClusterProposal(partition, BETA, f.query, 400, 0), 400, 60_000, 2),
-            softmax);
-    // Only the part inside clusters is fixed (measured: 0.32 -> 0.27); the clusters' weights are
-    // still their representatives'.
+    Corpus c = new Corpus(f.vectors, f.tree, f.query, null);
+    double uniform = Softmax.totalVariation(definedQ(partition, c, 0, false), softmax);
+    double inside = Softmax.totalVariation(definedQ(partition, c, 400, false), softmax);
+    // Only the part inside clusters is fixed (0.32 -> 0.27 here); the clusters' weights are still
+    // their representatives'.
     assertTrue(
         inside < uniform - 0.03,
         "TV to the softmax: uniform inside " + uniform + ", exact " + inside);
@@ -80,8 +176,7 @@ class ClusterProposalTest {
   @Test
   void everyClusterWeighedExactlyMakesTheProposalTheSoftmax() {
     SamplerFixture f = new SamplerFixture(400, 8, 51);
-    Partition partition =
-        FindClustering.find(f.tree, f.query, MetropolisHastingsSamplerTest.COARSE);
+    Partition partition = FindClustering.find(f.tree, f.query, COARSE);
     double[] softmax = Softmax.of(f.vectors, f.query, BETA);
     ClusterProposal proposal = new ClusterProposal(partition, BETA, f.query, 400, 400);
     SplittableRandom random = new SplittableRandom(3);
@@ -94,10 +189,10 @@ class ClusterProposalTest {
 
   @Test
   void aClusterCollectsTheTargetsLocateFindsInTheSameOrder() {
-    SamplerFixture f = new SamplerFixture(400, 8, 52);
-    Partition partition =
-        FindClustering.find(f.tree, f.query, MetropolisHastingsSamplerTest.COARSE);
+    Corpus c = Corpus.withDuplicatesAndDeletes(52);
+    Partition partition = FindClustering.find(c.tree, c.query, COARSE);
     boolean sawOwnOnly = false;
+    int collected = 0;
     for (Cluster cluster : partition.clusters()) {
       sawOwnOnly |= cluster.ownOnly();
       int[] targets = new int[cluster.size()];
@@ -107,18 +202,27 @@ class ClusterProposalTest {
         assertEquals(cluster.locate(i).target(), targets[i]);
         assertSame(cluster.locate(i).node(), nodes[i]);
       }
+      collected += cluster.size();
     }
     assertTrue(sawOwnOnly, "the partition must hold a split node's own targets");
+    assertEquals(340, collected, "every live target in exactly one cluster");
   }
 
   @Test
-  void aPositiveBudgetNeedsTheQuery() {
+  void badBudgetsAreRefused() {
     SamplerFixture f = new SamplerFixture(100, 8, 51);
-    Partition partition =
-        FindClustering.find(f.tree, f.query, MetropolisHastingsSamplerTest.COARSE);
+    Partition partition = FindClustering.find(f.tree, f.query, COARSE);
     assertThrows(
         IllegalArgumentException.class, () -> new ClusterProposal(partition, BETA, null, 8, 0));
     assertThrows(
         IllegalArgumentException.class, () -> new ClusterProposal(partition, BETA, f.query, -1, 0));
+    assertThrows(
+        IllegalArgumentException.class, () -> new ClusterProposal(partition, BETA, f.query, 8, -1));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> MetropolisHastingsSampler.Options.sampling(COARSE, 8, 0, 64));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new MetropolisHastingsSampler.Options(COARSE, 2, 16, true, 4, 8, 0)); // top-k variant
   }
 }

@@ -57,20 +57,16 @@ class MetropolisHastingsSamplerTest {
 
   /**
    * Drawing exactly inside the small clusters, and weighing the heaviest of them by their exact
-   * mass, changes the proposal, not the target of the chain: it still ends at the softmax, and gets
-   * closer in fewer steps.
+   * mass, changes the proposal, not the target of the chain: it still ends at the softmax. (That it
+   * gets there sooner is measured on real models by bench sampler-fidelity: on this small fixture
+   * the difference after 4 steps is within the sampling noise.)
    */
   @Test
-  void anExactProposalInsideSmallClustersKeepsTheChainExactAndMixesFaster() {
+  void anExactProposalInsideSmallClustersKeepsTheChainExact() {
     SamplerFixture f = new SamplerFixture(400, 8, 51);
-    double uniform4 = tvAfter(f, 4, 0, 0);
-    double inside4 = tvAfter(f, 4, 16, 0);
-    double weighed4 = tvAfter(f, 4, 16, 64);
-    // Measured: 0.107, 0.088, 0.096 (the last two differ by less than the noise, about 0.02).
-    assertTrue(
-        weighed4 < uniform4 && inside4 < uniform4,
-        "TV after 4: uniform " + uniform4 + ", exact inside " + inside4 + ", weighed " + weighed4);
-    assertTrue(tvAfter(f, 32, 16, 64) < TV_BOUND);
+    double inside = tvAfter(f, 32, 16, 0);
+    double weighed = tvAfter(f, 32, 16, 64);
+    assertTrue(inside < TV_BOUND && weighed < TV_BOUND, "TV after 32: " + inside + ", " + weighed);
   }
 
   /** A chain that never moves is a plain draw from Q: the bound above must reject it. */

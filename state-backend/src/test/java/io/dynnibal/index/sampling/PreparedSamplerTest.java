@@ -24,6 +24,10 @@ class PreparedSamplerTest {
             new MetropolisHastingsSampler(
                 MetropolisHastingsSampler.Options.sampling(CLUSTERING, 8))),
         Arguments.of(
+            "mh sampling, exact inside small clusters (filled as drawn)",
+            new MetropolisHastingsSampler(
+                MetropolisHastingsSampler.Options.sampling(CLUSTERING, 8, 32, 256))),
+        Arguments.of(
             "mh practical (proposal depends on the count)",
             new MetropolisHastingsSampler(
                 MetropolisHastingsSampler.Options.practical(CLUSTERING, 8))),

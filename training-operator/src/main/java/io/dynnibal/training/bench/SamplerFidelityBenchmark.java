@@ -105,7 +105,7 @@ public final class SamplerFidelityBenchmark {
       for (int clusters : o.clusterBudgets()) {
         for (int chain : o.chains()) {
           for (int inside : o.exactInside()) {
-            results.put(name(chain, clusters, radius, inside), new Accumulator());
+            results.put(name(chain, clusters, radius, inside, o), new Accumulator());
           }
         }
       }
@@ -139,7 +139,7 @@ public final class SamplerFidelityBenchmark {
                           new FindClustering.Options(beta, GAMMA, radius, clusters),
                           chain,
                           inside,
-                          o.exactTargets()));
+                          inside == 0 ? 0 : o.exactTargets()));
               long t0 = System.nanoTime();
               Samples s = index.sample(sampler, z, k, random);
               double ms = (System.nanoTime() - t0) / 1e6;
@@ -152,7 +152,7 @@ public final class SamplerFidelityBenchmark {
                 }
               }
               results
-                  .get(name(chain, clusters, radius, inside))
+                  .get(name(chain, clusters, radius, inside, o))
                   .add(parts, Arrays.copyOf(picks, n), exact, ids, k, ms);
             }
           }
@@ -173,15 +173,16 @@ public final class SamplerFidelityBenchmark {
     return figures;
   }
 
-  private static String name(int chain, int clusters, double radius, int exactInside) {
+  private static String name(int chain, int clusters, double radius, int exactInside, Options o) {
     return "mh chain "
         + chain
         + " clusters "
         + clusters
         + " radius "
         + radius
-        + " exact inside "
-        + exactInside;
+        + (exactInside == 0
+            ? " uniform inside"
+            : " exact inside " + exactInside + " weighed " + o.exactTargets());
   }
 
   /**
