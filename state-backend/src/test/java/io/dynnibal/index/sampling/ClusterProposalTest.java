@@ -12,6 +12,8 @@ import io.dynnibal.index.sgtree.SgTree;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class ClusterProposalTest {
   static final double BETA = MetropolisHastingsSamplerTest.BETA;
@@ -133,28 +135,19 @@ class ClusterProposalTest {
     }
   }
 
-  @Test
-  void drawsReportTheirProbabilityUniformInside() {
+  /**
+   * Uniform inside every cluster (Eq. 6); exact inside clusters of at most 8; and those also
+   * weighed by their exact mass (a budget that takes every one of them).
+   */
+  @ParameterizedTest(name = "exact inside {0}, weighed {1}")
+  @CsvSource({"0, 0", "8, 0", "8, 400"})
+  void drawsReportTheProbabilityTheyAreDrawnWith(int exactInside, int exactTargets) {
     Corpus c = Corpus.withDuplicatesAndDeletes(51);
     Partition partition = FindClustering.find(c.tree, c.query, COARSE);
     assertDrawsFollow(
-        new ClusterProposal(partition, BETA, c.query, 0, 0), definedQ(partition, c, 0, false), 1);
-  }
-
-  @Test
-  void drawsReportTheirProbabilityExactInsideSmallClusters() {
-    Corpus c = Corpus.withDuplicatesAndDeletes(51);
-    Partition partition = FindClustering.find(c.tree, c.query, COARSE);
-    assertDrawsFollow(
-        new ClusterProposal(partition, BETA, c.query, 8, 0), definedQ(partition, c, 8, false), 2);
-  }
-
-  @Test
-  void drawsReportTheirProbabilityWithEverySmallClusterWeighedExactly() {
-    Corpus c = Corpus.withDuplicatesAndDeletes(51);
-    Partition partition = FindClustering.find(c.tree, c.query, COARSE);
-    assertDrawsFollow(
-        new ClusterProposal(partition, BETA, c.query, 8, 400), definedQ(partition, c, 8, true), 3);
+        new ClusterProposal(partition, BETA, c.query, exactInside, exactTargets),
+        definedQ(partition, c, exactInside, exactTargets > 0),
+        exactInside + exactTargets);
   }
 
   @Test
