@@ -78,7 +78,10 @@ final class TreeMiner implements HardNegativeMiner {
                       ? MetropolisHastingsSampler.Options.practical(
                           mhClustering, s.mhCandidatesPerNegative())
                       : MetropolisHastingsSampler.Options.sampling(
-                          mhClustering, s.mhChainLength(), s.mhExactInside(), s.mhExactTargets())),
+                          mhClustering,
+                          s.mhChainLength(),
+                          s.mhExactInside(),
+                          s.mhExactInside() == 0 ? 0 : s.mhExactTargets())),
               s,
               topK,
               false,

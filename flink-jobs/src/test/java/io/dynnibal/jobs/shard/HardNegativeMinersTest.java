@@ -50,19 +50,21 @@ class HardNegativeMinersTest {
   }
 
   private static ShardSettings settings(String sampler, int perExample, String mode, int probes) {
-    return ShardSettings.of(
-        new TrainingJobConfig()
-            .apply("sampler", sampler)
-            .apply("fidelity.probes", Integer.toString(probes))
-            .apply("negatives.per.example", Integer.toString(perExample))
-            .apply("negatives.mode", mode)
-            .apply("model.buckets", "4096")
-            .apply("model.embedding.dim", "16")
-            .apply("model.hidden.dim", "32")
-            .apply("model.output.dim", "16")
-            .apply("landmarks", "8")
-            .apply("regression.samples", "16")
-            .validate());
+    return ShardSettings.of(config(sampler, perExample, mode, probes).validate());
+  }
+
+  private static TrainingJobConfig config(String sampler, int perExample, String mode, int probes) {
+    return new TrainingJobConfig()
+        .apply("sampler", sampler)
+        .apply("fidelity.probes", Integer.toString(probes))
+        .apply("negatives.per.example", Integer.toString(perExample))
+        .apply("negatives.mode", mode)
+        .apply("model.buckets", "4096")
+        .apply("model.embedding.dim", "16")
+        .apply("model.hidden.dim", "32")
+        .apply("model.output.dim", "16")
+        .apply("landmarks", "8")
+        .apply("regression.samples", "16");
   }
 
   private static String text(SplittableRandom random) {
@@ -267,9 +269,25 @@ class HardNegativeMinersTest {
     theTreeMinerNeverOffersThePositiveAndItsNegativesBeatUniformDraws("sample");
   }
 
+  @Test
+  void theTreeMinerGivesEveryQueryTheDoseWithAProposalExactInsideClusters() throws Exception {
+    theTreeMinerNeverOffersThePositiveAndItsNegativesBeatUniformDraws(
+        ShardSettings.of(
+            config("dynnibal-mh", 2, "sample", 0)
+                .apply("mh.exact.inside", "16")
+                .apply("mh.exact.targets", "64")
+                .validate()),
+        "sample, exact inside");
+  }
+
   private void theTreeMinerNeverOffersThePositiveAndItsNegativesBeatUniformDraws(String mode)
       throws Exception {
-    ShardSettings settings = settings("dynnibal-mh", 2, mode);
+    theTreeMinerNeverOffersThePositiveAndItsNegativesBeatUniformDraws(
+        settings("dynnibal-mh", 2, mode), mode);
+  }
+
+  private void theTreeMinerNeverOffersThePositiveAndItsNegativesBeatUniformDraws(
+      ShardSettings settings, String mode) throws Exception {
     ShardModel model = ShardModel.initial(settings);
     closing.add(model);
     TreeMiner miner = TreeMiner.of(settings, new SimpleCounter());
