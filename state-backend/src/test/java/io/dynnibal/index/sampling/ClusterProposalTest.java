@@ -10,6 +10,7 @@ import io.dynnibal.index.bench.ClusteredVectors;
 import io.dynnibal.index.sgtree.SgNode;
 import io.dynnibal.index.sgtree.SgTree;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -56,21 +57,32 @@ class ClusterProposalTest {
 
   /**
    * Q by its definition, computed from the partition: cluster C weighs {@code |C| exp(beta <x,
-   * rep(C)>)}, or its exact mass {@code sum exp(l_y)} when {@code weighAllSmall} and {@code |C| <=
-   * exactInside}; inside, a target is drawn from the softmax when {@code |C| <= exactInside},
+   * rep(C)>)}, or its exact mass {@code sum exp(l_y)} when it is one of the heaviest clusters of at
+   * most {@code exactInside} targets, by that weight, that together hold the first {@code
+   * exactTargets}; inside, a target is drawn from the softmax when {@code |C| <= exactInside},
    * uniformly otherwise.
    */
   private static double[] definedQ(
-      Partition partition, Corpus c, int exactInside, boolean weighAllSmall) {
+      Partition partition, Corpus c, int exactInside, int exactTargets) {
     double[] logWeight = new double[partition.size()];
-    double max = Double.NEGATIVE_INFINITY;
     for (int k = 0; k < partition.size(); k++) {
-      Cluster cluster = partition.clusters().get(k);
       logWeight[k] =
-          cluster.size() > 0 && cluster.size() <= exactInside && weighAllSmall
-              ? logMass(cluster, c)
-              : Math.log(cluster.size()) + BETA * partition.representativeScores()[k];
-      max = Math.max(max, logWeight[k]);
+          Math.log(partition.clusters().get(k).size()) + BETA * partition.representativeScores()[k];
+    }
+    Integer[] heaviestFirst = new Integer[partition.size()];
+    Arrays.setAll(heaviestFirst, k -> k);
+    Arrays.sort(heaviestFirst, Comparator.comparingDouble(k -> -logWeight[k]));
+    int scored = 0;
+    for (int k : heaviestFirst) {
+      int size = partition.clusters().get(k).size();
+      if (scored < exactTargets && size > 0 && size <= exactInside) {
+        logWeight[k] = logMass(partition.clusters().get(k), c);
+        scored += size;
+      }
+    }
+    double max = Double.NEGATIVE_INFINITY;
+    for (double w : logWeight) {
+      max = Math.max(max, w);
     }
     double z = 0;
     for (double w : logWeight) {
@@ -125,7 +137,7 @@ class ClusterProposalTest {
     Corpus c = Corpus.withDuplicatesAndDeletes(51);
     Partition partition = FindClustering.find(c.tree, c.query, COARSE);
     for (int exactInside : new int[] {0, 8, 400}) {
-      double[] q = definedQ(partition, c, exactInside, false);
+      double[] q = definedQ(partition, c, exactInside, 0);
       double total = 0;
       for (int t = 0; t < q.length; t++) {
         assertEquals(c.live[t], q[t] > 0, "target " + t + " (live " + c.live[t] + ")");
@@ -140,13 +152,13 @@ class ClusterProposalTest {
    * weighed by their exact mass (a budget that takes every one of them).
    */
   @ParameterizedTest(name = "exact inside {0}, weighed {1}")
-  @CsvSource({"0, 0", "8, 0", "8, 400"})
+  @CsvSource({"0, 0", "8, 0", "8, 400", "8, 40"})
   void drawsReportTheProbabilityTheyAreDrawnWith(int exactInside, int exactTargets) {
     Corpus c = Corpus.withDuplicatesAndDeletes(51);
     Partition partition = FindClustering.find(c.tree, c.query, COARSE);
     assertDrawsFollow(
         new ClusterProposal(partition, BETA, c.query, exactInside, exactTargets),
-        definedQ(partition, c, exactInside, exactTargets > 0),
+        definedQ(partition, c, exactInside, exactTargets),
         exactInside + exactTargets);
   }
 
@@ -156,8 +168,8 @@ class ClusterProposalTest {
     Partition partition = FindClustering.find(f.tree, f.query, COARSE);
     double[] softmax = Softmax.of(f.vectors, f.query, BETA);
     Corpus c = new Corpus(f.vectors, f.tree, f.query, null);
-    double uniform = Softmax.totalVariation(definedQ(partition, c, 0, false), softmax);
-    double inside = Softmax.totalVariation(definedQ(partition, c, 400, false), softmax);
+    double uniform = Softmax.totalVariation(definedQ(partition, c, 0, 0), softmax);
+    double inside = Softmax.totalVariation(definedQ(partition, c, 400, 0), softmax);
     // Only the part inside clusters is fixed (0.32 -> 0.27 here); the clusters' weights are still
     // their representatives'.
     assertTrue(
