@@ -136,7 +136,7 @@ public final class ClusterProposal {
       int i = (int) heap[0];
       heap[0] = heap[--n];
       siftDown(heap, 0, n);
-      inside[i] = Inside.of(partition.clusters().get(clusterOf[i]), query, beta);
+      inside[i] = insideOf(i);
       logWeights[i] = inside[i].logMass;
       scored += inside[i].targets.length;
     }
@@ -180,7 +180,7 @@ public final class ClusterProposal {
     if (inside != null && cluster.size() <= exactInside) {
       Inside members = inside[drawn];
       if (members == null) {
-        members = inside[drawn] = Inside.of(cluster, query, beta);
+        members = inside[drawn] = insideOf(drawn);
       }
       int i = members.weights.draw(random);
       return new Draw(
@@ -192,10 +192,19 @@ public final class ClusterProposal {
     return new Draw(located.target(), located.node(), logCluster - Math.log(cluster.size()));
   }
 
+  private Inside insideOf(int i) {
+    int c = clusterOf[i];
+    return Inside.of(partition.clusters().get(c), partition.representativeScores()[c], query, beta);
+  }
+
   /** A small cluster's targets with their exact logits, for draws from the softmax inside it. */
   private record Inside(
       int[] targets, SgNode[] nodes, double[] logits, double logMass, CumulativeWeights weights) {
-    static Inside of(Cluster cluster, float[] query, double beta) {
+    /**
+     * @param score {@code <x, rep>} of the cluster's representative, which its own targets share
+     *     (the first collected): every leaf cluster is scored without an inner product
+     */
+    static Inside of(Cluster cluster, double score, float[] query, double beta) {
       int n = cluster.size();
       int[] targets = new int[n];
       SgNode[] nodes = new SgNode[n];
@@ -204,10 +213,13 @@ public final class ClusterProposal {
       cluster.collect(targets, nodes);
       for (int i = 0; i < n; i++) {
         // A node's own targets share its vector: score it once.
-        logits[i] =
-            i > 0 && nodes[i] == nodes[i - 1]
-                ? logits[i - 1]
-                : beta * VectorMath.dot(query, nodes[i].vector());
+        if (nodes[i] == cluster.node()) {
+          logits[i] = beta * score;
+        } else if (i > 0 && nodes[i] == nodes[i - 1]) {
+          logits[i] = logits[i - 1];
+        } else {
+          logits[i] = beta * VectorMath.dot(query, nodes[i].vector());
+        }
         max = Math.max(max, logits[i]);
       }
       double[] w = new double[n];
