@@ -78,10 +78,7 @@ final class TreeMiner implements HardNegativeMiner {
                       ? MetropolisHastingsSampler.Options.practical(
                           mhClustering, s.mhCandidatesPerNegative())
                       : MetropolisHastingsSampler.Options.sampling(
-                          mhClustering,
-                          s.mhChainLength(),
-                          s.mhExactInside(),
-                          s.mhExactInside() == 0 ? 0 : s.mhExactTargets())),
+                          mhClustering, s.mhChainLength(), s.mhExactInside(), s.mhExactTargets())),
               s,
               topK,
               false,

@@ -169,8 +169,16 @@ public final class ClusterProposal {
     return logNormaliser;
   }
 
-  /** A target drawn from Q, with what MH needs to weigh it. */
-  public record Draw(int target, SgNode node, double logQ) {}
+  /**
+   * A target drawn from Q, with what MH needs to weigh it: {@code logit}, {@code beta <x, y>}, when
+   * the proposal scored the target to draw it (inside a small cluster), NaN otherwise.
+   */
+  public record Draw(int target, SgNode node, double logQ, double logit) {
+    /** {@code beta <x, y>}: the proposal's own score when it has one, else computed. */
+    public double logit(float[] query, double beta) {
+      return Double.isNaN(logit) ? beta * VectorMath.dot(query, node.vector()) : logit;
+    }
+  }
 
   public Draw draw(RandomGenerator random) {
     int drawn = weights.draw(random);
@@ -186,10 +194,12 @@ public final class ClusterProposal {
       return new Draw(
           members.targets[i],
           members.nodes[i],
-          logCluster + members.logits[i] - members.logMass); // Q(C) p(y | C)
+          logCluster + members.logits[i] - members.logMass, // Q(C) p(y | C)
+          members.logits[i]);
     }
     SgNode.Located located = cluster.locate(random.nextInt(cluster.size()));
-    return new Draw(located.target(), located.node(), logCluster - Math.log(cluster.size()));
+    return new Draw(
+        located.target(), located.node(), logCluster - Math.log(cluster.size()), Double.NaN);
   }
 
   private Inside insideOf(int i) {

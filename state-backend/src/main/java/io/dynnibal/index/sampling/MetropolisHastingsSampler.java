@@ -1,6 +1,5 @@
 package io.dynnibal.index.sampling;
 
-import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.sgtree.SgTree;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -52,7 +51,7 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
    * @param exactInside the proposal draws exactly inside clusters of at most this many targets
    *     ({@link ClusterProposal}; 0: uniformly inside every cluster, as Eq. 6)
    * @param exactTargets the heaviest of those clusters are weighed by their exact mass until they
-   *     hold this many targets (0: none)
+   *     hold this many targets (0: none; taken as 0 when {@code exactInside} is 0)
    */
   public record Options(
       FindClustering.Options clustering,
@@ -63,12 +62,15 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
       int exactInside,
       int exactTargets) {
     public Options {
-      if (exactInside < 0 || exactTargets < 0 || (exactTargets > 0 && exactInside == 0)) {
+      if (exactInside < 0 || exactTargets < 0) {
         throw new IllegalArgumentException(
-            "exactInside and exactTargets must be >= 0, exactTargets only with exactInside, got "
-                + exactInside
-                + ", "
-                + exactTargets);
+            "exactInside and exactTargets must be >= 0, got " + exactInside + ", " + exactTargets);
+      }
+      // Only clusters drawn from exactly are weighed exactly: without them there is nothing to
+      // weigh, so the budget is dropped rather than refused (mh.exact.inside=0 is Eq. 6 whatever
+      // mh.exact.targets says).
+      if (exactInside == 0) {
+        exactTargets = 0;
       }
       if (candidatesPerSample > 0 && exactInside > 0) {
         throw new IllegalArgumentException(
@@ -157,13 +159,13 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
       // A chain's start is a draw, not a proposal: counting it as accepted would put the
       // acceptance rate of chains of 2 at 0.5 or more whatever the proposal's quality.
       ClusterProposal.Draw current = proposal.draw(random);
-      double currentLogit = beta * VectorMath.dot(query, current.node().vector());
+      double currentLogit = current.logit(query, beta);
       if (options.keepTopScoring()) {
         seen.put(current.target(), currentLogit);
       }
       for (int step = 1; step < options.chainLength(); step++) {
         ClusterProposal.Draw next = proposal.draw(random);
-        double nextLogit = beta * VectorMath.dot(query, next.node().vector());
+        double nextLogit = next.logit(query, beta);
         proposals++;
         // log of P(y') Q(y) / (P(y) Q(y')); the normalisers of P and Q cancel.
         double logRatio = (nextLogit - next.logQ()) - (currentLogit - current.logQ());

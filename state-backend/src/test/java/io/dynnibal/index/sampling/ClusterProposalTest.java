@@ -118,14 +118,18 @@ class ClusterProposalTest {
     return max + Math.log(sum);
   }
 
-  /** Draws from the proposal: each reports Q as defined, and together they follow it. */
-  private static void assertDrawsFollow(ClusterProposal proposal, double[] q, long seed) {
+  /**
+   * Draws from the proposal: each reports Q as defined and the target's logit, and together they
+   * follow Q.
+   */
+  private static void assertDrawsFollow(ClusterProposal proposal, Corpus c, double[] q, long seed) {
     int draws = 60_000;
     int[] counts = new int[q.length];
     SplittableRandom random = new SplittableRandom(seed);
     for (int i = 0; i < draws; i++) {
       ClusterProposal.Draw d = proposal.draw(random);
       assertEquals(q[d.target()], Math.exp(d.logQ()), 1e-9 * Math.max(1e-3, q[d.target()]));
+      assertEquals(c.logit(d.target()), d.logit(c.query, BETA), 1e-9, "the draw's logit");
       counts[d.target()]++;
     }
     double tv = Softmax.totalVariation(Softmax.empirical(counts, draws), q);
@@ -158,6 +162,7 @@ class ClusterProposalTest {
     Partition partition = FindClustering.find(c.tree, c.query, COARSE);
     assertDrawsFollow(
         new ClusterProposal(partition, BETA, c.query, exactInside, exactTargets),
+        c,
         definedQ(partition, c, exactInside, exactTargets),
         exactInside + exactTargets);
   }
@@ -223,9 +228,10 @@ class ClusterProposalTest {
         IllegalArgumentException.class, () -> new ClusterProposal(partition, BETA, f.query, -1, 0));
     assertThrows(
         IllegalArgumentException.class, () -> new ClusterProposal(partition, BETA, f.query, 8, -1));
-    assertThrows(
-        IllegalArgumentException.class,
-        () -> MetropolisHastingsSampler.Options.sampling(COARSE, 8, 0, 64));
+    assertEquals(
+        0,
+        MetropolisHastingsSampler.Options.sampling(COARSE, 8, 0, 64).exactTargets(),
+        "nothing is weighed exactly without exact draws inside clusters (Eq. 6)");
     assertThrows(
         IllegalArgumentException.class,
         () -> new MetropolisHastingsSampler.Options(COARSE, 2, 16, true, 4, 8, 0)); // top-k variant

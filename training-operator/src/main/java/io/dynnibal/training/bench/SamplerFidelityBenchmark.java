@@ -139,7 +139,7 @@ public final class SamplerFidelityBenchmark {
                           new FindClustering.Options(beta, GAMMA, radius, clusters),
                           chain,
                           inside,
-                          inside == 0 ? 0 : o.exactTargets()));
+                          o.exactTargets()));
               long t0 = System.nanoTime();
               Samples s = index.sample(sampler, z, k, random);
               double ms = (System.nanoTime() - t0) / 1e6;
