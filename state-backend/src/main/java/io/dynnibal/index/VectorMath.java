@@ -29,6 +29,55 @@ public final class VectorMath {
     return (s0 + s1) + (s2 + s3);
   }
 
+  /**
+   * {@code out[offset + (k - from) * stride] = dot(xs[k], v)} for {@code from <= k < to}: one
+   * vector against many, bit for bit what {@link #dot} gives (the same four partial sums per pair,
+   * added in the same order). Two of the {@code xs} at a time share each load of {@code v}, and
+   * their eight partial sums keep the processor busy while one pair's additions wait for each
+   * other.
+   */
+  public static void dots(
+      float[] v, float[][] xs, int from, int to, double[] out, int offset, int stride) {
+    int n = v.length;
+    int k = from;
+    for (; k + 1 < to; k += 2) {
+      float[] a = xs[k];
+      float[] b = xs[k + 1];
+      double a0 = 0;
+      double a1 = 0;
+      double a2 = 0;
+      double a3 = 0;
+      double b0 = 0;
+      double b1 = 0;
+      double b2 = 0;
+      double b3 = 0;
+      int i = 0;
+      for (int end = n - 3; i < end; i += 4) {
+        double v0 = v[i];
+        double v1 = v[i + 1];
+        double v2 = v[i + 2];
+        double v3 = v[i + 3];
+        a0 += a[i] * v0;
+        a1 += a[i + 1] * v1;
+        a2 += a[i + 2] * v2;
+        a3 += a[i + 3] * v3;
+        b0 += b[i] * v0;
+        b1 += b[i + 1] * v1;
+        b2 += b[i + 2] * v2;
+        b3 += b[i + 3] * v3;
+      }
+      for (; i < n; i++) {
+        a0 += a[i] * (double) v[i];
+        b0 += b[i] * (double) v[i];
+      }
+      out[offset + (k - from) * stride] = (a0 + a1) + (a2 + a3);
+      out[offset + (k + 1 - from) * stride] = (b0 + b1) + (b2 + b3);
+    }
+    for (; k < to; k++) {
+      out[offset + (k - from) * stride] = dot(xs[k], v);
+    }
+  }
+
   public static double distance(float[] a, float[] b) {
     double s0 = 0;
     double s1 = 0;

@@ -1,6 +1,7 @@
 package io.dynnibal.state;
 
 import io.dynnibal.index.nystrom.CacheMap;
+import io.dynnibal.index.sampling.BatchScores;
 import io.dynnibal.index.sampling.NegativeSampler;
 import io.dynnibal.index.sampling.Samples;
 import io.dynnibal.index.sgtree.SgNode;
@@ -9,6 +10,7 @@ import io.dynnibal.index.sgtree.TreeRepair;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.IntFunction;
 import java.util.random.RandomGenerator;
 
 /**
@@ -127,6 +129,22 @@ public final class ShardIndex {
    */
   public NegativeSampler.Prepared prepare(NegativeSampler sampler, float[] query) {
     return sampler.prepare(tree, frame.queryInTree(query), frame.positionInTree(query));
+  }
+
+  /**
+   * A batch's samplers over this shard: query {@code q}'s is {@link #prepare(NegativeSampler,
+   * float[])}'s for {@code queries[q]}, with the inner products FindClustering needs shared between
+   * the queries ({@link BatchScores}). Prepare them in order. Valid until the index changes.
+   */
+  public IntFunction<NegativeSampler.Prepared> prepareBatch(
+      NegativeSampler sampler, float[][] queries) {
+    float[][] inTree = new float[queries.length][];
+    for (int q = 0; q < queries.length; q++) {
+      inTree[q] = frame.queryInTree(queries[q]);
+    }
+    BatchScores scores = new BatchScores(inTree);
+    return q ->
+        sampler.prepare(tree, inTree[q], frame.positionInTree(queries[q]), scores.forQuery(q));
   }
 
   /**

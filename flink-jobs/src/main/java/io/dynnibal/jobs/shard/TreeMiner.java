@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.function.IntFunction;
 import org.apache.flink.metrics.Counter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,6 +106,8 @@ final class TreeMiner implements HardNegativeMiner {
   public Mined mine(Shard shard, List<Features> queries, QueryBatch batch, SplittableRandom random)
       throws Exception {
     float[][] z = shard.model().queryCaches(queries);
+    // Clustered per query, with the inner products the batch's queries share computed once.
+    IntFunction<NegativeSampler.Prepared> batchSampler = shard.index().prepareBatch(sampler, z);
     Collected out = new Collected(z.length);
     for (int q = 0; q < z.length; q++) {
       String positive = batch.targetIds[q];
@@ -117,7 +120,7 @@ final class TreeMiner implements HardNegativeMiner {
       int taken = 0;
       // Clustered once for all rounds: a trained model often draws the query's own positive, and
       // clustering the tree anew for each round repeated the costliest part of mining.
-      NegativeSampler.Prepared prepared = shard.index().prepare(sampler, z[q]);
+      NegativeSampler.Prepared prepared = batchSampler.apply(q);
       for (int round = 0; round < (topK ? 1 : SAMPLE_ROUNDS) && taken < perExample; round++) {
         Samples samples;
         try {

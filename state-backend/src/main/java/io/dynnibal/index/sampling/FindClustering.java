@@ -84,6 +84,16 @@ public final class FindClustering {
    * differ unless the frame is a rotation, and only the refinement is about nearness.
    */
   public static Partition find(SgTree tree, float[] query, float[] position, Options options) {
+    return find(tree, query, position, options, ChildScores.of(query));
+  }
+
+  /**
+   * As {@link #find(SgTree, float[], float[], Options)}, with the inner products of {@code query}
+   * and the children of the nodes it splits from {@code scores} (a batch's shared blocks, {@link
+   * BatchScores}): the same partition, whatever the source of the scores.
+   */
+  public static Partition find(
+      SgTree tree, float[] query, float[] position, Options options, ChildScores scores) {
     SgNode root = tree.root();
     if (root == null) {
       return new Partition(List.of(), new double[0], 1);
@@ -103,7 +113,8 @@ public final class FindClustering {
             position,
             queryNorm,
             startRadius,
-            options);
+            options,
+            scores);
     // The root's split does not count against the budget.
     open.push(root, VectorMath.dot(query, root.vector()), 1, root);
     int total = 1; // clusters closed + open
@@ -161,6 +172,7 @@ public final class FindClustering {
     private final double positionSquaredNorm;
     private final double startRadius;
     private final Options options;
+    private final ChildScores childScorer;
     private final long cap;
 
     Candidates(
@@ -170,7 +182,8 @@ public final class FindClustering {
         float[] position,
         double queryNorm,
         double startRadius,
-        Options options) {
+        Options options,
+        ChildScores childScorer) {
       this.query = query;
       this.position = position == query ? null : position;
       this.queryNorm = queryNorm;
@@ -178,6 +191,7 @@ public final class FindClustering {
       this.positionSquaredNorm = positionNorm * positionNorm;
       this.startRadius = startRadius;
       this.options = options;
+      this.childScorer = childScorer;
       this.cap = cap;
       int n = 16;
       nodes = new SgNode[n];
@@ -189,18 +203,16 @@ public final class FindClustering {
     }
 
     /**
-     * Pushes every child of a split node. The children are scored first in a loop of their own:
-     * their vectors are scattered over the heap, and inner products with nothing between them let
-     * the processor fetch several at once.
+     * Pushes every child of a split node. The children are scored first, all together: their
+     * vectors are scattered over the heap, and inner products with nothing between them let the
+     * processor fetch several at once (or a batch has them scored already).
      */
     void pushChildren(SgNode node, long total, SgNode root) {
       int n = node.childCount();
       if (childScores.length < n) {
         childScores = new double[Math.max(n, 2 * childScores.length)];
       }
-      for (int i = 0; i < n; i++) {
-        childScores[i] = VectorMath.dot(query, node.child(i).vector());
-      }
+      childScorer.score(node, childScores);
       for (int i = 0; i < n; i++) {
         push(node.child(i), childScores[i], total, root);
       }
