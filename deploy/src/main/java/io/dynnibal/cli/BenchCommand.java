@@ -505,7 +505,9 @@ final class BenchCommand implements Runnable {
         names = "--clusters",
         defaultValue = "100,400,1600",
         split = ",",
-        description = "FindClustering budgets, mh.max.clusters (default ${DEFAULT-VALUE}).")
+        description =
+            "FindClustering budgets, clusters per query (the job: mh.cluster.share of a shard's"
+                + " targets, at most mh.max.clusters) (default ${DEFAULT-VALUE}).")
     List<Integer> clusters;
 
     @Option(

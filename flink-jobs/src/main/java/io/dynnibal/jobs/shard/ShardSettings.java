@@ -34,6 +34,7 @@ public record ShardSettings(
     int mhChainLength,
     int mhExactInside,
     int mhExactTargets,
+    double mhClusterShare,
     int mhMaxClusters,
     double rejectionGamma,
     int rejectionMaxClusters,
@@ -61,6 +62,7 @@ public record ShardSettings(
         config.mhChainLength,
         config.mhExactInside,
         config.mhExactTargets,
+        config.mhClusterShare,
         config.mhMaxClusters,
         config.rejectionGamma,
         config.rejectionMaxClusters,
@@ -72,5 +74,15 @@ public record ShardSettings(
 
   float scoreScale() {
     return model.scoreScale();
+  }
+
+  /**
+   * FindClustering's budget for the MH proposal over a shard of {@code targets}: {@code
+   * mh.cluster.share} of them, at most {@code mh.max.clusters}.
+   */
+  int mhClusters(int targets) {
+    return mhClusterShare == 0
+        ? mhMaxClusters
+        : (int) Math.min(mhMaxClusters, Math.round(mhClusterShare * targets));
   }
 }

@@ -32,7 +32,7 @@ final class TreeMiner implements HardNegativeMiner {
 
   /**
    * FindClustering's gamma for the MH proposal: so large that only the cluster budget ({@code
-   * mh.max.clusters}) bounds the partition.
+   * mh.cluster.share}, {@code mh.max.clusters}) bounds the partition.
    */
   static final double MH_GAMMA = 1e6;
 
@@ -46,7 +46,9 @@ final class TreeMiner implements HardNegativeMiner {
    */
   static final int SAMPLE_ROUNDS = 4;
 
-  private final NegativeSampler sampler;
+  /** The sampler for a shard of the given size (MH's cluster budget is a share of it). */
+  private final IntFunction<NegativeSampler> samplerForTargets;
+
   private final int perExample;
   private final boolean topK;
   private final double beta;
@@ -54,12 +56,12 @@ final class TreeMiner implements HardNegativeMiner {
   private final Counter gaveUp;
 
   private TreeMiner(
-      NegativeSampler sampler,
+      IntFunction<NegativeSampler> samplerForTargets,
       ShardSettings settings,
       boolean topK,
       boolean mayGiveUp,
       Counter gaveUp) {
-    this.sampler = sampler;
+    this.samplerForTargets = samplerForTargets;
     this.perExample = settings.minedPerExample();
     this.topK = topK;
     this.beta = settings.scoreScale();
@@ -69,36 +71,50 @@ final class TreeMiner implements HardNegativeMiner {
 
   static TreeMiner of(ShardSettings s, Counter gaveUp) {
     boolean topK = s.negativesMode() == NegativesMode.TOP_K;
-    FindClustering.Options mhClustering =
-        new FindClustering.Options(s.scoreScale(), MH_GAMMA, DEEPEST_RADIUS, s.mhMaxClusters());
     return switch (s.sampler()) {
-      case DYNNIBAL_MH ->
-          new TreeMiner(
-              new MetropolisHastingsSampler(
-                  topK
-                      ? MetropolisHastingsSampler.Options.practical(
-                          mhClustering, s.mhCandidatesPerNegative())
-                      : MetropolisHastingsSampler.Options.sampling(
-                          mhClustering, s.mhChainLength(), s.mhExactInside(), s.mhExactTargets())),
-              s,
-              topK,
-              false,
-              gaveUp);
+      case DYNNIBAL_MH -> new TreeMiner(mhByBudget(s, topK), s, topK, false, gaveUp);
       // Exact sampling restarts about gamma times per sample: it starts from a fine partition
       // (small gamma, a large cluster budget), not the MH proposal's coarse one. Restarts beyond
       // ~100 gamma mean the partition is far coarser than asked: it gives up early, not at 100k.
       // In top-k mode it keeps the best of its exact samples.
-      case DYNNIBAL_REJECTION ->
-          new TreeMiner(
-              new RejectionSampler(
-                  new FindClustering.Options(
-                      s.scoreScale(), s.rejectionGamma(), DEEPEST_RADIUS, s.rejectionMaxClusters()),
-                  (long) Math.max(1_000, 100 * s.rejectionGamma())),
-              s,
-              topK,
-              true,
-              gaveUp);
+      case DYNNIBAL_REJECTION -> {
+        NegativeSampler rejection =
+            new RejectionSampler(
+                new FindClustering.Options(
+                    s.scoreScale(), s.rejectionGamma(), DEEPEST_RADIUS, s.rejectionMaxClusters()),
+                (long) Math.max(1_000, 100 * s.rejectionGamma()));
+        yield new TreeMiner(targets -> rejection, s, topK, true, gaveUp);
+      }
       default -> throw new IllegalArgumentException(s.sampler() + " does not mine the SG tree");
+    };
+  }
+
+  /**
+   * MH over a shard of n targets, with the budget {@link ShardSettings#mhClusters} gives it; the
+   * sampler of the last budget is kept (the budget moves only as the shard grows or shrinks).
+   */
+  private static IntFunction<NegativeSampler> mhByBudget(ShardSettings s, boolean topK) {
+    return new IntFunction<>() {
+      private int budget = -1;
+      private NegativeSampler sampler;
+
+      @Override
+      public NegativeSampler apply(int targets) {
+        int wanted = s.mhClusters(targets);
+        if (wanted != budget) {
+          FindClustering.Options clustering =
+              new FindClustering.Options(s.scoreScale(), MH_GAMMA, DEEPEST_RADIUS, wanted);
+          sampler =
+              new MetropolisHastingsSampler(
+                  topK
+                      ? MetropolisHastingsSampler.Options.practical(
+                          clustering, s.mhCandidatesPerNegative())
+                      : MetropolisHastingsSampler.Options.sampling(
+                          clustering, s.mhChainLength(), s.mhExactInside(), s.mhExactTargets()));
+          budget = wanted;
+        }
+        return sampler;
+      }
     };
   }
 
@@ -107,6 +123,7 @@ final class TreeMiner implements HardNegativeMiner {
       throws Exception {
     float[][] z = shard.model().queryCaches(queries);
     // Clustered per query, with the inner products the batch's queries share computed once.
+    NegativeSampler sampler = samplerForTargets.apply(shard.index().size());
     IntFunction<NegativeSampler.Prepared> batchSampler = shard.index().prepareBatch(sampler, z);
     Collected out = new Collected(z.length);
     for (int q = 0; q < z.length; q++) {
