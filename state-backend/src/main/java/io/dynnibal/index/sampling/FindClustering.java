@@ -89,11 +89,11 @@ public final class FindClustering {
 
   /**
    * As {@link #find(SgTree, float[], float[], Options)}, with the inner products of {@code query}
-   * and the children of the nodes it splits from {@code scores} (a batch's shared blocks, {@link
+   * and the children of the nodes it splits from {@code scorer} (a batch's shared blocks, {@link
    * BatchScores}): the same partition, whatever the source of the scores.
    */
   public static Partition find(
-      SgTree tree, float[] query, float[] position, Options options, ChildScores scores) {
+      SgTree tree, float[] query, float[] position, Options options, ChildScores scorer) {
     SgNode root = tree.root();
     if (root == null) {
       return new Partition(List.of(), new double[0], 1);
@@ -114,7 +114,7 @@ public final class FindClustering {
             queryNorm,
             startRadius,
             options,
-            scores);
+            scorer);
     // The root's split does not count against the budget.
     open.push(root, VectorMath.dot(query, root.vector()), 1, root);
     int total = 1; // clusters closed + open
@@ -166,7 +166,6 @@ public final class FindClustering {
     double[] closedScores;
     private double[] childScores = new double[64];
 
-    private final float[] query;
     private final float[] position; // null when it is the query itself
     private final double queryNorm;
     private final double positionSquaredNorm;
@@ -184,7 +183,6 @@ public final class FindClustering {
         double startRadius,
         Options options,
         ChildScores childScorer) {
-      this.query = query;
       this.position = position == query ? null : position;
       this.queryNorm = queryNorm;
       double positionNorm = position == query ? queryNorm : VectorMath.norm(position);
