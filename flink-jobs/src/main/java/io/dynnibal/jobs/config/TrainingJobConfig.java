@@ -380,7 +380,7 @@ public final class TrainingJobConfig implements Serializable {
           "MH: FindClustering's frontier, clusters kept per query at most (the cap of"
               + " mh.cluster.share)",
       min = 0)
-  public int mhMaxClusters = 8192;
+  public int mhMaxClusters = 4096;
 
   @Setting(
       value = "rejection sampling: target ratio max P/Q of the partition",

@@ -18,7 +18,7 @@ class ShardSettingsTest {
     ShardSettings defaults = settings();
     assertEquals(1_592, defaults.mhClusters(31_833));
     assertEquals(2_942, defaults.mhClusters(58_830));
-    assertEquals(8_192, defaults.mhClusters(1_000_000));
+    assertEquals(4_096, defaults.mhClusters(1_000_000));
     assertEquals(0, defaults.mhClusters(0));
     assertEquals(500, settings("mh.cluster.share=0.1", "mh.max.clusters=500").mhClusters(10_000));
     assertEquals(1_600, settings("mh.cluster.share=0", "mh.max.clusters=1600").mhClusters(10));
