@@ -62,8 +62,6 @@ public final class BatchScores {
       System.arraycopy(block.scores, (q - block.from) * children, out, 0, children);
       return;
     }
-    for (int i = 0; i < children; i++) {
-      out[i] = VectorMath.dot(queries[q], node.child(i).vector());
-    }
+    ChildScores.scoreEach(queries[q], node, out);
   }
 }

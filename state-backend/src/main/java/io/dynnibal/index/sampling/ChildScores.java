@@ -16,10 +16,13 @@ public interface ChildScores {
 
   /** The scores of one query computed as they are asked for. */
   static ChildScores of(float[] query) {
-    return (node, out) -> {
-      for (int i = 0; i < node.childCount(); i++) {
-        out[i] = VectorMath.dot(query, node.child(i).vector());
-      }
-    };
+    return (node, out) -> scoreEach(query, node, out);
+  }
+
+  /** {@code <query, node.child(i)>} into {@code out[i]}, one inner product at a time. */
+  static void scoreEach(float[] query, SgNode node, double[] out) {
+    for (int i = 0; i < node.childCount(); i++) {
+      out[i] = VectorMath.dot(query, node.child(i).vector());
+    }
   }
 }
