@@ -29,7 +29,8 @@ public final class ReleasedSchemas {
           Target.class,
           ModelUpdate.class,
           TrainingMetrics.class,
-          DeadLetter.class);
+          DeadLetter.class,
+          TrainerProgress.class);
 
   private static final String RESOURCE_DIR = "/io/dynnibal/schemas/released/";
   private static final Map<Long, String> NAME_BY_FINGERPRINT = indexFingerprints();

@@ -85,6 +85,14 @@ final class SampleRecords {
         .build();
   }
 
+  static TrainerProgress progress() {
+    return TrainerProgress.newBuilder()
+        .setBatchId(41)
+        .setStep(40)
+        .setTimeMs(1_764_000_000_999L)
+        .build();
+  }
+
   /** The sample of a topic record type. */
   static SpecificRecord of(Class<? extends SpecificRecord> type) {
     if (type == TrainingPair.class) return pair();
@@ -92,6 +100,7 @@ final class SampleRecords {
     if (type == ModelUpdate.class) return modelUpdate();
     if (type == TrainingMetrics.class) return metrics();
     if (type == DeadLetter.class) return deadLetter();
+    if (type == TrainerProgress.class) return progress();
     throw new IllegalArgumentException("no sample for " + type);
   }
 }

@@ -4,6 +4,7 @@ import io.dynnibal.model.DualEncoder;
 import io.dynnibal.negatives.Sampler;
 import io.dynnibal.schemas.AvroTrust;
 import io.dynnibal.schemas.ModelUpdate;
+import io.dynnibal.schemas.TrainerProgress;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.snapshot.ParameterSnapshots;
 import io.dynnibal.state.TargetFeatures;
@@ -63,6 +64,13 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
   static final String STAGE = "trainer";
   public static final OutputTag<ModelUpdate> MODEL_UPDATES =
       new OutputTag<>("model-updates", new AvroTypeInfo<>(ModelUpdate.class));
+
+  /**
+   * One record per batch taken (trained, skipped or refused), after its model update if it emitted
+   * one: the job lets query batches through to the shards at this pace.
+   */
+  public static final OutputTag<TrainerProgress> PROGRESS =
+      new OutputTag<>("progress", new AvroTypeInfo<>(TrainerProgress.class));
 
   private final TrainerSettings settings;
   private final FaultInjection faults;
@@ -201,6 +209,15 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
 
   @Override
   public void processElement(MergedBatch merged, Context ctx, Collector<TrainingMetrics> out)
+      throws Exception {
+    take(merged, ctx, out);
+    ctx.output(
+        PROGRESS,
+        new TrainerProgress(
+            merged.batch.batchId, (long) trainer.step(), System.currentTimeMillis()));
+  }
+
+  private void take(MergedBatch merged, Context ctx, Collector<TrainingMetrics> out)
       throws Exception {
     long arrived = System.nanoTime();
     if (settings.maxSteps() > 0 && trainer.step() >= settings.maxSteps()) {

@@ -73,6 +73,21 @@ public final class TrainingJobConfig implements Serializable {
   @Setting(value = "index shards (keys of the shard operator)", min = 1)
   public int shards = 2;
 
+  /**
+   * How far the shards may mine ahead of the trainer, in query batches. Without a bound the sources
+   * fill every buffer on the way, a shard that runs faster than another mines ten batches or more
+   * before the trainer takes the first, and a model update reaches the trainer only behind all of
+   * them (13 steps, 5 s for a map update in {@code bench pipeline}). Two keep the shards busy while
+   * the trainer steps: the shards mine batch b + 2 while the trainer trains b + 1.
+   */
+  @Setting(
+      value =
+          "query batches the shards may mine ahead of the last batch the trainer took (the trainer"
+              + " reports each batch it takes on the progress topic; 0: no bound, as fast as the"
+              + " sources read)",
+      min = 0)
+  public int miningLead = 2;
+
   @Setting(value = "checkpoint directory (a URI)", required = true)
   public String checkpointDir = "file:///tmp/dynnibal/checkpoints";
 
@@ -103,6 +118,19 @@ public final class TrainingJobConfig implements Serializable {
 
   @Setting("unaligned checkpoints (barriers overtake buffered batches)")
   public boolean checkpointUnaligned = true;
+
+  /**
+   * Flink's default is 100 ms. A batch crosses five network hops on its way to the trainer and the
+   * trainer's report one more on its way back to {@link #miningLead}'s pace: with the debloated
+   * buffers smaller than a batch, the last part of each record waited up to the timeout at every
+   * hop. The job's records are few and large, so sending sooner costs nothing measurable.
+   */
+  @Setting(
+      value =
+          "longest a record waits in a network buffer before Flink sends it, e.g. 5ms (Flink's"
+              + " execution.buffer-timeout.interval)",
+      min = 0)
+  public Duration bufferTimeout = Duration.ofMillis(5);
 
   @Setting("Snappy-compressed checkpoints and savepoints (restores fast; see TrainingJob)")
   public boolean checkpointCompression = true;
@@ -452,6 +480,11 @@ public final class TrainingJobConfig implements Serializable {
 
   public String deadLettersTopic() {
     return topic("dead-letters");
+  }
+
+  /** The trainer's progress, read back to pace the query batches (see {@link #miningLead}). */
+  public String progressTopic() {
+    return topic("progress");
   }
 
   public DualEncoderConfig model() {

@@ -4,6 +4,7 @@ import io.dynnibal.model.features.Features;
 import io.dynnibal.negatives.FullDimensionPool;
 import io.dynnibal.negatives.Sampler;
 import io.dynnibal.state.ShardIndex;
+import io.dynnibal.state.TargetFeatures;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -86,6 +87,89 @@ final class ShardPool implements AutoCloseable {
     builtVersion = model.version;
     builtPeriod = period;
     return pool;
+  }
+
+  /** A rebuild of a pool of every target in progress ({@link #forBatchGradually}). */
+  private static final class Rebuild {
+    final long version;
+    final ShardIndex from;
+    final int joined;
+    final List<String> ids;
+    final float[][] vectors;
+    int next;
+
+    Rebuild(long version, ShardIndex from) {
+      this.version = version;
+      this.from = from;
+      this.joined = from.joined();
+      this.ids = from.ids();
+      this.vectors = new float[ids.size()][];
+    }
+  }
+
+  private Rebuild rebuilding;
+
+  /**
+   * {@link #forBatch} for a pool of every target, except that a rebuild encodes at most {@code
+   * slice} targets per call and answers null until it is complete: for a measurement that may skip
+   * batches, so that no batch waits for a whole shard's re-encoding. Targets deleted during the
+   * rebuild are left out; those that joined meanwhile are added once it completes, as between
+   * rebuilds.
+   */
+  FullDimensionPool forBatchGradually(
+      long batchId,
+      ShardModel model,
+      ShardIndex index,
+      HardNegativeMiner.StoredTargets state,
+      long seed,
+      int slice)
+      throws Exception {
+    if (fraction < 1) {
+      throw new IllegalStateException("a gradual rebuild is for a pool of every target");
+    }
+    if (pool != null && builtVersion == model.version && builtFrom == index) {
+      return forBatch(batchId, model, index, state, seed);
+    }
+    if (rebuilding == null || rebuilding.version != model.version || rebuilding.from != index) {
+      rebuilding = new Rebuild(model.version, index);
+    }
+    Rebuild r = rebuilding;
+    int end = Math.min(r.ids.size(), r.next + slice);
+    List<String> sliceIds = new ArrayList<>(end - r.next);
+    List<Features> features = new ArrayList<>(end - r.next);
+    List<Integer> at = new ArrayList<>(end - r.next);
+    for (int i = r.next; i < end; i++) {
+      TargetFeatures t = state.get(r.ids.get(i));
+      if (t != null) { // deleted since the rebuild began
+        sliceIds.add(t.id);
+        features.add(Features.of(t));
+        at.add(i);
+      }
+    }
+    if (!features.isEmpty()) {
+      float[][] encoded = model.encoder.encodeTargets(features);
+      for (int j = 0; j < encoded.length; j++) {
+        r.vectors[at.get(j)] = encoded[j];
+      }
+    }
+    r.next = end;
+    if (r.next < r.ids.size()) {
+      return null;
+    }
+    List<String> ids = new ArrayList<>(r.ids.size());
+    List<float[]> vectors = new ArrayList<>(r.ids.size());
+    for (int i = 0; i < r.ids.size(); i++) {
+      if (r.vectors[i] != null) {
+        ids.add(r.ids.get(i));
+        vectors.add(r.vectors[i]);
+      }
+    }
+    build(ids, vectors.toArray(new float[0][]), model, index);
+    builtJoined = r.joined; // those that joined during the rebuild are added next
+    builtVersion = r.version;
+    builtPeriod = 0;
+    rebuilding = null;
+    return forBatch(batchId, model, index, state, seed);
   }
 
   private static float[][] encode(

@@ -5,6 +5,7 @@ import io.dynnibal.jobs.ingest.BatchAssembler;
 import io.dynnibal.jobs.ingest.DecodeModelUpdates;
 import io.dynnibal.jobs.ingest.DecodePairs;
 import io.dynnibal.jobs.ingest.DecodeTargets;
+import io.dynnibal.jobs.ingest.MiningPace;
 import io.dynnibal.jobs.ingest.PairsAfterTargets;
 import io.dynnibal.jobs.ingest.RawKafkaDeserializer;
 import io.dynnibal.jobs.kafka.AvroValueSchema;
@@ -17,6 +18,7 @@ import io.dynnibal.jobs.shard.ShardReply;
 import io.dynnibal.jobs.shard.ShardSettings;
 import io.dynnibal.schemas.DeadLetter;
 import io.dynnibal.schemas.ModelUpdate;
+import io.dynnibal.schemas.TrainerProgress;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.schemas.TrainingPair;
 import io.dynnibal.state.RocksDbCheckpointing;
@@ -28,6 +30,7 @@ import io.dynnibal.trainer.FaultInjection;
 import io.dynnibal.trainer.TrainerFunction;
 import io.dynnibal.trainer.TrainerOperator;
 import java.net.URI;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Properties;
@@ -59,12 +62,14 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * offsets):
  *
  * <pre>
- * targets (compacted) -> DecodeTargets ---------------\
- * pairs -> DecodePairs -> BatchAssembler(B) ----------PairsAfterTargets (fan out) -> keyBy(shard) -> ShardIndex
- * model-updates -> DecodeModelUpdates (fan out) ----------------------------------------/ (RocksDB)
+ * targets (compacted) -> DecodeTargets --------------------------\
+ * pairs -> DecodePairs -> BatchAssembler(B) -> MiningPace ------PairsAfterTargets (fan out) -> keyBy(shard) -> ShardIndex
+ *                       (reads the progress topic) ^                                                             (RocksDB)
+ * model-updates -> DecodeModelUpdates (fan out) ---------------------------------------------------------------/
  *   -> keyBy(batch) -> NegativeMerge
  *   -> Trainer (p=1) -> metrics topic
  *                    -> model-updates topic (every w steps: re-encode map + snapshot)  [feedback edge via Kafka]
+ *                    -> progress topic (each batch taken: MiningPace lets batch + mining.lead through)
  * every stage's unusable records -> dead-letters topic
  * </pre>
  *
@@ -73,7 +78,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * record. The model-updates sink is not: an update reaches the shards as soon as it is emitted
  * instead of at the next checkpoint's completion, and the trainer's version numbering makes that
  * safe (an update seen twice is ignored; one of a branch a restore discarded is superseded, see
- * TrainerFunction).
+ * TrainerFunction). Nor is the progress sink: progress is flow control, never a result (see
+ * MiningPace).
  */
 public final class TrainingJob {
   /** Key groups: the most shards' subtasks a job can be rescaled to. */
@@ -91,6 +97,7 @@ public final class TrainingJob {
             .configs(java.util.Map.of("cleanup.policy", "compact")),
         new NewTopic(config.pairsTopic(), partitions, replication),
         new NewTopic(config.modelUpdatesTopic(), 1, replication),
+        new NewTopic(config.progressTopic(), 1, replication),
         new NewTopic(config.metricsTopic(), 1, replication),
         new NewTopic(config.deadLettersTopic(), 1, replication));
   }
@@ -142,6 +149,7 @@ public final class TrainingJob {
         org.apache.flink.configuration.CheckpointingOptions.ENABLE_UNALIGNED,
         config.checkpointUnaligned);
     conf.set(PipelineOptions.MAX_PARALLELISM, MAX_PARALLELISM);
+    conf.set(org.apache.flink.configuration.ExecutionOptions.BUFFER_TIMEOUT, config.bufferTimeout);
     // Shards work at different speeds and the merge waits for the slowest. A shard that runs ahead
     // has mined its batches with the model version it held then, so a model update reaches the
     // trainer only after every batch buffered before the slowest shard: with Flink's fixed network
@@ -228,6 +236,25 @@ public final class TrainingJob {
             .name("batch-assembler")
             .uid("batch-assembler")
             .setParallelism(1);
+    List<DataStream<DeadLetter>> deadLetters = new ArrayList<>();
+    if (config.miningLead > 0) {
+      // The trainer's progress starts at this graph's build: records of an earlier run on the same
+      // topic are older, and this run's trainer cannot report before its graph exists.
+      SingleOutputStreamOperator<QueryBatch> paced =
+          batches
+              .transform(
+                  "mining-pace",
+                  TypeInformation.of(QueryBatch.class),
+                  new MiningPace(
+                      config.miningLead,
+                      config.progressTopic(),
+                      config.clientProperties(),
+                      System.currentTimeMillis()))
+              .uid("mining-pace")
+              .setParallelism(1);
+      deadLetters.add(paced.getSideOutput(DeadLetters.TAG));
+      batches = paced;
+    }
     // Targets and batches reach the shards through one operator, in order: batches after the
     // initial targets.
     DataStream<ShardInput> shardInputs =
@@ -308,13 +335,28 @@ public final class TrainingJob {
         .uid("model-updates-sink")
         .setParallelism(1)
         .disableChaining();
+    if (config.miningLead > 0) {
+      metrics
+          .getSideOutput(TrainerFunction.PROGRESS)
+          .sinkTo(
+              sink(
+                  config,
+                  config.progressTopic(),
+                  TrainerProgress.class,
+                  "progress",
+                  DeliveryGuarantee.AT_LEAST_ONCE))
+          .name("progress-sink")
+          .uid("progress-sink")
+          .setParallelism(1)
+          .disableChaining();
+    }
+    deadLetters.add(pairs.getSideOutput(DeadLetters.TAG));
+    deadLetters.add(updates.getSideOutput(DeadLetters.TAG));
+    deadLetters.add(replies.getSideOutput(DeadLetters.TAG));
+    deadLetters.add(metrics.getSideOutput(DeadLetters.TAG));
     targets
         .getSideOutput(DeadLetters.TAG)
-        .union(
-            pairs.getSideOutput(DeadLetters.TAG),
-            updates.getSideOutput(DeadLetters.TAG),
-            replies.getSideOutput(DeadLetters.TAG),
-            metrics.getSideOutput(DeadLetters.TAG))
+        .union(deadLetters.toArray(new DataStream[0]))
         .sinkTo(
             sink(
                 config,

@@ -2,7 +2,10 @@ package io.dynnibal.jobs.shard;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.model.features.Features;
@@ -65,6 +68,65 @@ class ShardPoolTest {
       assertArrayEquals(
           new float[] {(float) dot}, new float[] {scores[grown.memberOf("t32")]}, 1e-4f);
     }
+  }
+
+  @Test
+  void aGradualRebuildAnswersNothingUntilEverySliceIsEncodedThenThePoolAtOnceWould()
+      throws Exception {
+    ShardSettings settings = settings();
+    Map<String, TargetFeatures> state = new HashMap<>();
+    try (ShardModel model = ShardModel.initial(settings);
+        ShardPool gradual = ShardPool.everyTarget();
+        ShardPool atOnce = ShardPool.everyTarget()) {
+      List<String> ids = new ArrayList<>();
+      List<float[]> vectors = new ArrayList<>();
+      for (int i = 0; i < 30; i++) {
+        ids.add(store(state, model, "t" + i));
+        vectors.add(new float[D]);
+        vectors.get(i)[i % D] = 1 + i;
+      }
+      ShardIndex index = ShardIndex.build(D, 1.3, ids, vectors, 3);
+      for (long batch = 0; batch < 3; batch++) {
+        assertNull(gradual.forBatchGradually(batch, model, index, state::get, 1, 8), "" + batch);
+        if (batch == 1) {
+          for (String deleted : List.of("t2", "t27")) { // t2 encoded already: stays; t27 left out
+            state.remove(deleted);
+            index.delete(deleted);
+          }
+          float[] v = new float[D];
+          v[0] = 2;
+          index.upsert(store(state, model, "late"), v); // joined during the rebuild
+        }
+      }
+      FullDimensionPool pool = gradual.forBatchGradually(3, model, index, state::get, 1, 8);
+      assertNotNull(pool, "30 targets in slices of 8: the fourth batch completes it");
+      assertEquals(-1, pool.memberOf("t27"));
+      assertTrue(pool.memberOf("t2") >= 0 && pool.memberOf("late") >= 0);
+      assertEquals(30, pool.size());
+      FullDimensionPool reference = atOnce.forBatch(3, model, index, state::get, 1);
+      float[] query = model.encoder.encodeQueries(List.of(model.encoder.featurizeQuery("x")))[0];
+      float[] scores = pool.scoreAll(new float[][] {query});
+      float[] expected = reference.scoreAll(new float[][] {query});
+      for (String id : pool.ids()) {
+        if (reference.memberOf(id) >= 0) {
+          assertEquals(expected[reference.memberOf(id)], scores[pool.memberOf(id)], 1e-5f, id);
+        }
+      }
+      assertSame(pool, gradual.forBatchGradually(4, model, index, state::get, 1, 8), "kept");
+    }
+  }
+
+  private static ShardSettings settings() {
+    return ShardSettings.of(
+        new TrainingJobConfig()
+            .apply("sampler", "exhaustive")
+            .apply("model.buckets", "4096")
+            .apply("model.embedding.dim", "16")
+            .apply("model.hidden.dim", "32")
+            .apply("model.output.dim", "16")
+            .apply("landmarks", Integer.toString(D))
+            .apply("regression.samples", "16")
+            .validate());
   }
 
   private static String store(Map<String, TargetFeatures> state, ShardModel model, String id) {

@@ -97,6 +97,8 @@ class BadInputMatrixTest {
           config.modelUpdatesTopic(), "nan", updateCodec.encode(update(99, 8, 32, Float.NaN)));
       publisher.publishRaw(
           config.modelUpdatesTopic(), "shape", updateCodec.encode(update(98, 5, 32, 0.1f)));
+      // A bad progress report: the pace that reads them dead-letters it and keeps its pace.
+      publisher.publishRaw(config.progressTopic(), "garbage", new byte[] {7});
 
       // Pairs: valid ones (one with a 1 MB query), garbage, a foreign record, an empty query, an
       // unknown target.
@@ -132,7 +134,7 @@ class BadInputMatrixTest {
           TrainingJobs.awaitStep(metrics, new ArrayList<>(), job, published / batch);
       List<DeadLetter> letters = new ArrayList<>();
       long dlDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (letters.size() < 13 && System.nanoTime() < dlDeadline) {
+      while (letters.size() < 14 && System.nanoTime() < dlDeadline) {
         letters.addAll(deadLetters.poll(Duration.ofMillis(200)));
       }
       expect(letters, "decode-targets", "garbage", "");
@@ -148,9 +150,10 @@ class BadInputMatrixTest {
       expect(letters, "decode-targets", "hostile", "a length it declares exceeds");
       expect(letters, "decode-pairs", "hostile", "a length it declares exceeds");
       expect(letters, "trainer", "q:ghost#0", "not in the index");
+      expect(letters, "mining-pace", "garbage", "");
       letters.addAll(deadLetters.poll(Duration.ofSeconds(1)));
       assertEquals(
-          13,
+          14,
           letters.size(),
           "one dead letter per bad record: "
               + letters.stream().map(d -> d.getStage() + "/" + d.getMessage()).toList());
