@@ -491,6 +491,13 @@ public final class ShardIndexFunction
             : new CacheMap(
                 update.getCacheMap().getRows(), Matrices.values(update.getCacheMap(), "cache map"));
     long start = System.nanoTime();
+    // An exact re-encode rewrites every vector: the tree is built again from the vectors as they
+    // are written, in the state's order (the tree a rebuild from the state would give), instead
+    // of reading the whole key's state back at the next batch.
+    java.util.function.Predicate<String> indexed =
+        positivesOnly() ? named.all()::contains : id -> true;
+    List<String> exactIds = new ArrayList<>();
+    List<float[]> exactVectors = new ArrayList<>();
     CacheMigration.Outcome outcome =
         CacheMigration.apply(
             targets,
@@ -498,9 +505,16 @@ public final class ShardIndexFunction
             currentVersion,
             update.getVersion(),
             map,
-            group -> encode(next, group),
+            group -> {
+              encode(next, group);
+              for (TargetFeatures t : group) {
+                if (indexed.test(t.id)) {
+                  exactIds.add(t.id);
+                  exactVectors.add(t.cache.clone());
+                }
+              }
+            },
             settings.seed() ^ update.getVersion());
-    long millis = (System.nanoTime() - start) / 1_000_000;
     if (migration == Migration.MAP_THEN_EXACT) {
       refinement.start(key, update.getVersion());
       LOG.info(
@@ -514,16 +528,30 @@ public final class ShardIndexFunction
       refinement.cancel(key);
       if (index != null) {
         dropIndex(key, index);
+        // Built when the index existed: the targets waiting to be encoded are already waiting.
+        ShardIndex rebuilt =
+            ShardIndex.build(
+                settings.landmarks(),
+                settings.treeBase(),
+                exactIds,
+                exactVectors,
+                settings.seed() ^ key);
+        indexes.put(key, rebuilt);
+        indexedTargets.addAndGet(rebuilt.size());
       }
+    }
+    long millis = (System.nanoTime() - start) / 1_000_000;
+    if (map == null) {
       LOG.info(
           "shard key {}: re-encoded {} targets exactly for model update {} after batch {} in {} ms"
-              + " (its snapshot loaded in {} ms)",
+              + " (its snapshot loaded in {} ms){}",
           key,
           outcome.targetsMoved(),
           update.getVersion(),
           lastBatchAnswered,
           millis,
-          loadMillis);
+          loadMillis,
+          index != null ? ", the tree built from the new vectors included" : "");
     } else if (outcome.index() != null && outcome.index().byFrame()) {
       LOG.info(
           "shard key {}: applied model update {} after batch {} in {} ms (its snapshot loaded in {}"

@@ -24,28 +24,10 @@ class ShardPoolTest {
 
   @Test
   void aPoolOfEveryTargetTakesTheTargetsThatJoinedTheIndexSinceItWasBuilt() throws Exception {
-    ShardSettings settings =
-        ShardSettings.of(
-            new TrainingJobConfig()
-                .apply("sampler", "exhaustive")
-                .apply("model.buckets", "4096")
-                .apply("model.embedding.dim", "16")
-                .apply("model.hidden.dim", "32")
-                .apply("model.output.dim", "16")
-                .apply("landmarks", Integer.toString(D))
-                .apply("regression.samples", "16")
-                .validate());
     Map<String, TargetFeatures> state = new HashMap<>();
-    try (ShardModel model = ShardModel.initial(settings);
+    try (ShardModel model = ShardModel.initial(settings());
         ShardPool pool = ShardPool.everyTarget()) {
-      List<String> ids = new ArrayList<>();
-      List<float[]> vectors = new ArrayList<>();
-      for (int i = 0; i < 30; i++) {
-        ids.add(store(state, model, "t" + i));
-        vectors.add(new float[D]);
-        vectors.get(i)[i % D] = 1 + i;
-      }
-      ShardIndex index = ShardIndex.build(D, 1.3, ids, vectors, 3);
+      ShardIndex index = thirtyTargets(state, model);
       FullDimensionPool first = pool.forBatch(0, model, index, state::get, 1);
       assertEquals(30, first.size());
       assertSame(first, pool.forBatch(1, model, index, state::get, 1), "nothing joined: kept");
@@ -73,19 +55,11 @@ class ShardPoolTest {
   @Test
   void aGradualRebuildAnswersNothingUntilEverySliceIsEncodedThenThePoolAtOnceWould()
       throws Exception {
-    ShardSettings settings = settings();
     Map<String, TargetFeatures> state = new HashMap<>();
-    try (ShardModel model = ShardModel.initial(settings);
+    try (ShardModel model = ShardModel.initial(settings());
         ShardPool gradual = ShardPool.everyTarget();
         ShardPool atOnce = ShardPool.everyTarget()) {
-      List<String> ids = new ArrayList<>();
-      List<float[]> vectors = new ArrayList<>();
-      for (int i = 0; i < 30; i++) {
-        ids.add(store(state, model, "t" + i));
-        vectors.add(new float[D]);
-        vectors.get(i)[i % D] = 1 + i;
-      }
-      ShardIndex index = ShardIndex.build(D, 1.3, ids, vectors, 3);
+      ShardIndex index = thirtyTargets(state, model);
       for (long batch = 0; batch < 3; batch++) {
         assertNull(gradual.forBatchGradually(batch, model, index, state::get, 1, 8), "" + batch);
         if (batch == 1) {
@@ -127,6 +101,18 @@ class ShardPoolTest {
             .apply("landmarks", Integer.toString(D))
             .apply("regression.samples", "16")
             .validate());
+  }
+
+  /** Targets t0..t29 stored in {@code state} and indexed. */
+  private static ShardIndex thirtyTargets(Map<String, TargetFeatures> state, ShardModel model) {
+    List<String> ids = new ArrayList<>();
+    List<float[]> vectors = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      ids.add(store(state, model, "t" + i));
+      vectors.add(new float[D]);
+      vectors.get(i)[i % D] = 1 + i;
+    }
+    return ShardIndex.build(D, 1.3, ids, vectors, 3);
   }
 
   private static String store(Map<String, TargetFeatures> state, ShardModel model, String id) {
