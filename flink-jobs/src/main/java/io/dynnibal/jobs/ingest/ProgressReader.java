@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * consumer group, no committed offsets: where to start is the caller's to say. A failing consumer
  * is closed and opened again after a second, from the record after the last one handed on.
  */
-final class ProgressReader implements AutoCloseable {
+public final class ProgressReader implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProgressReader.class);
   private static final Duration POLL = Duration.ofMillis(100);
 
@@ -35,7 +35,7 @@ final class ProgressReader implements AutoCloseable {
   private volatile KafkaConsumer<byte[], byte[]> consumer;
   private long nextOffset = -1;
 
-  ProgressReader(
+  public ProgressReader(
       Properties client,
       String topic,
       long fromMs,
@@ -50,7 +50,7 @@ final class ProgressReader implements AutoCloseable {
     thread.setDaemon(true);
   }
 
-  void start() {
+  public void start() {
     thread.start();
   }
 
