@@ -87,6 +87,9 @@ public final class PipelineBenchmark {
     // shard at full dimension for it: a measurement's cost, part of the shards' time here.
     figures.put("fidelity_probes", config.fidelityProbes);
     figures.put("reencode_every", config.reencodeEvery);
+    // What bounds the feedback latency in steps: batches the shards may mine ahead of the trainer.
+    figures.put("mining_lead", config.miningLead);
+    figures.put("reencode_exact_per_batch", config.reencodeExactPerBatch());
     figures.put("warmup_steps", options.warmupSteps());
     figures.put("steps_timed", window.steps());
     figures.put("cores", Runtime.getRuntime().availableProcessors());
