@@ -17,6 +17,7 @@ import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.stream.JobMetrics;
 import io.dynnibal.tests.harness.ProcessDeployment;
 import io.dynnibal.tests.harness.TrainingJobs;
+import io.dynnibal.tests.harness.WorkDirs;
 import io.dynnibal.tests.training.SyntheticCorpus;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,11 +40,7 @@ class ClusterDeploymentTest {
   @Test
   @Timeout(300)
   void submitWatchStopWithSavepointResumeAndStopEveryProcess() throws Exception {
-    Path work =
-        Files.createDirectories(
-                Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
-                    .resolve("cluster-deployment-" + System.nanoTime()))
-            .toAbsolutePath();
+    Path work = WorkDirs.fresh("cluster-deployment").toAbsolutePath();
     Path kafkaDir = work.resolve("kafka");
     Path clusterDir = work.resolve("cluster");
     List<Long> pids = new ArrayList<>();

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.deploy.KafkaBroker;
 import io.dynnibal.jobs.kafka.TopicReader;
+import io.dynnibal.tests.harness.WorkDirs;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,10 +29,7 @@ class KafkaBrokerProcessTest {
   @Test
   @Timeout(180)
   void startsServesAndStopsByPid() throws Exception {
-    Path dir =
-        Files.createDirectories(
-            Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
-                .resolve("kafka-process-" + System.nanoTime()));
+    Path dir = WorkDirs.fresh("kafka-process");
     int port = freePort();
     KafkaBroker.Status started = KafkaBroker.start(dir, port, freePort(), Duration.ofSeconds(90));
     try {

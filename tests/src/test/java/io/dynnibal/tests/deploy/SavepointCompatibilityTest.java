@@ -6,7 +6,7 @@ import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.tests.harness.TrainingJobs;
-import java.nio.file.Files;
+import io.dynnibal.tests.harness.WorkDirs;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -22,10 +22,7 @@ import org.junit.jupiter.api.Test;
 class SavepointCompatibilityTest {
   @Test
   void everyOperatorOfTheJobHasAnExplicitUid() throws Exception {
-    Path work =
-        Files.createDirectories(
-            Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
-                .resolve("uids-" + System.nanoTime()));
+    Path work = WorkDirs.fresh("uids");
     try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"))) {
       TrainingJobConfig config = TrainingJobs.smallConfig(kafka, work, "uids");
       TrainingJob.createMissingTopics(kafka.clientProperties(), config, 1, (short) 1);

@@ -11,6 +11,7 @@ import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.local.Corpus;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.negatives.Sampler;
+import io.dynnibal.tests.harness.WorkDirs;
 import io.dynnibal.tests.training.SmokeRuns;
 import io.dynnibal.tests.training.SyntheticCorpus;
 import java.awt.image.BufferedImage;
@@ -57,7 +58,7 @@ class ExperimentSmokeTest {
             "snm.pool.fraction=0.25",
             "negative.cache.size=30",
             "fidelity.probes=2");
-    work = SmokeRuns.workDir("experiment-smoke");
+    work = WorkDirs.fresh("experiment-smoke");
     kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"));
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     try (PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8)) {

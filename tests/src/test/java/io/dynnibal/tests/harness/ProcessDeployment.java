@@ -45,11 +45,7 @@ public final class ProcessDeployment implements AutoCloseable {
    * slots each (none for 0), under a fresh directory named after {@code name}.
    */
   public static ProcessDeployment start(String name, int taskManagers, int slots) throws Exception {
-    Path work =
-        Files.createDirectories(
-                Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
-                    .resolve(name + "-" + System.nanoTime()))
-            .toAbsolutePath();
+    Path work = WorkDirs.fresh(name).toAbsolutePath();
     ProcessDeployment d = new ProcessDeployment(work);
     try {
       d.broker =

@@ -75,7 +75,7 @@ public final class StreamingClusterExtension
 
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
-    Path root = Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"));
+    Path root = WorkDirs.root();
     workDir =
         Files.createDirectories(root)
             .resolve(context.getRequiredTestClass().getSimpleName() + "-" + System.nanoTime());

@@ -7,12 +7,12 @@ import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.local.Corpus;
 import io.dynnibal.soak.Soak;
 import io.dynnibal.tests.harness.TrainingJobs;
+import io.dynnibal.tests.harness.WorkDirs;
 import io.dynnibal.tests.training.SyntheticCorpus;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -29,11 +29,7 @@ class SoakSmokeTest {
   @Test
   @Timeout(420)
   void everyFaultOnceAndTheAuditFindsNothingLostOrRepeated() throws Exception {
-    Path work =
-        Files.createDirectories(
-                Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
-                    .resolve("soak-" + System.nanoTime()))
-            .toAbsolutePath();
+    Path work = WorkDirs.fresh("soak").toAbsolutePath();
     SyntheticCorpus synthetic = new SyntheticCorpus(150, 300, 6, 4, 43);
     Corpus corpus = new Corpus("synthetic", synthetic.targets, synthetic.train, synthetic.eval);
     TrainingJobConfig config = TrainingJobs.smallConfig("unset:9092", work, "soak");

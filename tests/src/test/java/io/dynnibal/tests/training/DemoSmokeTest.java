@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.local.Corpus;
 import io.dynnibal.local.Demo;
+import io.dynnibal.tests.harness.WorkDirs;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +26,7 @@ class DemoSmokeTest {
     SyntheticCorpus synthetic = new SyntheticCorpus(120, 240, 8, 4, 5);
     Corpus corpus = new Corpus("synthetic", synthetic.targets, synthetic.train, synthetic.eval);
     TrainingJobConfig config = SmokeRuns.config("smoke");
-    Path work = SmokeRuns.workDir("demo-smoke");
+    Path work = WorkDirs.fresh("demo-smoke");
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     Demo.Result result;
     try (PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8)) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.local.Corpus;
 import io.dynnibal.local.PipelineBenchmark;
+import io.dynnibal.tests.harness.WorkDirs;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +26,7 @@ class PipelineBenchmarkSmokeTest {
     SyntheticCorpus synthetic = new SyntheticCorpus(120, 240, 8, 4, 7);
     Corpus corpus = new Corpus("synthetic", synthetic.targets, synthetic.train, synthetic.eval);
     TrainingJobConfig config = SmokeRuns.config("pipeline-smoke", "negatives.per.example=2");
-    Path work = SmokeRuns.workDir("pipeline-smoke");
+    Path work = WorkDirs.fresh("pipeline-smoke");
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     Map<String, Object> figures;
     try (PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8)) {

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.jobs.ingest.ProgressReader;
 import io.dynnibal.local.EmbeddedKafkaBroker;
-import java.nio.file.Files;
+import io.dynnibal.tests.harness.WorkDirs;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -28,10 +28,7 @@ class ProgressReaderTest {
   @Test
   @Timeout(120)
   void readsEveryRecordFromItsStartTimeOnAndThoseThatComeLater() throws Exception {
-    Path work =
-        Files.createDirectories(
-            Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
-                .resolve("progress-reader-" + System.nanoTime()));
+    Path work = WorkDirs.fresh("progress-reader");
     try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"))) {
       kafka.createTopics(List.of(new NewTopic("progress", 1, (short) 1)));
       Properties client = kafka.clientProperties();

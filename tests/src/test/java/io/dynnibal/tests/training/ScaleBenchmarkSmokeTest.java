@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.local.ScaleBenchmark;
+import io.dynnibal.tests.harness.WorkDirs;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +23,7 @@ class ScaleBenchmarkSmokeTest {
   @Timeout(300)
   void indexesTrainsAndRestoresAndReportsEveryFigure() throws Exception {
     TrainingJobConfig config = SmokeRuns.config("scale-smoke");
-    Path work = SmokeRuns.workDir("scale-smoke");
+    Path work = WorkDirs.fresh("scale-smoke");
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     Map<String, Object> figures;
     try (PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8)) {

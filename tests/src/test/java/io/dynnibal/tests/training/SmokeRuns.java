@@ -2,15 +2,13 @@ package io.dynnibal.tests.training;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * What the smoke runs of the CLI's local commands share: a tiny bag tower, batches of 16 with
- * DyNNIBAL-MH negatives and a model update every 5 steps, fast checkpoints, and a work directory of
- * their own.
+ * DyNNIBAL-MH negatives and a model update every 5 steps, fast checkpoints (their work directories:
+ * {@link io.dynnibal.tests.harness.WorkDirs#fresh}).
  */
 public final class SmokeRuns {
   private SmokeRuns() {}
@@ -36,12 +34,5 @@ public final class SmokeRuns {
                 "checkpoint.interval=500ms"));
     settings.addAll(List.of(extra));
     return TrainingJobConfig.load(null, settings);
-  }
-
-  /** A new directory for one run under the test work directory. */
-  public static Path workDir(String name) throws IOException {
-    return Files.createDirectories(
-        Path.of(System.getProperty("dynnibal.test.workdir", "target/test-work"))
-            .resolve(name + "-" + System.nanoTime()));
   }
 }
