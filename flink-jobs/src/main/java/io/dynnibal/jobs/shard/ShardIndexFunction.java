@@ -494,8 +494,11 @@ public final class ShardIndexFunction
     // An exact re-encode rewrites every vector: the tree is built again from the vectors as they
     // are written, in the state's order (the tree a rebuild from the state would give), instead
     // of reading the whole key's state back at the next batch.
+    // (Only when there is a tree to replace: without one, the next batch builds it from the state
+    // and collects the targets still waiting to be encoded.)
+    boolean rebuild = map == null && index != null;
     java.util.function.Predicate<String> indexed =
-        positivesOnly() ? named.all()::contains : id -> true;
+        !rebuild ? id -> false : positivesOnly() ? named.all()::contains : id -> true;
     List<String> exactIds = new ArrayList<>();
     List<float[]> exactVectors = new ArrayList<>();
     CacheMigration.Outcome outcome =
@@ -526,9 +529,8 @@ public final class ShardIndexFunction
     }
     if (map == null) {
       refinement.cancel(key);
-      if (index != null) {
+      if (rebuild) {
         dropIndex(key, index);
-        // Built when the index existed: the targets waiting to be encoded are already waiting.
         ShardIndex rebuilt =
             ShardIndex.build(
                 settings.landmarks(),
