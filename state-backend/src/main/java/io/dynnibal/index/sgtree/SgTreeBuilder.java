@@ -112,7 +112,10 @@ final class SgTreeBuilder {
     double[] toOwner = new double[n]; // to the center or child the point is assigned to
     int[] owner = new int[n]; // -1: stays with the center; else index into children of this call
     List<SgNode> created = new ArrayList<>();
-    List<Integer> remaining = new ArrayList<>();
+    // Points not yet under a child, as indices into members (an int array: at a large root the
+    // loops below pass over them once per child).
+    int[] remaining = new int[n];
+    int remainingCount = 0;
     for (int i = 0; i < n; i++) {
       toCenter[i] = distance(center.vector, vectors[members[i]]);
       if (toCenter[i] == 0) {
@@ -121,18 +124,19 @@ final class SgTreeBuilder {
         owner[i] = -2; // a duplicate of the center
       } else {
         owner[i] = -1;
-        remaining.add(i);
+        remaining[remainingCount++] = i;
       }
     }
-    while (!remaining.isEmpty()) {
+    while (remainingCount > 0) {
       double farthest = 0;
-      for (int i : remaining) {
-        farthest = Math.max(farthest, toCenter[i]);
+      for (int r = 0; r < remainingCount; r++) {
+        farthest = Math.max(farthest, toCenter[remaining[r]]);
       }
       int level = tree.levelFor(farthest);
       double cover = tree.scale(level);
       int firstNew = created.size();
-      for (int i : remaining) {
+      for (int r = 0; r < remainingCount; r++) {
+        int i = remaining[r];
         toCenters[i] = toCenter[i];
         // A point beyond b^level cannot stay under the center at this level: any covering child
         // takes it.
@@ -142,7 +146,8 @@ final class SgTreeBuilder {
         // Farthest-first among points that must live in a child at this level and no new child
         // covers yet.
         int pick = -1;
-        for (int i : remaining) {
+        for (int r = 0; r < remainingCount; r++) {
+          int i = remaining[r];
           if (owner[i] == -1
               && toCenter[i] > cover
               && (pick < 0 || toCenters[i] > toCenters[pick])) {
@@ -158,7 +163,8 @@ final class SgTreeBuilder {
         int childIndex = created.size();
         created.add(child);
         owner[pick] = -3; // the child's own point
-        for (int i : remaining) {
+        for (int r = 0; r < remainingCount; r++) {
+          int i = remaining[r];
           if (owner[i] == -3) {
             continue;
           }
@@ -170,25 +176,31 @@ final class SgTreeBuilder {
           }
         }
       }
-      List<Integer> stay = new ArrayList<>();
-      List<List<Integer>> groups = new ArrayList<>();
-      for (int c = firstNew; c < created.size(); c++) {
-        groups.add(new ArrayList<>());
-      }
-      for (int i : remaining) {
-        if (owner[i] == -1) {
-          stay.add(i);
-        } else if (owner[i] >= firstNew) {
-          groups.get(owner[i] - firstNew).add(members[i]);
+      int[] groupSizes = new int[created.size() - firstNew];
+      for (int r = 0; r < remainingCount; r++) {
+        if (owner[remaining[r]] >= firstNew) {
+          groupSizes[owner[remaining[r]] - firstNew]++;
         }
       }
-      for (int c = 0; c < groups.size(); c++) {
-        tasks.push(
-            new Task(
-                created.get(firstNew + c),
-                groups.get(c).stream().mapToInt(Integer::intValue).toArray()));
+      int[][] groups = new int[groupSizes.length][];
+      for (int c = 0; c < groups.length; c++) {
+        groups[c] = new int[groupSizes[c]];
+        groupSizes[c] = 0;
       }
-      remaining = stay;
+      int stay = 0;
+      for (int r = 0; r < remainingCount; r++) {
+        int i = remaining[r];
+        if (owner[i] == -1) {
+          remaining[stay++] = i; // in place: stay <= r, and r is read before it is overwritten
+        } else if (owner[i] >= firstNew) {
+          int c = owner[i] - firstNew;
+          groups[c][groupSizes[c]++] = members[i];
+        }
+      }
+      for (int c = 0; c < groups.length; c++) {
+        tasks.push(new Task(created.get(firstNew + c), groups[c]));
+      }
+      remainingCount = stay;
     }
   }
 
