@@ -75,6 +75,10 @@ public final class MiningPace extends AbstractStreamOperator<QueryBatch>
   private transient QueryBatch held;
 
   private transient volatile boolean waiting;
+
+  /** Wall-clock milliseconds; a test's own clock in tests of the fallback. */
+  private transient java.util.function.LongSupplier clock = System::currentTimeMillis;
+
   private transient long readFromMs;
   private transient ListState<Long> takenState; // {taken, snapshot time}
   private transient ListState<QueryBatch> heldState;
@@ -106,9 +110,9 @@ public final class MiningPace extends AbstractStreamOperator<QueryBatch>
     if (batch.batchId > taken + lead) {
       held = batch;
       waiting = true;
-      long since = System.currentTimeMillis();
+      long since = clock.getAsLong();
       while (batch.batchId > taken + lead) {
-        if (System.currentTimeMillis() - since > MAX_WAIT_MS) {
+        if (clock.getAsLong() - since > MAX_WAIT_MS) {
           LOG.info(
               "batch {} waited {} s for the trainer to take batch {} (its last report: batch {}):"
                   + " sending it on",
@@ -124,6 +128,11 @@ public final class MiningPace extends AbstractStreamOperator<QueryBatch>
       held = null;
     }
     output.collect(record);
+  }
+
+  /** Replaces the wall clock (tests of the fallback after {@link #MAX_WAIT_MS}). */
+  void useClock(java.util.function.LongSupplier clock) {
+    this.clock = clock;
   }
 
   /** The trainer reported taking batch {@code batchId}. */
@@ -198,7 +207,7 @@ public final class MiningPace extends AbstractStreamOperator<QueryBatch>
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
-    takenState.update(List.of(taken, System.currentTimeMillis()));
+    takenState.update(List.of(taken, clock.getAsLong()));
     heldState.update(held == null ? List.of() : List.of(held));
   }
 

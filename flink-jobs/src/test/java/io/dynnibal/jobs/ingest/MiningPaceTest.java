@@ -112,6 +112,36 @@ class MiningPaceTest {
     }
   }
 
+  /**
+   * A trainer whose reports never come (a reader that cannot reach Kafka: its polls still wake the
+   * mailbox) slows the job, it does not stop it: the held batch goes once {@link
+   * MiningPace#MAX_WAIT_MS} has passed, not before, and the next one waits again.
+   */
+  @Test
+  void aBatchWhoseReportNeverComesGoesAfterTheLongestWait() throws Exception {
+    MiningPace pace = new MiningPace(1, null, null, 0);
+    AtomicLong now = new AtomicLong(1_000_000);
+    long step = 7_000;
+    TrainerMailbox silent =
+        new TrainerMailbox(
+            () -> {
+              now.addAndGet(step); // a poll that found nothing, 7 s later
+              assertTrue(now.get() < 1_000_000 + 3 * MiningPace.MAX_WAIT_MS, "never let through");
+            });
+    pace.useClock(now::get);
+    try (var harness = harness(pace, silent)) {
+      harness.open();
+      harness.processElement(new StreamRecord<>(batch(0)));
+      assertEquals(0, silent.yields, "batch 0 is within the lead of nothing taken");
+      harness.processElement(new StreamRecord<>(batch(1)));
+      long waits = MiningPace.MAX_WAIT_MS / step + 1; // the first check past the longest wait
+      assertEquals(waits, silent.yields, "batch 1 waited the longest wait, no more, no less");
+      harness.processElement(new StreamRecord<>(batch(2)));
+      assertEquals(2 * waits, silent.yields, "batch 2 waited again: going on is no report");
+      assertEquals(List.of(0L, 1L, 2L), ids(harness));
+    }
+  }
+
   @Test
   void aLeadOfZeroIsRefused() {
     assertThrows(IllegalArgumentException.class, () -> new MiningPace(0, null, null, 0));
