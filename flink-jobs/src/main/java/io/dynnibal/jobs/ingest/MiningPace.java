@@ -76,8 +76,11 @@ public final class MiningPace extends AbstractStreamOperator<QueryBatch>
 
   private transient volatile boolean waiting;
 
-  /** Wall-clock milliseconds; a test's own clock in tests of the fallback. */
-  private transient java.util.function.LongSupplier clock = System::currentTimeMillis;
+  /**
+   * Wall-clock milliseconds, set in {@link #initializeState} (a transient field's initializer does
+   * not run in the deserialized operator); a test's own clock in tests of the fallback.
+   */
+  private transient java.util.function.LongSupplier clock;
 
   private transient long readFromMs;
   private transient ListState<Long> takenState; // {taken, snapshot time}
@@ -165,6 +168,9 @@ public final class MiningPace extends AbstractStreamOperator<QueryBatch>
         context
             .getOperatorStateStore()
             .getListState(new ListStateDescriptor<>("held", TypeInformation.of(QueryBatch.class)));
+    if (clock == null) {
+      clock = System::currentTimeMillis;
+    }
     taken = -1;
     readFromMs = builtAtMs;
     Iterator<Long> saved = takenState.get().iterator();
