@@ -110,13 +110,17 @@ public final class PipelineBenchmark {
     figures.put("model_updates_landed", window.updatesLanded());
     figures.put("feedback_latency_ms", round(window.feedbackMillis()));
     figures.put("feedback_latency_steps", round(window.feedbackSteps()));
+    // Each update apart: an exact re-encode cycle (new landmarks, or a map below
+    // reencode.exact.below) takes seconds where a map takes about one, and the mean hides which.
+    figures.put("feedback_latency_ms_each", window.feedbackMillisEach());
+    figures.put("feedback_latency_steps_each", window.feedbackStepsEach());
     return figures;
   }
 
   /**
    * What the trainer reported over the timed steps (after the warm-up). Means are over the window's
    * reports; the feedback latency over the model updates that reached every shard in it (NaN when
-   * none did).
+   * none did), and each of theirs in the order they landed.
    */
   record Window(
       long steps,
@@ -128,7 +132,9 @@ public final class PipelineBenchmark {
       double negativesPerStep,
       int updatesLanded,
       double feedbackMillis,
-      double feedbackSteps) {
+      double feedbackSteps,
+      List<Double> feedbackMillisEach,
+      List<Long> feedbackStepsEach) {
 
     /** The window from the first report at or after {@code fromStep} to the last report. */
     static Window of(List<TrainingMetrics> reports, long fromStep) {
@@ -139,8 +145,8 @@ public final class PipelineBenchmark {
       double negatives = 0;
       int n = 0;
       int landed = 0;
-      double feedbackMs = 0;
-      double feedbackSteps = 0;
+      List<Double> feedbackMs = new ArrayList<>();
+      List<Long> feedbackSteps = new ArrayList<>();
       long cycles = -1;
       TrainingMetrics end = null;
       for (TrainingMetrics m : reports) {
@@ -168,8 +174,8 @@ public final class PipelineBenchmark {
         negatives += m.getNegativesPerStep() == null ? 0 : m.getNegativesPerStep();
         if (m.getReencodeCycles() > cycles && m.getFeedbackLatencyMs() != null) {
           landed++;
-          feedbackMs += m.getFeedbackLatencyMs();
-          feedbackSteps += m.getFeedbackLatencySteps();
+          feedbackMs.add(m.getFeedbackLatencyMs());
+          feedbackSteps.add(m.getFeedbackLatencySteps());
         }
         cycles = m.getReencodeCycles();
       }
@@ -188,8 +194,10 @@ public final class PipelineBenchmark {
           merge / n,
           negatives / n,
           landed,
-          landed == 0 ? Double.NaN : feedbackMs / landed,
-          landed == 0 ? Double.NaN : feedbackSteps / landed);
+          feedbackMs.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN),
+          feedbackSteps.stream().mapToDouble(Long::doubleValue).average().orElse(Double.NaN),
+          List.copyOf(feedbackMs),
+          List.copyOf(feedbackSteps));
     }
   }
 

@@ -64,6 +64,24 @@ class PipelineBenchmarkWindowTest {
     assertEquals(1, w.updatesLanded());
     assertEquals(250.0, w.feedbackMillis(), 1e-9);
     assertEquals(3.0, w.feedbackSteps(), 1e-9);
+    assertEquals(List.of(250.0), w.feedbackMillisEach());
+    assertEquals(List.of(3L), w.feedbackStepsEach());
+  }
+
+  @Test
+  void reportsEachUpdateApartAndTheirMean() {
+    List<TrainingMetrics> reports = reports();
+    // A second update, slower, lands at step 9.
+    reports.get(8).setReencodeCycles(2L);
+    reports.get(8).setFeedbackLatencyMs(4_250.0);
+    reports.get(8).setFeedbackLatencySteps(5L);
+    reports.get(9).setReencodeCycles(2L);
+    PipelineBenchmark.Window w = PipelineBenchmark.Window.of(reports, 4);
+    assertEquals(2, w.updatesLanded());
+    assertEquals(List.of(250.0, 4_250.0), w.feedbackMillisEach());
+    assertEquals(List.of(3L, 5L), w.feedbackStepsEach());
+    assertEquals(2_250.0, w.feedbackMillis(), 1e-9);
+    assertEquals(4.0, w.feedbackSteps(), 1e-9);
   }
 
   @Test
@@ -71,6 +89,7 @@ class PipelineBenchmarkWindowTest {
     PipelineBenchmark.Window w = PipelineBenchmark.Window.of(reports(), 8);
     assertEquals(0, w.updatesLanded());
     assertTrue(Double.isNaN(w.feedbackMillis()));
+    assertEquals(List.of(), w.feedbackMillisEach());
   }
 
   @Test

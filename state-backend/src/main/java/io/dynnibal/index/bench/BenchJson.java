@@ -11,10 +11,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * One JSON object (the benchmarks' figures, `version --json`) of numbers, strings and nested
- * objects of them, in the order the figures were put, on one line: {@code {"key": 1, "other":
- * "text", "group": {"a": 0.5}}}. A figure that is neither a number nor a map is written as its
- * string; a missing one (null) as null.
+ * One JSON object (the benchmarks' figures, `version --json`) of numbers, strings, and nested
+ * objects and arrays of them, in the order the figures were put, on one line: {@code {"key": 1,
+ * "other": "text", "group": {"a": 0.5}, "each": [1.5, 2]}}. A figure that is neither a number, a
+ * map nor a list is written as its string; a missing one (null) as null.
  */
 public final class BenchJson {
   private static final ObjectWriter WRITER = new ObjectMapper().writer(new OneLine());
@@ -29,17 +29,21 @@ public final class BenchJson {
     }
   }
 
-  /** Numbers, nulls and nested maps as they are; anything else as its string. */
+  /** Numbers, nulls, nested maps and lists as they are; anything else as its string. */
   private static Map<String, Object> plain(Map<String, ?> figures) {
     Map<String, Object> out = new LinkedHashMap<>();
-    figures.forEach(
-        (key, value) ->
-            out.put(
-                key,
-                value instanceof Map<?, ?> nested
-                    ? plain(stringKeys(nested))
-                    : value == null || value instanceof Number ? value : String.valueOf(value)));
+    figures.forEach((key, value) -> out.put(key, plain(value)));
     return out;
+  }
+
+  private static Object plain(Object value) {
+    if (value instanceof Map<?, ?> nested) {
+      return plain(stringKeys(nested));
+    }
+    if (value instanceof java.util.List<?> list) {
+      return list.stream().map(BenchJson::plain).toList();
+    }
+    return value == null || value instanceof Number ? value : String.valueOf(value);
   }
 
   private static Map<String, ?> stringKeys(Map<?, ?> map) {

@@ -25,7 +25,7 @@ class BenchJsonTest {
     String json = BenchJson.of(figures);
     assertEquals(
         "{\"steps\": 15, \"recall_at_10\": 0.25, \"snapshot\": \"file:/tmp/a \\\"b\\\"\\\\c\","
-            + " \"gpu\": \"true\", \"shards\": \"[1, 2]\"}",
+            + " \"gpu\": \"true\", \"shards\": [1, 2]}",
         json);
     JsonNode parsed = new ObjectMapper().readTree(json);
     assertEquals(15, parsed.get("steps").asInt());
@@ -60,6 +60,18 @@ class BenchJsonTest {
     assertEquals(
         0.5,
         new ObjectMapper().readTree(json).get("samplers").get("mh").get("mass_ratio").asDouble());
+  }
+
+  @Test
+  void aListOfFiguresIsAnArray() throws Exception {
+    Map<String, Object> figures = new LinkedHashMap<>();
+    figures.put("feedback_latency_ms_each", java.util.List.of(250.0, 4250.5));
+    figures.put("none", java.util.List.of());
+    String json = BenchJson.of(figures);
+    assertEquals("{\"feedback_latency_ms_each\": [250.0, 4250.5], \"none\": []}", json);
+    assertEquals(
+        4250.5,
+        new ObjectMapper().readTree(json).get("feedback_latency_ms_each").get(1).asDouble());
   }
 
   @Test
