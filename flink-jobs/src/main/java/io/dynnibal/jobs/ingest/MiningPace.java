@@ -10,6 +10,7 @@ import io.dynnibal.stream.QueryBatch;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Properties;
+import java.util.function.LongSupplier;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -80,7 +81,7 @@ public final class MiningPace extends AbstractStreamOperator<QueryBatch>
    * Wall-clock milliseconds, set in {@link #initializeState} (a transient field's initializer does
    * not run in the deserialized operator); a test's own clock in tests of the fallback.
    */
-  private transient java.util.function.LongSupplier clock;
+  private transient LongSupplier clock;
 
   private transient long readFromMs;
   private transient ListState<Long> takenState; // {taken, snapshot time}
@@ -134,7 +135,7 @@ public final class MiningPace extends AbstractStreamOperator<QueryBatch>
   }
 
   /** Replaces the wall clock (tests of the fallback after {@link #MAX_WAIT_MS}). */
-  void useClock(java.util.function.LongSupplier clock) {
+  void useClock(LongSupplier clock) {
     this.clock = clock;
   }
 

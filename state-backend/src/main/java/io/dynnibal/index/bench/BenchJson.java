@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -40,7 +41,7 @@ public final class BenchJson {
     if (value instanceof Map<?, ?> nested) {
       return plain(stringKeys(nested));
     }
-    if (value instanceof java.util.List<?> list) {
+    if (value instanceof List<?> list) {
       return list.stream().map(BenchJson::plain).toList();
     }
     return value == null || value instanceof Number ? value : String.valueOf(value);

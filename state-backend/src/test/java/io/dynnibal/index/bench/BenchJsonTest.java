@@ -65,8 +65,8 @@ class BenchJsonTest {
   @Test
   void aListOfFiguresIsAnArray() throws Exception {
     Map<String, Object> figures = new LinkedHashMap<>();
-    figures.put("feedback_latency_ms_each", java.util.List.of(250.0, 4250.5));
-    figures.put("none", java.util.List.of());
+    figures.put("feedback_latency_ms_each", List.of(250.0, 4250.5));
+    figures.put("none", List.of());
     String json = BenchJson.of(figures);
     assertEquals("{\"feedback_latency_ms_each\": [250.0, 4250.5], \"none\": []}", json);
     assertEquals(
