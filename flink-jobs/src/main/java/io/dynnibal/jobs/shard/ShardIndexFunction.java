@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -320,6 +321,16 @@ public final class ShardIndexFunction
     indexedTargets.addAndGet(-index.size());
   }
 
+  private void putIndex(int key, ShardIndex index) {
+    indexes.put(key, index);
+    indexedTargets.addAndGet(index.size());
+  }
+
+  /** Which of the key's stored targets its index holds ({@code negatives.pool}). */
+  private Predicate<String> pool() throws Exception {
+    return positivesOnly() ? named.all()::contains : id -> true;
+  }
+
   /** Says when adding {@code what} made the index apply its frame to every vector. */
   private static void logFlattened(int key, ShardIndex index, long before, String what) {
     if (index.framesFlattened() > before) {
@@ -497,8 +508,7 @@ public final class ShardIndexFunction
     // (Only when there is a tree to replace: without one, the next batch builds it from the state
     // and collects the targets still waiting to be encoded.)
     boolean rebuild = map == null && index != null;
-    java.util.function.Predicate<String> indexed =
-        !rebuild ? id -> false : positivesOnly() ? named.all()::contains : id -> true;
+    Predicate<String> indexed = rebuild ? pool() : id -> false;
     List<String> exactIds = new ArrayList<>();
     List<float[]> exactVectors = new ArrayList<>();
     CacheMigration.Outcome outcome =
@@ -531,15 +541,14 @@ public final class ShardIndexFunction
       refinement.cancel(key);
       if (rebuild) {
         dropIndex(key, index);
-        ShardIndex rebuilt =
+        putIndex(
+            key,
             ShardIndex.build(
                 settings.landmarks(),
                 settings.treeBase(),
                 exactIds,
                 exactVectors,
-                settings.seed() ^ key);
-        indexes.put(key, rebuilt);
-        indexedTargets.addAndGet(rebuilt.size());
+                settings.seed() ^ key));
       }
     }
     long millis = (System.nanoTime() - start) / 1_000_000;
@@ -627,12 +636,12 @@ public final class ShardIndexFunction
               settings.treeBase(),
               settings.seed() ^ key,
               model.version,
-              positivesOnly() ? named.all()::contains : id -> true,
+              pool(),
               pending::add);
-      indexes.put(key, index);
-      indexedTargets.addAndGet(index.size());
-      // The tree is heap-only: rebuilt after a restore and after an exact re-encode. Its cost is
-      // what a restored shard waits for before it answers its first batch.
+      putIndex(key, index);
+      // The tree is heap-only: rebuilt from the state after a restore and after a gradual exact
+      // pass (an exact re-encode at once builds it from the vectors it writes). Its cost is what
+      // a restored shard waits for before it answers its first batch.
       if (index.size() > 0) {
         double millis = (System.nanoTime() - start) / 1e6;
         indexBuildMillis += millis;

@@ -1,7 +1,6 @@
 package io.dynnibal.tests.harness;
 
 import io.dynnibal.local.EmbeddedKafkaBroker;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -75,11 +74,7 @@ public final class StreamingClusterExtension
 
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
-    Path root = WorkDirs.root();
-    workDir =
-        Files.createDirectories(root)
-            .resolve(context.getRequiredTestClass().getSimpleName() + "-" + System.nanoTime());
-    Files.createDirectories(workDir);
+    workDir = WorkDirs.fresh(context.getRequiredTestClass().getSimpleName());
     kafka = EmbeddedKafkaBroker.start(workDir.resolve("kafka"));
     try {
       flink.beforeAll(context);
