@@ -78,6 +78,15 @@ final class TrainCommand implements Callable<Integer> {
   String negativesPool;
 
   @Option(
+      names = "--unnamed-share",
+      descriptionKey = "negatives.unnamed.share",
+      description =
+          "Under --negatives-pool positives, the weight of a target no pair names in the uniform"
+              + " draws, against 1 for a named one (the job admits that share of them per model"
+              + " version) (default ${DEFAULT-VALUE}).")
+  double unnamedShare;
+
+  @Option(
       names = "--lr",
       descriptionKey = "learning.rate",
       description = "Peak learning rate of the networks (default ${DEFAULT-VALUE}).")
@@ -234,6 +243,7 @@ final class TrainCommand implements Callable<Integer> {
             batch,
             uniform,
             pool(),
+            unnamedShare,
             seed,
             model,
             learningRate,

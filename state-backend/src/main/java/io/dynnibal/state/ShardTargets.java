@@ -75,6 +75,15 @@ public final class ShardTargets {
     targets.remove(id);
   }
 
+  /** The ids of every target the key stores, encoded or not (reads the keys only). */
+  public List<String> ids() throws Exception {
+    List<String> ids = new ArrayList<>();
+    for (String id : targets.keys()) {
+      ids.add(id);
+    }
+    return ids;
+  }
+
   /** A stored target with its features, for encoding; null if the shard has no such target. */
   public TargetFeatures withFeatures(String id) throws Exception {
     TargetFeatures t = targets.get(id);

@@ -38,6 +38,9 @@ public final class LocalTraining {
    *     then the training pairs', then the rest, each group in a seeded order
    * @param negativesPool the targets uniform negatives are drawn from: all, or those the training
    *     pairs name (the job's {@code negatives.pool})
+   * @param unnamedShare under {@code positives}, the weight of a target no pair names against a
+   *     named one's in the uniform draws (the job's {@code negatives.unnamed.share}: the job admits
+   *     that share of them per model version, so each is drawn at the same rate on average)
    */
   public record Options(
       Path targets,
@@ -48,6 +51,7 @@ public final class LocalTraining {
       int batchSize,
       int uniformNegatives,
       NegativesPool negativesPool,
+      double unnamedShare,
       long seed,
       DualEncoderConfig model,
       float learningRate,
@@ -64,10 +68,11 @@ public final class LocalTraining {
           || maxSteps < 0
           || warmupSteps < 0
           || evalLimit < 0
-          || maxTargets < 0) {
+          || maxTargets < 0
+          || !(unnamedShare >= 0 && unnamedShare <= 1)) {
         throw new IllegalArgumentException(
-            "need epochs >= 1, batch >= 1 and non-negative negatives, steps, warm-up"
-                + " and eval limit");
+            "need epochs >= 1, batch >= 1, non-negative negatives, steps, warm-up"
+                + " and eval limit, and an unnamed share in [0, 1]");
       }
     }
   }
@@ -125,7 +130,9 @@ public final class LocalTraining {
                 + "); a batch needs "
                 + options.batchSize());
       }
-      int[] pool = pool(options.negativesPool(), usable, targetIndex, targets.size());
+      UniformPool pool =
+          UniformPool.of(
+              options.negativesPool(), options.unnamedShare(), usable, targetIndex, targets.size());
       int stepsPerEpoch = usable.size() / options.batchSize();
       int plannedSteps = stepsPerEpoch * options.epochs();
       if (options.maxSteps() > 0) {
@@ -239,21 +246,9 @@ public final class LocalTraining {
     return subset;
   }
 
-  /** The indexes of the targets uniform negatives come from (each once), in a fixed order. */
-  private static int[] pool(
-      NegativesPool negativesPool,
-      List<LabelledQuery> pairs,
-      Map<String, Integer> targetIndex,
-      int targetCount) {
-    if (negativesPool == NegativesPool.ALL) {
-      return java.util.stream.IntStream.range(0, targetCount).toArray();
-    }
-    return pairs.stream().mapToInt(q -> targetIndex.get(q.targetId())).distinct().toArray();
-  }
-
   /**
-   * B pairs, their positives, and U targets drawn uniformly (with replacement) from {@code pool},
-   * shared by the batch.
+   * B pairs, their positives, and U targets drawn (with replacement) from {@code pool}, shared by
+   * the batch.
    */
   static TrainingBatch batch(
       List<LabelledQuery> pairs,
@@ -261,7 +256,7 @@ public final class LocalTraining {
       Map<String, Integer> targetIndex,
       List<TargetText> targets,
       List<Features> targetFeatures,
-      int[] pool,
+      UniformPool pool,
       int uniform,
       Random random) {
     List<Features> queries = new ArrayList<>(pairs.size());
@@ -275,7 +270,7 @@ public final class LocalTraining {
     List<String> negativeIds = new ArrayList<>(uniform);
     List<Features> negatives = new ArrayList<>(uniform);
     for (int i = 0; i < uniform; i++) {
-      int t = pool[random.nextInt(pool.length)];
+      int t = pool.draw(random);
       negativeIds.add(targets.get(t).targetId());
       negatives.add(targetFeatures.get(t));
     }

@@ -6,6 +6,7 @@ import io.dynnibal.model.features.FeatureConfig;
 import io.dynnibal.negatives.NegativesMode;
 import io.dynnibal.negatives.NegativesPool;
 import io.dynnibal.negatives.Sampler;
+import io.dynnibal.negatives.UnnamedShare;
 import io.dynnibal.training.TrainerConfig;
 import java.io.IOException;
 import java.io.Reader;
@@ -173,6 +174,16 @@ public final class TrainingJobConfig implements Serializable {
       "which targets the shards draw negatives from: all (every target, the paper's protocol) or"
           + " positives (those a training pair has named as its positive so far)")
   public String negativesPool = NegativesPool.ALL.id;
+
+  /** See {@link UnnamedShare} for why a share between the two pools exists. */
+  @Setting(
+      value =
+          "under negatives.pool=positives, the share of targets no pair has named that join the"
+              + " pool too, drawn anew for each model version (0: named targets only; 1: every"
+              + " target)",
+      min = 0,
+      max = 1)
+  public double negativesUnnamedShare = 0;
 
   /**
    * The shards encode queries with the model version they hold (tens of steps old) and score the
@@ -444,6 +455,11 @@ public final class TrainingJobConfig implements Serializable {
     return NegativesPool.of(negativesPool);
   }
 
+  /** The negatives.unnamed.share setting, seeded by the job's seed. */
+  public UnnamedShare unnamedShare() {
+    return new UnnamedShare(negativesUnnamedShare, seed);
+  }
+
   /** What the shards mine per query: the dose, or the candidates to re-score when more. */
   public int minedPerExample() {
     return Math.max(negativesPerExample, negativesCandidatesPerExample);
@@ -588,6 +604,11 @@ public final class TrainingJobConfig implements Serializable {
     }
     if (!NegativesPool.NAMES.contains(negativesPool)) {
       p.add("negatives.pool must be one of " + NegativesPool.NAMES + ", got " + negativesPool);
+    } else if (negativesUnnamedShare > 0 && negativesPool() != NegativesPool.POSITIVES) {
+      p.add(
+          "negatives.unnamed.share applies to negatives.pool=positives (under all every target is"
+              + " in the pool); got pool "
+              + negativesPool);
     }
     if (negativesUniform < 1 && !Sampler.IN_BATCH.id.equals(sampler)) {
       p.add(

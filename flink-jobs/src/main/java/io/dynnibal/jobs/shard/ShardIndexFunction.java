@@ -228,7 +228,7 @@ public final class ShardIndexFunction
       // loading half a million targets, and its trees sampled three times slower than inserted
       // ones on that data (bench scale).
       boolean isNew = !index.contains(t.id);
-      if (!positivesOnly() || named.contains(t.id)) {
+      if (!positivesOnly() || named.contains(t.id) || unnamedAdmitted(t.id, model.version)) {
         index.upsert(t.id, t.cache);
         if (isNew) {
           indexedTargets.incrementAndGet();
@@ -241,6 +241,56 @@ public final class ShardIndexFunction
 
   private boolean positivesOnly() {
     return settings.negativesPool() == NegativesPool.POSITIVES;
+  }
+
+  /** Whether an unnamed target is in a {@code positives} pool at {@code version}. */
+  private boolean unnamedAdmitted(String id, long version) {
+    return settings.unnamedShare().admits(id, version);
+  }
+
+  /**
+   * After a model update moved the key's tree in place (a map), the unnamed targets of the new
+   * version's share replace the previous version's ({@code negatives.unnamed.share}); an exact
+   * update builds its tree with the new share instead ({@link #pool}).
+   */
+  private void rotateUnnamed(int key, ShardIndex index, long version) throws Exception {
+    if (!positivesOnly() || settings.unnamedShare().share() <= 0) {
+      return;
+    }
+    long start = System.nanoTime();
+    java.util.Set<String> namedIds = named.all();
+    List<String> joining = new ArrayList<>();
+    int left = 0;
+    for (String id : targets.ids()) {
+      if (namedIds.contains(id)) {
+        continue;
+      }
+      if (unnamedAdmitted(id, version)) {
+        if (!index.contains(id)) {
+          joining.add(id);
+        }
+      } else if (index.delete(id)) {
+        indexedTargets.decrementAndGet();
+        left++;
+      }
+    }
+    int joined = 0;
+    long flattened = index.framesFlattened();
+    for (TargetFeatures t : targets.shippedWithCache(joining, version)) {
+      if (t.cache != null) { // not encoded yet: it joins when it is
+        index.upsert(t.id, t.cache);
+        indexedTargets.incrementAndGet();
+        joined++;
+      }
+    }
+    logFlattened(key, index, flattened, "an unnamed target's vector");
+    LOG.info(
+        "shard key {}: model update {}: {} unnamed targets left the pool, {} joined, in {} ms",
+        key,
+        version,
+        left,
+        joined,
+        (System.nanoTime() - start) / 1_000_000);
   }
 
   /**
@@ -326,9 +376,16 @@ public final class ShardIndexFunction
     indexedTargets.addAndGet(index.size());
   }
 
-  /** Which of the key's stored targets its index holds ({@code negatives.pool}). */
-  private Predicate<String> pool() throws Exception {
-    return positivesOnly() ? named.all()::contains : id -> true;
+  /**
+   * Which of the key's stored targets its index holds at model version {@code version} ({@code
+   * negatives.pool}, {@code negatives.unnamed.share}).
+   */
+  private Predicate<String> pool(long version) throws Exception {
+    if (!positivesOnly()) {
+      return id -> true;
+    }
+    java.util.Set<String> namedIds = named.all();
+    return id -> namedIds.contains(id) || unnamedAdmitted(id, version);
   }
 
   /** Says when adding {@code what} made the index apply its frame to every vector. */
@@ -508,7 +565,7 @@ public final class ShardIndexFunction
     // (Only when there is a tree to replace: without one, the next batch builds it from the state
     // and collects the targets still waiting to be encoded.)
     boolean rebuild = map == null && index != null;
-    Predicate<String> indexed = rebuild ? pool() : id -> false;
+    Predicate<String> indexed = rebuild ? pool(update.getVersion()) : id -> false;
     List<String> exactIds = new ArrayList<>();
     List<float[]> exactVectors = new ArrayList<>();
     CacheMigration.Outcome outcome =
@@ -592,6 +649,9 @@ public final class ShardIndexFunction
           repair.subtreesRebuilt(),
           repair.targetsMoved());
     }
+    if (map != null && index != null) {
+      rotateUnnamed(key, index, update.getVersion());
+    }
     currentUpdate.update(update);
     model = next;
     updatesApplied.inc();
@@ -636,7 +696,7 @@ public final class ShardIndexFunction
               settings.treeBase(),
               settings.seed() ^ key,
               model.version,
-              pool(),
+              pool(model.version),
               pending::add);
       putIndex(key, index);
       // The tree is heap-only: rebuilt from the state after a restore and after a gradual exact

@@ -5,6 +5,7 @@ import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.negatives.NegativesMode;
 import io.dynnibal.negatives.NegativesPool;
 import io.dynnibal.negatives.Sampler;
+import io.dynnibal.negatives.UnnamedShare;
 import java.io.Serializable;
 
 /**
@@ -13,6 +14,7 @@ import java.io.Serializable;
  *
  * @param hardNegativesPerStep hard negatives a step shares at most (0: the shards mine nothing)
  * @param minedPerExample what the shards mine per query: the dose, or the candidates to re-score
+ * @param unnamedShare which unnamed targets join a {@code positives} pool, per model version
  * @param uniformDrawsPerStep uniform draws each shard makes per batch
  * @param targetsTopic names the source of a dead-lettered target
  * @param modelUpdatesTopic names the source of a dead-lettered model update
@@ -27,6 +29,7 @@ public record ShardSettings(
     int minedPerExample,
     NegativesMode negativesMode,
     NegativesPool negativesPool,
+    UnnamedShare unnamedShare,
     int uniformDrawsPerStep,
     double snmPoolFraction,
     int snmRefreshEvery,
@@ -55,6 +58,7 @@ public record ShardSettings(
         config.minedPerExample(),
         config.negativesMode(),
         config.negativesPool(),
+        config.unnamedShare(),
         config.uniformDrawsPerStep(),
         config.snmPoolFraction,
         config.snmRefreshEvery,

@@ -195,6 +195,27 @@ class TrainingJobConfigTest {
   }
 
   @Test
+  void anUnnamedShareNeedsThePoolOfPositivesAndAShareInTheUnitInterval() {
+    List<String> underAll =
+        new TrainingJobConfig().apply("negatives.unnamed.share", "0.1").problems();
+    assertEquals(1, underAll.size(), underAll.toString());
+    assertTrue(underAll.get(0).contains("negatives.unnamed.share"), underAll.toString());
+    assertEquals(
+        1,
+        new TrainingJobConfig()
+            .apply("negatives.pool", "positives")
+            .apply("negatives.unnamed.share", "1.2")
+            .problems()
+            .size());
+    TrainingJobConfig ok =
+        new TrainingJobConfig()
+            .apply("negatives.pool", "positives")
+            .apply("negatives.unnamed.share", "0.1");
+    assertEquals(List.of(), ok.problems());
+    assertEquals(0.1, ok.unnamedShare().share());
+  }
+
+  @Test
   void exactCyclesRunInGroupsForTheTransformerAndAtOnceForTheOthersUnlessSet() {
     assertEquals(0, new TrainingJobConfig().reencodeExactPerBatch());
     assertEquals(

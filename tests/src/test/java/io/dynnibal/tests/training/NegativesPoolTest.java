@@ -1,22 +1,27 @@
 package io.dynnibal.tests.training;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.data.LabelledQuery;
+import io.dynnibal.data.TargetText;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.local.EmbeddedKafkaBroker;
+import io.dynnibal.negatives.UnnamedShare;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.tests.harness.StreamingClusterExtension;
 import io.dynnibal.tests.harness.TrainingJobs;
 import io.dynnibal.trainer.FaultInjection;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.core.execution.JobClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -105,6 +110,95 @@ class NegativesPoolTest {
         job.cancel().get();
       }
     }
+  }
+
+  /**
+   * {@code negatives.unnamed.share}: the unnamed targets join the pool a share at a time, a new
+   * share with each model version. Every unnamed target is watched: none that no version admitted
+   * is ever drawn, and those drawn include targets only later versions admitted (the share rotates
+   * with updates by map too, not only when a tree is rebuilt).
+   */
+  @Test
+  @Timeout(240)
+  void aShareOfTheUnnamedTargetsJoinsThePoolAnewWithEachModelVersion(EmbeddedKafkaBroker kafka)
+      throws Exception {
+    SyntheticCorpus corpus = new SyntheticCorpus(120, 300, 8, 3, 13);
+    List<LabelledQuery> evenTargetsOnly =
+        corpus.train.stream()
+            .filter(q -> Integer.parseInt(q.targetId().substring(4)) % 2 == 0)
+            .toList();
+    List<String> unnamed =
+        corpus.targets.stream()
+            .map(TargetText::targetId)
+            .filter(id -> Integer.parseInt(id.substring(4)) % 2 == 1)
+            .toList();
+    TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "share-test");
+    config.batchSize = 16;
+    config.negativesPerExample = 2;
+    config.reencodeEvery = 4;
+    config.landmarks = 16;
+    config.regressionSamples = 64;
+    config.seed = 5;
+    config.negativesPool = "positives";
+    config.negativesUnnamedShare = 0.25;
+    config.watchTargets = String.join(",", unnamed);
+    config.validate();
+    kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+
+    List<TrainingMetrics> seen = new ArrayList<>();
+    TrainingMetrics last = null;
+    try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties());
+        TopicReader<TrainingMetrics> metrics =
+            new TopicReader<>(
+                kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class)) {
+      publisher.publishTargets(config.targetsTopic(), corpus.targets, null);
+      JobClient job = TrainingJobs.start(config, FaultInjection.NONE, conf -> {});
+      try {
+        TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
+        long published = 0;
+        for (int epoch = 0; epoch < 12 && (last == null || last.getReencodeCycles() < 4); epoch++) {
+          publisher.publishPairs(config.pairsTopic(), evenTargetsOnly, "e" + epoch, 0, null);
+          published += evenTargetsOnly.size();
+          long steps = published / config.batchSize;
+          last =
+              TrainingJobs.await(
+                  metrics, seen, job, Duration.ofSeconds(90), m -> m.getStep() >= steps);
+        }
+      } finally {
+        job.cancel().get();
+      }
+    }
+    assertTrue(last.getReencodeCycles() >= 4, "the cache moved too few times: " + last);
+
+    UnnamedShare share = config.unnamedShare();
+    long newest = last.getModelVersion();
+    Set<String> everAdmitted = new HashSet<>();
+    List<Set<String>> admittedBy = new ArrayList<>();
+    for (long v = 0; v <= newest; v++) {
+      long version = v;
+      Set<String> admitted = new HashSet<>();
+      unnamed.stream().filter(id -> share.admits(id, version)).forEach(admitted::add);
+      admittedBy.add(admitted);
+      everAdmitted.addAll(admitted);
+    }
+    Map<String, Long> drawnCounts = last.getWatchedNegatives();
+    Set<String> drawn = new HashSet<>();
+    unnamed.stream().filter(id -> drawnCounts.getOrDefault(id, 0L) > 0).forEach(drawn::add);
+    for (String id : unnamed) {
+      if (!everAdmitted.contains(id)) {
+        assertEquals(0L, drawnCounts.getOrDefault(id, 0L), id + " was drawn but never admitted");
+      }
+    }
+    assertTrue(everAdmitted.size() < unnamed.size(), "every unnamed target admitted: vacuous");
+    // The first update re-encodes exactly and builds the tree anew; the later ones move it by
+    // their maps, and the share must rotate then too.
+    Set<String> firstTwo = new HashSet<>(admittedBy.get(0));
+    firstTwo.addAll(admittedBy.get(1));
+    assertFalse(
+        firstTwo.containsAll(drawn),
+        "every unnamed target drawn is in the shares of versions 0 and 1: the share stopped"
+            + " rotating; drawn "
+            + drawn);
   }
 
   /**

@@ -1,0 +1,46 @@
+package io.dynnibal.training;
+
+import io.dynnibal.data.LabelledQuery;
+import io.dynnibal.negatives.NegativesPool;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.IntStream;
+
+/**
+ * The targets the trainer alone ({@link LocalTraining}) draws uniform negatives from: the named
+ * ones (those training pairs name, or every target under {@code all}) each with weight 1, the
+ * others with weight {@code unnamedShare}.
+ */
+record UniformPool(int[] named, int[] unnamed, double unnamedShare) {
+  static UniformPool of(
+      NegativesPool negativesPool,
+      double unnamedShare,
+      List<LabelledQuery> pairs,
+      Map<String, Integer> targetIndex,
+      int targetCount) {
+    if (negativesPool == NegativesPool.ALL) {
+      return new UniformPool(IntStream.range(0, targetCount).toArray(), new int[0], 0);
+    }
+    int[] named = pairs.stream().mapToInt(q -> targetIndex.get(q.targetId())).distinct().toArray();
+    BitSet isNamed = new BitSet(targetCount);
+    for (int t : named) {
+      isNamed.set(t);
+    }
+    int[] unnamed = IntStream.range(0, targetCount).filter(t -> !isNamed.get(t)).toArray();
+    return new UniformPool(named, unnamed, unnamedShare);
+  }
+
+  /**
+   * One target, with probability proportional to its weight. Without unnamed weight it is one draw
+   * from the random stream, as before the share existed (runs stay reproducible).
+   */
+  int draw(Random random) {
+    double unnamedMass = unnamedShare * unnamed.length;
+    if (unnamedMass == 0 || random.nextDouble() * (named.length + unnamedMass) < named.length) {
+      return named[random.nextInt(named.length)];
+    }
+    return unnamed[random.nextInt(unnamed.length)];
+  }
+}
