@@ -23,6 +23,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
@@ -258,7 +259,7 @@ public final class ShardIndexFunction
       return;
     }
     long start = System.nanoTime();
-    java.util.Set<String> namedIds = named.all();
+    Set<String> namedIds = named.all();
     List<String> joining = new ArrayList<>();
     int left = 0;
     for (String id : targets.ids()) {
@@ -384,7 +385,7 @@ public final class ShardIndexFunction
     if (!positivesOnly()) {
       return id -> true;
     }
-    java.util.Set<String> namedIds = named.all();
+    Set<String> namedIds = named.all();
     return id -> namedIds.contains(id) || unnamedAdmitted(id, version);
   }
 
