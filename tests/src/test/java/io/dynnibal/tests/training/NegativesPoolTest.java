@@ -43,23 +43,12 @@ class NegativesPoolTest {
   @Timeout(240)
   void theShardsDrawNegativesOnlyFromTargetsThatPairsNamed(EmbeddedKafkaBroker kafka)
       throws Exception {
-    SyntheticCorpus corpus = new SyntheticCorpus(120, 300, 8, 3, 13);
-    List<LabelledQuery> evenTargetsOnly =
-        corpus.train.stream()
-            .filter(q -> Integer.parseInt(q.targetId().substring(4)) % 2 == 0)
-            .toList();
+    SyntheticCorpus corpus = corpus();
+    List<LabelledQuery> evenTargetsOnly = pairsOfEvenTargets(corpus);
     long named = evenTargetsOnly.stream().map(LabelledQuery::targetId).distinct().count();
-    TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "pool-test");
-    config.batchSize = 16;
-    config.negativesPerExample = 2;
-    config.reencodeEvery = 4;
-    config.landmarks = 16;
-    config.regressionSamples = 64;
-    config.seed = 5;
-    config.negativesPool = "positives";
-    config.watchTargets = String.join(",", NAMED) + "," + String.join(",", NEVER_NAMED);
-    config.validate();
-    kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+    TrainingJobConfig config =
+        positivesPool(
+            kafka, "pool-test", 0, String.join(",", NAMED) + "," + String.join(",", NEVER_NAMED));
 
     List<TrainingMetrics> seen = new ArrayList<>();
     try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties());
@@ -72,16 +61,10 @@ class NegativesPoolTest {
         TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
         // Until the cache has moved twice (the first cycles re-encode exactly and rebuild the
         // trees from state, the later ones map them).
-        long published = 0;
-        TrainingMetrics last = null;
-        for (int epoch = 0; epoch < 10 && (last == null || last.getReencodeCycles() < 2); epoch++) {
-          publisher.publishPairs(config.pairsTopic(), evenTargetsOnly, "e" + epoch, 0, null);
-          published += evenTargetsOnly.size();
-          long steps = published / config.batchSize;
-          last =
-              TrainingJobs.await(
-                  metrics, seen, job, Duration.ofSeconds(90), m -> m.getStep() >= steps);
-        }
+        Trained trained =
+            trainUntilCycles(publisher, config, metrics, seen, job, evenTargetsOnly, 2, 10);
+        long published = trained.published();
+        TrainingMetrics last = trained.last();
         assertTrue(last.getReencodeCycles() >= 2, "the cache never moved: " + last);
 
         Map<String, Long> drawn = last.getWatchedNegatives();
@@ -122,28 +105,14 @@ class NegativesPoolTest {
   @Timeout(240)
   void aShareOfTheUnnamedTargetsJoinsThePoolAnewWithEachModelVersion(EmbeddedKafkaBroker kafka)
       throws Exception {
-    SyntheticCorpus corpus = new SyntheticCorpus(120, 300, 8, 3, 13);
-    List<LabelledQuery> evenTargetsOnly =
-        corpus.train.stream()
-            .filter(q -> Integer.parseInt(q.targetId().substring(4)) % 2 == 0)
-            .toList();
+    SyntheticCorpus corpus = corpus();
+    List<LabelledQuery> evenTargetsOnly = pairsOfEvenTargets(corpus);
     List<String> unnamed =
         corpus.targets.stream()
             .map(TargetText::targetId)
             .filter(id -> Integer.parseInt(id.substring(4)) % 2 == 1)
             .toList();
-    TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "share-test");
-    config.batchSize = 16;
-    config.negativesPerExample = 2;
-    config.reencodeEvery = 4;
-    config.landmarks = 16;
-    config.regressionSamples = 64;
-    config.seed = 5;
-    config.negativesPool = "positives";
-    config.negativesUnnamedShare = 0.25;
-    config.watchTargets = String.join(",", unnamed);
-    config.validate();
-    kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+    TrainingJobConfig config = positivesPool(kafka, "share-test", 0.25, String.join(",", unnamed));
 
     List<TrainingMetrics> seen = new ArrayList<>();
     TrainingMetrics last = null;
@@ -155,15 +124,8 @@ class NegativesPoolTest {
       JobClient job = TrainingJobs.start(config, FaultInjection.NONE, conf -> {});
       try {
         TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
-        long published = 0;
-        for (int epoch = 0; epoch < 12 && (last == null || last.getReencodeCycles() < 4); epoch++) {
-          publisher.publishPairs(config.pairsTopic(), evenTargetsOnly, "e" + epoch, 0, null);
-          published += evenTargetsOnly.size();
-          long steps = published / config.batchSize;
-          last =
-              TrainingJobs.await(
-                  metrics, seen, job, Duration.ofSeconds(90), m -> m.getStep() >= steps);
-        }
+        last =
+            trainUntilCycles(publisher, config, metrics, seen, job, evenTargetsOnly, 4, 12).last();
       } finally {
         job.cancel().get();
       }
@@ -199,6 +161,65 @@ class NegativesPoolTest {
         "every unnamed target drawn is in the shares of versions 0 and 1: the share stopped"
             + " rotating; drawn "
             + drawn);
+  }
+
+  private static SyntheticCorpus corpus() {
+    return new SyntheticCorpus(120, 300, 8, 3, 13);
+  }
+
+  /** The corpus's training pairs whose target is item0, item2, ...: half the targets named. */
+  private static List<LabelledQuery> pairsOfEvenTargets(SyntheticCorpus corpus) {
+    return corpus.train.stream()
+        .filter(q -> Integer.parseInt(q.targetId().substring(4)) % 2 == 0)
+        .toList();
+  }
+
+  /** A small job under {@code negatives.pool=positives}, its topics created. */
+  private static TrainingJobConfig positivesPool(
+      EmbeddedKafkaBroker kafka, String name, double unnamedShare, String watched) {
+    TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), name);
+    config.batchSize = 16;
+    config.negativesPerExample = 2;
+    config.reencodeEvery = 4;
+    config.landmarks = 16;
+    config.regressionSamples = 64;
+    config.seed = 5;
+    config.negativesPool = "positives";
+    config.negativesUnnamedShare = unnamedShare;
+    config.watchTargets = watched;
+    config.validate();
+    kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+    return config;
+  }
+
+  private record Trained(long published, TrainingMetrics last) {}
+
+  /**
+   * Publishes {@code pairs} an epoch at a time (at most {@code maxEpochs}) until every shard has
+   * applied {@code cycles} model updates, or the epochs run out.
+   */
+  private static Trained trainUntilCycles(
+      CorpusPublisher publisher,
+      TrainingJobConfig config,
+      TopicReader<TrainingMetrics> metrics,
+      List<TrainingMetrics> seen,
+      JobClient job,
+      List<LabelledQuery> pairs,
+      int cycles,
+      int maxEpochs)
+      throws Exception {
+    long published = 0;
+    TrainingMetrics last = null;
+    for (int epoch = 0;
+        epoch < maxEpochs && (last == null || last.getReencodeCycles() < cycles);
+        epoch++) {
+      publisher.publishPairs(config.pairsTopic(), pairs, "e" + epoch, 0, null);
+      published += pairs.size();
+      long steps = published / config.batchSize;
+      last =
+          TrainingJobs.await(metrics, seen, job, Duration.ofSeconds(90), m -> m.getStep() >= steps);
+    }
+    return new Trained(published, last);
   }
 
   /**
