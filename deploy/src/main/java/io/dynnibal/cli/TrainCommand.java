@@ -3,8 +3,10 @@ package io.dynnibal.cli;
 import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.model.TowerKind;
 import io.dynnibal.model.features.FeatureConfig;
+import io.dynnibal.negatives.NegativesPool;
 import io.dynnibal.snapshot.ParameterSnapshots;
 import io.dynnibal.training.LocalTraining;
+import io.dynnibal.training.TrainerConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -12,7 +14,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** {@code dynnibal train}: the trainer alone, in this JVM, with in-batch + uniform negatives. */
 @Command(
@@ -179,7 +184,7 @@ final class TrainCommand implements Callable<Integer> {
               + " corpus.")
   int maxTargets;
 
-  @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+  @Spec CommandSpec spec;
 
   @Option(
       names = "--beta",
@@ -231,7 +236,7 @@ final class TrainCommand implements Callable<Integer> {
       learningRate = 5e-5f; // fine-tuning: the bag tower's rate would wreck pretrained weights
     }
     if (transformer && !parsed.hasMatchedOption("--embedding-lr-factor")) {
-      embeddingFactor = io.dynnibal.training.TrainerConfig.embeddingRateFactor(model.towerKind());
+      embeddingFactor = TrainerConfig.embeddingRateFactor(model.towerKind());
     }
     LocalTraining.Options options =
         new LocalTraining.Options(
@@ -282,11 +287,19 @@ final class TrainCommand implements Callable<Integer> {
     return 0;
   }
 
-  private io.dynnibal.negatives.NegativesPool pool() {
+  private NegativesPool pool() {
+    NegativesPool pool;
     try {
-      return io.dynnibal.negatives.NegativesPool.of(negativesPool);
+      pool = NegativesPool.of(negativesPool);
     } catch (IllegalArgumentException e) {
-      throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+      throw new ParameterException(spec.commandLine(), e.getMessage());
     }
+    if (unnamedShare != 0 && pool != NegativesPool.POSITIVES) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--unnamed-share applies to --negatives-pool positives (under all every target is"
+              + " drawn alike)");
+    }
+    return pool;
   }
 }

@@ -83,6 +83,28 @@ class DynnibalCliTest {
   }
 
   @Test
+  void trainRefusesAnUnnamedShareWithoutThePoolOfPositives() {
+    assertEquals(
+        2,
+        DynnibalCli.execute(
+            "train", "--targets", "t.jsonl", "--train", "p.jsonl", "--unnamed-share", "0.1"));
+    // With the pool of positives the same flags pass the check and fail later, on the missing
+    // files.
+    assertEquals(
+        1,
+        DynnibalCli.execute(
+            "train",
+            "--targets",
+            "t.jsonl",
+            "--train",
+            "p.jsonl",
+            "--negatives-pool",
+            "positives",
+            "--unnamed-share",
+            "0.1"));
+  }
+
+  @Test
   void jobsWithoutAClusterFailsWithTheReason() {
     assertEquals(1, DynnibalCli.execute("jobs", "--jobmanager", "http://127.0.0.1:9"));
   }

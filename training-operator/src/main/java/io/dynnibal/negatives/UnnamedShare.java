@@ -12,7 +12,9 @@ import java.io.Serializable;
  * loss. Under {@code all} that pushes down targets an evaluation may ask for (a split by target,
  * cold-start items); under {@code positives} nothing pushes down the distractors a catalogue is
  * full of. A small share keeps both effects mild: the unnamed targets still learn to score below
- * the named ones, at a rate that does not swamp the positives' signal.
+ * the named ones, at a rate that does not swamp the positives' signal. That held for uniform
+ * negatives on both bundled corpora, not for DyNNIBAL's hard negatives on WordNet, whose hard
+ * distractors a share pushes down only that share of the time (the README has the tables).
  *
  * <p>The draw is a hash of the target id, the version and the seed: every shard (and every restore)
  * admits the same targets for a version without state or coordination, and a version's share is
