@@ -40,17 +40,23 @@ public final class CorpusPublisher implements AutoCloseable {
     this.producer = new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer());
   }
 
-  /** Sends every target; returns after all are acknowledged. */
+  /**
+   * Sends every target; returns after all are acknowledged, or throws if any send failed (a flush
+   * alone does not: a target the broker refused, e.g. an idempotent batch out of sequence after a
+   * timeout under load, was silently missing from the topic).
+   */
   public void publishTargets(String topic, List<TargetText> corpus, IntConsumer progress) {
     int sent = 0;
+    List<Future<RecordMetadata>> sends = new ArrayList<>(corpus.size());
     for (TargetText t : corpus) {
       Target record = Target.newBuilder().setTargetId(t.targetId()).setText(t.text()).build();
-      producer.send(new ProducerRecord<>(topic, t.targetId(), targets.encode(record)));
+      sends.add(producer.send(new ProducerRecord<>(topic, t.targetId(), targets.encode(record))));
       if (++sent % 1000 == 0 && progress != null) {
         progress.accept(sent);
       }
     }
     producer.flush();
+    sends.forEach(CorpusPublisher::await);
     if (progress != null) {
       progress.accept(sent);
     }
