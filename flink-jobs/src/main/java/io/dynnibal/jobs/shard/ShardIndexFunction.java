@@ -259,14 +259,11 @@ public final class ShardIndexFunction
       return;
     }
     long start = System.nanoTime();
-    Set<String> namedIds = named.all();
+    Predicate<String> inPool = pool(version);
     List<String> joining = new ArrayList<>();
     int left = 0;
     for (String id : targets.ids()) {
-      if (namedIds.contains(id)) {
-        continue;
-      }
-      if (unnamedAdmitted(id, version)) {
+      if (inPool.test(id)) {
         if (!index.contains(id)) {
           joining.add(id);
         }
@@ -286,7 +283,7 @@ public final class ShardIndexFunction
     }
     logFlattened(key, index, flattened, "an unnamed target's vector");
     LOG.info(
-        "shard key {}: model update {}: {} unnamed targets left the pool, {} joined, in {} ms",
+        "shard key {}: model update {}: the pool swapped shares: {} unnamed targets left, {} joined, in {} ms",
         key,
         version,
         left,
