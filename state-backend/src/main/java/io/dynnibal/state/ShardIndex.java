@@ -19,7 +19,7 @@ import java.util.random.RandomGenerator;
  * state ({@link ShardTargets}: every target's text and cache vector) and is rebuilt from it after a
  * restore.
  *
- * <p>Invariant: the tree holds exactly the targets in {@code slotOf}, and their vectors mapped by
+ * <p>Invariant: the tree holds exactly the live slots of {@code ids}, and their vectors mapped by
  * the {@link TreeFrame} equal the state's at the current version (the stored vectors moved by their
  * bases' maps, up to float rounding).
  */
@@ -31,8 +31,7 @@ public final class ShardIndex {
 
   private long framesFlattened;
 
-  private final SlotsById slotOf = new SlotsById();
-  private final List<String> idOfSlot = new ArrayList<>();
+  private final TargetIds ids = new TargetIds();
   private int[] live = new int[1024];
   private int[] positionOfSlot = new int[1024];
   private int liveCount;
@@ -71,12 +70,12 @@ public final class ShardIndex {
   }
 
   public boolean contains(String id) {
-    return slotOf.get(id) >= 0;
+    return ids.slotOf(id) >= 0;
   }
 
   /** Adds or replaces a target, given its current vector. */
   public void upsert(String id, float[] vector) {
-    int existing = slotOf.get(id);
+    int existing = ids.slotOf(id);
     if (existing >= 0) {
       tree.delete(existing); // same slot, new vector: a target updated many times holds one slot
       tree.insert(existing, inTree(vector));
@@ -97,12 +96,11 @@ public final class ShardIndex {
   }
 
   public boolean delete(String id) {
-    int slot = slotOf.remove(id);
+    int slot = ids.remove(id);
     if (slot < 0) {
       return false;
     }
     tree.delete(slot);
-    idOfSlot.set(slot, null);
     int position = positionOfSlot[slot];
     int last = live[--liveCount];
     live[position] = last;
@@ -115,7 +113,7 @@ public final class ShardIndex {
     if (liveCount == 0) {
       throw new IllegalStateException("the shard is empty");
     }
-    return idOfSlot.get(live[random.nextInt(liveCount)]);
+    return ids.idOf(live[random.nextInt(liveCount)]);
   }
 
   /** Negatives for one query (cache-space vector), as ids with their logits. */
@@ -153,39 +151,41 @@ public final class ShardIndex {
    * #idsJoinedSince}).
    */
   public int joined() {
-    return idOfSlot.size();
+    return ids.slots();
   }
 
   /** The live ids among those that joined after the first {@code joined} ({@link #joined}). */
   public List<String> idsJoinedSince(int joined) {
-    List<String> ids = new ArrayList<>();
-    for (int slot = joined; slot < idOfSlot.size(); slot++) {
-      if (idOfSlot.get(slot) != null) {
-        ids.add(idOfSlot.get(slot));
+    List<String> out = new ArrayList<>();
+    for (int slot = joined; slot < ids.slots(); slot++) {
+      String id = ids.idOf(slot);
+      if (id != null) {
+        out.add(id);
       }
     }
-    return ids;
+    return out;
   }
 
   /** The live targets' ids, in slot order. */
   public List<String> ids() {
-    List<String> ids = new ArrayList<>(liveCount);
-    for (String id : idOfSlot) {
+    List<String> out = new ArrayList<>(liveCount);
+    for (int slot = 0; slot < ids.slots(); slot++) {
+      String id = ids.idOf(slot);
       if (id != null) {
-        ids.add(id);
+        out.add(id);
       }
     }
-    return ids;
+    return out;
   }
 
   /** The target's current vector (a copy), or null if it is not indexed. */
   public float[] vectorOf(String id) {
-    int slot = slotOf.get(id);
+    int slot = ids.slotOf(id);
     return slot < 0 ? null : frame.toCurrent(tree.nodeOf(slot).vector());
   }
 
   public String idOf(int slot) {
-    return idOfSlot.get(slot);
+    return ids.idOf(slot);
   }
 
   /**
@@ -266,9 +266,7 @@ public final class ShardIndex {
   }
 
   private int register(String id) {
-    int slot = idOfSlot.size();
-    idOfSlot.add(id);
-    slotOf.put(id, slot);
+    int slot = ids.add(id);
     if (slot >= positionOfSlot.length) {
       positionOfSlot = Arrays.copyOf(positionOfSlot, Math.max(slot + 1, positionOfSlot.length * 2));
     }
