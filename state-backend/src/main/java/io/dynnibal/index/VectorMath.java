@@ -78,6 +78,130 @@ public final class VectorMath {
     }
   }
 
+  /**
+   * {@code dot(x, v)} for the vector {@code v} the codes stand for ({@link Int8Quantizer}), bit for
+   * bit: each coordinate is decoded to the float {@code code * scale} before it is multiplied.
+   */
+  public static double dot(float[] x, byte[] codes, float scale) {
+    double s0 = 0;
+    double s1 = 0;
+    double s2 = 0;
+    double s3 = 0;
+    int i = 0;
+    for (int end = x.length - 3; i < end; i += 4) {
+      s0 += (double) x[i] * (codes[i] * scale);
+      s1 += (double) x[i + 1] * (codes[i + 1] * scale);
+      s2 += (double) x[i + 2] * (codes[i + 2] * scale);
+      s3 += (double) x[i + 3] * (codes[i + 3] * scale);
+    }
+    for (; i < x.length; i++) {
+      s0 += (double) x[i] * (codes[i] * scale);
+    }
+    return (s0 + s1) + (s2 + s3);
+  }
+
+  /**
+   * {@link #dots} for a coded vector: {@code out[offset + (k - from) * stride] = dot(xs[k], codes,
+   * scale)}, bit for bit, each decoded coordinate read once for two of the {@code xs}.
+   */
+  public static void dots(
+      byte[] codes,
+      float scale,
+      float[][] xs,
+      int from,
+      int to,
+      double[] out,
+      int offset,
+      int stride) {
+    int n = codes.length;
+    int k = from;
+    for (; k + 1 < to; k += 2) {
+      float[] a = xs[k];
+      float[] b = xs[k + 1];
+      double a0 = 0;
+      double a1 = 0;
+      double a2 = 0;
+      double a3 = 0;
+      double b0 = 0;
+      double b1 = 0;
+      double b2 = 0;
+      double b3 = 0;
+      int i = 0;
+      for (int end = n - 3; i < end; i += 4) {
+        double v0 = codes[i] * scale;
+        double v1 = codes[i + 1] * scale;
+        double v2 = codes[i + 2] * scale;
+        double v3 = codes[i + 3] * scale;
+        a0 += a[i] * v0;
+        a1 += a[i + 1] * v1;
+        a2 += a[i + 2] * v2;
+        a3 += a[i + 3] * v3;
+        b0 += b[i] * v0;
+        b1 += b[i + 1] * v1;
+        b2 += b[i + 2] * v2;
+        b3 += b[i + 3] * v3;
+      }
+      for (; i < n; i++) {
+        double v = codes[i] * scale;
+        a0 += a[i] * v;
+        b0 += b[i] * v;
+      }
+      out[offset + (k - from) * stride] = (a0 + a1) + (a2 + a3);
+      out[offset + (k + 1 - from) * stride] = (b0 + b1) + (b2 + b3);
+    }
+    for (; k < to; k++) {
+      out[offset + (k - from) * stride] = dot(xs[k], codes, scale);
+    }
+  }
+
+  /** {@code distance} between two coded vectors, bit for bit what their decoded floats give. */
+  public static double distance(byte[] a, float scaleA, byte[] b, float scaleB) {
+    double s0 = 0;
+    double s1 = 0;
+    double s2 = 0;
+    double s3 = 0;
+    int i = 0;
+    for (int end = a.length - 3; i < end; i += 4) {
+      double d0 = (double) (a[i] * scaleA) - b[i] * scaleB;
+      double d1 = (double) (a[i + 1] * scaleA) - b[i + 1] * scaleB;
+      double d2 = (double) (a[i + 2] * scaleA) - b[i + 2] * scaleB;
+      double d3 = (double) (a[i + 3] * scaleA) - b[i + 3] * scaleB;
+      s0 += d0 * d0;
+      s1 += d1 * d1;
+      s2 += d2 * d2;
+      s3 += d3 * d3;
+    }
+    for (; i < a.length; i++) {
+      double d = (double) (a[i] * scaleA) - b[i] * scaleB;
+      s0 += d * d;
+    }
+    return Math.sqrt((s0 + s1) + (s2 + s3));
+  }
+
+  /** {@code distance} between a coded vector and a float one, bit for bit as decoded. */
+  public static double distance(byte[] a, float scaleA, float[] b) {
+    double s0 = 0;
+    double s1 = 0;
+    double s2 = 0;
+    double s3 = 0;
+    int i = 0;
+    for (int end = a.length - 3; i < end; i += 4) {
+      double d0 = (double) (a[i] * scaleA) - b[i];
+      double d1 = (double) (a[i + 1] * scaleA) - b[i + 1];
+      double d2 = (double) (a[i + 2] * scaleA) - b[i + 2];
+      double d3 = (double) (a[i + 3] * scaleA) - b[i + 3];
+      s0 += d0 * d0;
+      s1 += d1 * d1;
+      s2 += d2 * d2;
+      s3 += d3 * d3;
+    }
+    for (; i < a.length; i++) {
+      double d = (double) (a[i] * scaleA) - b[i];
+      s0 += d * d;
+    }
+    return Math.sqrt((s0 + s1) + (s2 + s3));
+  }
+
   public static double distance(float[] a, float[] b) {
     double s0 = 0;
     double s1 = 0;

@@ -311,8 +311,20 @@ class HardNegativeMinersTest {
         TargetFeatures stored = shard.targets().get(negative.id);
         assertNotNull(stored);
         float logit = (float) (settings.scoreScale() * dot(z[query], stored.cache));
+        // The tree holds the cache in 8 bits per coordinate: each off by 1/127 of the largest.
+        double largest = 0;
+        for (float c : stored.cache) {
+          largest = Math.max(largest, Math.abs(c));
+        }
+        double zNorm1 = 0;
+        for (float c : z[query]) {
+          zNorm1 += Math.abs(c);
+        }
         assertEquals(
-            logit, negative.logit, 1e-3 * (1 + Math.abs(logit)), "the logit is beta <z_q, z_t>");
+            logit,
+            negative.logit,
+            settings.scoreScale() * zNorm1 * largest / 127 + 1e-3 * (1 + Math.abs(logit)),
+            "the logit is beta <z_q, z_t>");
         mined += negative.logit;
         String drawn = shard.index().uniform(random);
         uniform += settings.scoreScale() * dot(z[query], shard.targets().get(drawn).cache);

@@ -54,8 +54,7 @@ public final class BatchScores {
       block.from = q;
       block.scores = new double[(queries.length - q) * children];
       for (int i = 0; i < children; i++) {
-        VectorMath.dots(
-            node.child(i).vector(), queries, q, queries.length, block.scores, i, children);
+        node.child(i).dots(queries, q, queries.length, block.scores, i, children);
       }
     }
     if (block.scores != null && q >= block.from) {

@@ -22,7 +22,7 @@ public interface ChildScores {
   /** {@code <query, node.child(i)>} into {@code out[i]}, one inner product at a time. */
   static void scoreEach(float[] query, SgNode node, double[] out) {
     for (int i = 0; i < node.childCount(); i++) {
-      out[i] = VectorMath.dot(query, node.child(i).vector());
+      out[i] = node.child(i).dot(query);
     }
   }
 }

@@ -1,6 +1,5 @@
 package io.dynnibal.index.sampling;
 
-import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.sgtree.SgNode;
 import java.util.random.RandomGenerator;
 
@@ -176,7 +175,7 @@ public final class ClusterProposal {
   public record Draw(int target, SgNode node, double logQ, double logit) {
     /** {@code beta <x, y>}: the proposal's own score when it has one, else computed. */
     public double logit(float[] query, double beta) {
-      return Double.isNaN(logit) ? beta * VectorMath.dot(query, node.vector()) : logit;
+      return Double.isNaN(logit) ? beta * node.dot(query) : logit;
     }
   }
 
@@ -228,7 +227,7 @@ public final class ClusterProposal {
         } else if (i > 0 && nodes[i] == nodes[i - 1]) {
           logits[i] = logits[i - 1];
         } else {
-          logits[i] = beta * VectorMath.dot(query, nodes[i].vector());
+          logits[i] = beta * nodes[i].dot(query);
         }
         max = Math.max(max, logits[i]);
       }

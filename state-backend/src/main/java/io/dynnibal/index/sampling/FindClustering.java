@@ -116,7 +116,7 @@ public final class FindClustering {
             options,
             scorer);
     // The root's split does not count against the budget.
-    open.push(root, VectorMath.dot(query, root.vector()), 1, root);
+    open.push(root, root.dot(query), 1, root);
     int total = 1; // clusters closed + open
     while (open.size > 0) {
       int c = open.poll();
@@ -277,7 +277,7 @@ public final class FindClustering {
 
     /** The distance from the query's position to a subtree's representative. */
     private double distance(SgNode node, double score) {
-      double dot = position == null ? score : VectorMath.dot(position, node.vector());
+      double dot = position == null ? score : node.dot(position);
       return VectorMath.distanceFromDot(dot, positionSquaredNorm, node.squaredNorm());
     }
 

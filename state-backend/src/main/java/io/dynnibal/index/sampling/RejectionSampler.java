@@ -119,7 +119,7 @@ public final class RejectionSampler implements NegativeSampler {
                 random);
       }
       targets[s] = found;
-      logits[s] = beta * VectorMath.dot(query, tree.nodeOf(found).vector());
+      logits[s] = beta * tree.nodeOf(found).dot(query);
     }
     // An attempt succeeds with probability Z / sum of envelopes: successes per attempt estimate Z.
     double logMass = shift + Math.log(clusters.total()) + Math.log(count / (double) attempts);
@@ -155,7 +155,7 @@ public final class RejectionSampler implements NegativeSampler {
       double nextScore = 0;
       for (int i = 0; i < node.childCount() && next == null; i++) {
         SgNode child = node.child(i);
-        double childScore = VectorMath.dot(query, child.vector());
+        double childScore = child.dot(query);
         double childEnvelope =
             child.size() * Math.exp(beta * (childScore + queryNorm * child.radius()) - shift);
         if (u < childEnvelope) {

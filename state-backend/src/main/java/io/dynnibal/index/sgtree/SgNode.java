@@ -1,12 +1,15 @@
 package io.dynnibal.index.sgtree;
 
+import io.dynnibal.index.Int8Quantizer;
 import io.dynnibal.index.VectorMath;
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * A node of an {@link SgTree}: a cached vector, the targets that share it exactly (duplicates are
- * distinct targets, never dropped), and the subtrees hanging off it.
+ * A node of an {@link SgTree}: a cached vector (kept in 8 bits per coordinate, {@link
+ * Int8Quantizer}: every distance and score of the tree is computed on the decoded values), the
+ * targets that share it exactly (duplicates are distinct targets, never dropped), and the subtrees
+ * hanging off it.
  *
  * <p>The tree is stored compressed: a node's point is implicitly present at every level below its
  * own (nesting), and a child sits at the level fixed by its distance {@code d} to the parent,
@@ -26,11 +29,20 @@ import java.util.List;
  * </ul>
  */
 public final class SgNode {
-  final float[] vector;
+  /** The vector's codes and scale: {@code vector[i] = codes[i] * scale}. */
+  final byte[] codes;
+
+  float scale;
   double squaredNorm;
   int level;
-  int[] targets;
-  int targetCount;
+
+  /**
+   * The first own target, -1 for a hollow node; the rest (duplicates, rare) in {@link #others},
+   * null when there are none. Most nodes hold one target: an array for it cost 24 bytes a node.
+   */
+  private int first = -1;
+
+  private int[] others;
   SgNode parent;
   double parentDistance;
 
@@ -45,17 +57,50 @@ public final class SgNode {
   double minChildDistance = Double.POSITIVE_INFINITY;
   int size;
 
+  /** A node at {@code vector}, which must be a point the tree can hold ({@link SgTree#snap}). */
   SgNode(float[] vector, int[] targets, int targetCount) {
-    this.vector = vector;
-    this.squaredNorm = VectorMath.dot(vector, vector);
-    this.targets = targets;
-    this.targetCount = targetCount;
+    this.codes = new byte[vector.length];
+    this.scale = Int8Quantizer.scaleFor(vector);
+    Int8Quantizer.encode(vector, scale, codes);
+    this.squaredNorm = VectorMath.dot(vector, codes, scale);
+    for (int i = 0; i < targetCount; i++) {
+      addTarget(targets[i]);
+    }
     this.size = targetCount;
   }
 
-  /** The representative vector (shared by all own targets). Do not modify. */
+  /**
+   * The representative vector (shared by all own targets), decoded into a new array: for what runs
+   * once per node; scores and distances on a search's path go through {@link #dot} and {@link
+   * #distanceTo}, which read the codes.
+   */
   public float[] vector() {
-    return vector;
+    float[] out = new float[codes.length];
+    Int8Quantizer.decode(codes, scale, out);
+    return out;
+  }
+
+  /** {@code <x, vector()>}, bit for bit, without decoding. */
+  public double dot(float[] x) {
+    return VectorMath.dot(x, codes, scale);
+  }
+
+  /** The distance from this node's vector to {@code x}. */
+  public double distanceTo(float[] x) {
+    return VectorMath.distance(codes, scale, x);
+  }
+
+  /** The distance between two nodes' vectors. */
+  public double distanceTo(SgNode other) {
+    return VectorMath.distance(codes, scale, other.codes, other.scale);
+  }
+
+  /**
+   * {@code out[offset + (k - from) * stride] = <xs[k], vector()>} for {@code from <= k < to} (see
+   * {@link VectorMath#dots}).
+   */
+  public void dots(float[][] xs, int from, int to, double[] out, int offset, int stride) {
+    VectorMath.dots(codes, scale, xs, from, to, out, offset, stride);
   }
 
   /** {@code |vector|^2}, kept so a distance to a query costs one inner product. */
@@ -72,11 +117,11 @@ public final class SgNode {
    * node, one whose targets were deleted while it had children ({@link SgTree#delete}).
    */
   public int ownTargetCount() {
-    return targetCount;
+    return first < 0 ? 0 : others == null ? 1 : 1 + others.length;
   }
 
   public int ownTarget(int i) {
-    return targets[i];
+    return i == 0 ? first : others[i - 1];
   }
 
   public int childCount() {
@@ -131,8 +176,8 @@ public final class SgNode {
       throw new IndexOutOfBoundsException(index + " outside a subtree of " + size + " targets");
     }
     SgNode node = this;
-    while (index >= node.targetCount) {
-      index -= node.targetCount;
+    while (index >= node.ownTargetCount()) {
+      index -= node.ownTargetCount();
       for (SgNode child : node.children) {
         if (index < child.size) {
           node = child;
@@ -141,23 +186,47 @@ public final class SgNode {
         index -= child.size;
       }
     }
-    return new Located(node.targets[index], node);
+    return new Located(node.ownTarget(index), node);
   }
 
   /** A target and the node whose vector it has. */
   public record Located(int target, SgNode node) {}
 
-  void addTarget(int target) {
-    if (targetCount == targets.length) {
-      targets = Arrays.copyOf(targets, Math.max(2, targetCount * 2));
+  /** The own targets, as a new array. */
+  int[] ownTargets() {
+    int[] out = new int[ownTargetCount()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = ownTarget(i);
     }
-    targets[targetCount++] = target;
+    return out;
+  }
+
+  void addTarget(int target) {
+    if (first < 0) {
+      first = target;
+    } else if (others == null) {
+      others = new int[] {target};
+    } else {
+      others = Arrays.copyOf(others, others.length + 1);
+      others[others.length - 1] = target;
+    }
   }
 
   boolean removeTarget(int target) {
-    for (int i = 0; i < targetCount; i++) {
-      if (targets[i] == target) {
-        targets[i] = targets[--targetCount];
+    int count = ownTargetCount();
+    for (int i = 0; i < count; i++) {
+      if (ownTarget(i) == target) {
+        int last = ownTarget(count - 1);
+        if (i == 0) {
+          first = last;
+        } else {
+          others[i - 1] = last;
+        }
+        if (count == 1) {
+          first = -1;
+        } else {
+          others = count == 2 ? null : Arrays.copyOf(others, count - 2);
+        }
         return true;
       }
     }
@@ -169,7 +238,7 @@ public final class SgNode {
     return "SgNode{level="
         + level
         + ", targets="
-        + Arrays.toString(Arrays.copyOf(targets, targetCount))
+        + Arrays.toString(ownTargets())
         + ", children="
         + children.size()
         + ", size="

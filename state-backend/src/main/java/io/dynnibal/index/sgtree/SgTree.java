@@ -1,7 +1,7 @@
 package io.dynnibal.index.sgtree;
 
-import static io.dynnibal.index.VectorMath.distance;
-
+import io.dynnibal.index.Int8Quantizer;
+import io.dynnibal.index.VectorMath;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -22,8 +22,10 @@ import java.util.List;
  * </ol>
  *
  * Nesting holds by construction: a node's point stands for itself at every level below its own.
- * Targets are int ids; a vector equal to a node's vector joins that node as a duplicate. Not
- * thread-safe.
+ * Targets are int ids; a vector equal to a node's vector joins that node as a duplicate. Vectors
+ * are kept in 8 bits per coordinate ({@link Int8Quantizer}): a vector inserted is first snapped to
+ * the nearest value the tree can hold, and the invariants hold exactly for the snapped vectors (two
+ * vectors that snap to the same point are duplicates). Not thread-safe.
  */
 public final class SgTree {
   private final int dimension;
@@ -134,7 +136,7 @@ public final class SgTree {
     if (nodeOfTarget.containsKey(target)) {
       throw new IllegalArgumentException("target " + target + " is already in the tree");
     }
-    insertPoint(root, vector, new int[] {target}, 1);
+    insertPoint(root, Int8Quantizer.snap(vector), new int[] {target}, 1);
   }
 
   /**
@@ -169,7 +171,7 @@ public final class SgTree {
    *     null when the tree is now empty
    */
   SgNode pruneHollow(SgNode node) {
-    while (node != null && node.targetCount == 0 && node.children.isEmpty()) {
+    while (node != null && node.ownTargetCount() == 0 && node.children.isEmpty()) {
       SgNode parent = node.parent;
       node.parent = null;
       if (parent == null) {
@@ -191,7 +193,8 @@ public final class SgTree {
 
   /**
    * Places a point (with all its targets) under {@code start}, or under the lowest ancestor of it
-   * that covers it.
+   * that covers it. {@code vector} is snapped already ({@link Int8Quantizer#snap}, or a node's
+   * {@link SgNode#vector()}).
    */
   void insertPoint(SgNode start, float[] vector, int[] targets, int count) {
     if (count == 0) {
@@ -204,10 +207,10 @@ public final class SgTree {
       return;
     }
     SgNode node = start;
-    double d = distance(node.vector, vector);
+    double d = node.distanceTo(vector);
     while (node.parent != null && d > scale(node.level)) {
       node = node.parent;
-      d = distance(node.vector, vector);
+      d = node.distanceTo(vector);
     }
     while (true) {
       // Every node passed on the way down is an ancestor of the new point: keep its maxd exact.
@@ -226,7 +229,7 @@ public final class SgTree {
       double closestDistance = Double.POSITIVE_INFINITY;
       double nearestChild = Double.POSITIVE_INFINITY;
       for (SgNode child : node.children) {
-        double dc = distance(child.vector, vector);
+        double dc = child.distanceTo(vector);
         nearestChild = Math.min(nearestChild, dc);
         if (dc <= scale(child.level) && dc < closestDistance) {
           closest = child;
@@ -253,18 +256,28 @@ public final class SgTree {
   }
 
   /**
-   * Moves every cached vector in place (e.g. by the re-encoding map of a model update) and returns
-   * the largest displacement, which bounds how far any distance in the tree moved (twice it). The
-   * tree's structure is then stale: run {@link TreeRepair} before the next search or sample.
+   * Moves every cached vector (e.g. by the re-encoding map of a model update) and returns the
+   * largest displacement, which bounds how far any distance in the tree moved (twice it). The
+   * displacement is measured between the vectors the tree held before and holds after, so it
+   * includes the snapping of the moved vector, not only what the mover says it did. The tree's
+   * structure is then stale: run {@link TreeRepair} before the next search or sample.
    *
-   * @param mover replaces a vector's values in place and returns how far it moved
+   * @param mover replaces a (decoded) vector's values in place
    */
-  public double moveVectors(java.util.function.ToDoubleFunction<float[]> mover) {
+  public double moveVectors(java.util.function.Consumer<float[]> mover) {
     double drift = 0;
+    float[] moved = new float[dimension];
     for (SgNode node : nodes()) {
-      drift = Math.max(drift, mover.applyAsDouble(node.vector));
-      validate(node.vector, node.targets[0]);
-      node.squaredNorm = io.dynnibal.index.VectorMath.dot(node.vector, node.vector);
+      Int8Quantizer.decode(node.codes, node.scale, moved);
+      mover.accept(moved);
+      validate(moved, node.ownTargetCount() > 0 ? node.ownTarget(0) : -1);
+      byte[] before = node.codes.clone();
+      float beforeScale = node.scale;
+      node.scale = Int8Quantizer.scaleFor(moved);
+      Int8Quantizer.encode(moved, node.scale, node.codes);
+      drift = Math.max(drift, VectorMath.distance(before, beforeScale, node.codes, node.scale));
+      Int8Quantizer.decode(node.codes, node.scale, moved);
+      node.squaredNorm = node.dot(moved);
     }
     return drift;
   }

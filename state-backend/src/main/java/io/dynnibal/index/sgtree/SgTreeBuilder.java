@@ -2,6 +2,7 @@ package io.dynnibal.index.sgtree;
 
 import static io.dynnibal.index.VectorMath.distance;
 
+import io.dynnibal.index.Int8Quantizer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -49,6 +50,11 @@ final class SgTreeBuilder {
     if (targets.length == 0) {
       return;
     }
+    float[][] snapped = new float[vectors.length][];
+    for (int i = 0; i < vectors.length; i++) {
+      snapped[i] = Int8Quantizer.snap(vectors[i]);
+    }
+    vectors = snapped;
     int medoid = approximateMedoid(vectors);
     SgNode root = newNode(medoid, targets, vectors);
     root.level = Integer.MIN_VALUE / 2;
@@ -64,7 +70,8 @@ final class SgTreeBuilder {
 
   /**
    * Builds the subtree below {@code center} (which keeps its own targets, and its place and level
-   * in the tree) over the given points, indices into {@code targets}/{@code vectors}. The center
+   * in the tree) over the given points, indices into {@code targets}/{@code vectors}, which are
+   * snapped ({@link Int8Quantizer#snap}: the distances computed on them are the tree's). The center
    * must have no children. Sizes, maxd, radius and mind come out exact inside the subtree;
    * ancestors are the caller's business.
    */
@@ -86,13 +93,13 @@ final class SgTreeBuilder {
     // from them.
     for (SgNode node : order) {
       for (SgNode a = node.parent; node != center && a != center.parent; a = a.parent) {
-        a.maxDistance = Math.max(a.maxDistance, distance(a.vector, node.vector));
+        a.maxDistance = Math.max(a.maxDistance, a.distanceTo(node));
       }
     }
     // Children were built after parents: finish sizes and radii bottom up.
     for (int i = order.size() - 1; i >= 0; i--) {
       SgNode node = order.get(i);
-      node.size = node.targetCount;
+      node.size = node.ownTargetCount();
       node.radius = 0;
       for (SgNode child : node.children) {
         node.size += child.size;
@@ -116,8 +123,9 @@ final class SgTreeBuilder {
     // loops below pass over them once per child).
     int[] remaining = new int[n];
     int remainingCount = 0;
+    float[] centerVector = center.vector();
     for (int i = 0; i < n; i++) {
-      toCenter[i] = distance(center.vector, vectors[members[i]]);
+      toCenter[i] = distance(centerVector, vectors[members[i]]);
       if (toCenter[i] == 0) {
         center.addTarget(targets[members[i]]);
         tree.register(center, new int[] {targets[members[i]]}, 1);
@@ -163,12 +171,13 @@ final class SgTreeBuilder {
         int childIndex = created.size();
         created.add(child);
         owner[pick] = -3; // the child's own point
+        float[] childVector = vectors[members[pick]];
         for (int r = 0; r < remainingCount; r++) {
           int i = remaining[r];
           if (owner[i] == -3) {
             continue;
           }
-          double d = distance(child.vector, vectors[members[i]]);
+          double d = distance(childVector, vectors[members[i]]);
           toCenters[i] = Math.min(toCenters[i], d);
           if (d <= cover && d < toOwner[i]) {
             toOwner[i] = d;
@@ -206,7 +215,7 @@ final class SgTreeBuilder {
 
   private SgNode newNode(int index, int[] targets, float[][] vectors) {
     SgNode node = new SgNode(vectors[index], new int[] {targets[index]}, 1);
-    tree.register(node, node.targets, 1);
+    tree.register(node, new int[] {targets[index]}, 1);
     return node;
   }
 
@@ -238,7 +247,7 @@ final class SgTreeBuilder {
     double min = Double.POSITIVE_INFINITY;
     for (int i = 0; i < nodes.size(); i++) {
       for (int j = i + 1; j < nodes.size(); j++) {
-        min = Math.min(min, distance(nodes.get(i).vector, nodes.get(j).vector));
+        min = Math.min(min, nodes.get(i).distanceTo(nodes.get(j)));
       }
     }
     return min;

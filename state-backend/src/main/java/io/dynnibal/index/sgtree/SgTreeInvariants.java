@@ -1,7 +1,5 @@
 package io.dynnibal.index.sgtree;
 
-import static io.dynnibal.index.VectorMath.distance;
-
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -31,23 +29,24 @@ final class SgTreeInvariants {
     Deque<SgNode> stack = new ArrayDeque<>(List.of(root));
     while (!stack.isEmpty()) {
       SgNode p = stack.pop();
-      String at = "node " + (p.targetCount > 0 ? p.targets[0] : "?") + "@" + p.level;
-      if (p.targetCount < 1 && p.children.isEmpty()) {
+      String at = "node " + (p.ownTargetCount() > 0 ? p.ownTarget(0) : "?") + "@" + p.level;
+      if (p.ownTargetCount() < 1 && p.children.isEmpty()) {
         violations.add(at + ": a leaf that holds no target");
       }
-      for (int i = 0; i < p.targetCount; i++) {
-        if (nodeOfTarget.get(p.targets[i]) != p) {
-          violations.add(at + ": target " + p.targets[i] + " is not indexed to this node");
+      for (int i = 0; i < p.ownTargetCount(); i++) {
+        if (nodeOfTarget.get(p.ownTarget(i)) != p) {
+          violations.add(at + ": target " + p.ownTarget(i) + " is not indexed to this node");
         }
         indexed++;
       }
-      int size = p.targetCount;
+      int size = p.ownTargetCount();
       double minChild = Double.POSITIVE_INFINITY;
       for (int i = 0; i < p.children.size(); i++) {
         SgNode c = p.children.get(i);
         size += c.size;
-        double d = distance(p.vector, c.vector);
-        String edge = at + " -> child " + (c.targetCount > 0 ? c.targets[0] : "?") + "@" + c.level;
+        double d = p.distanceTo(c);
+        String edge =
+            at + " -> child " + (c.ownTargetCount() > 0 ? c.ownTarget(0) : "?") + "@" + c.level;
         if (c.parent != p) {
           violations.add(edge + ": wrong parent link");
         }
@@ -68,17 +67,17 @@ final class SgTreeInvariants {
         if (p.radius < d + c.radius - 1e-9 * (1 + p.radius)) {
           violations.add(edge + ": radius " + p.radius + " < d + child radius " + (d + c.radius));
         }
-        double farthest = farthestDescendant(p.vector, c);
+        double farthest = farthestDescendant(p, c);
         if (p.maxDistance < farthest - 1e-9 * (1 + farthest)) {
           violations.add(edge + ": maxd " + p.maxDistance + " below a descendant at " + farthest);
         }
         for (int j = i + 1; j < p.children.size(); j++) {
           SgNode s = p.children.get(j);
-          double ds = distance(c.vector, s.vector);
+          double ds = c.distanceTo(s);
           minChild = Math.min(minChild, ds);
           if (s.level == c.level && ds <= tree.scale(c.level)) {
             violations.add(
-                edge + ": sibling " + s.targets[0] + " at the same level only " + ds + " away");
+                edge + ": sibling " + s.ownTarget(0) + " at the same level only " + ds + " away");
           }
         }
         stack.push(c);
@@ -97,10 +96,10 @@ final class SgTreeInvariants {
     return violations;
   }
 
-  private static double farthestDescendant(float[] from, SgNode subtree) {
-    double farthest = distance(from, subtree.vector);
+  private static double farthestDescendant(SgNode from, SgNode subtree) {
+    double farthest = from.distanceTo(subtree);
     for (SgNode n : SgTree.descendants(subtree)) {
-      farthest = Math.max(farthest, distance(from, n.vector));
+      farthest = Math.max(farthest, from.distanceTo(n));
     }
     return farthest;
   }

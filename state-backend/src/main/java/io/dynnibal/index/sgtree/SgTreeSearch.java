@@ -75,17 +75,17 @@ public final class SgTreeSearch {
   }
 
   private static Entry entry(SgNode node, float[] query, double queryNorm, Similarity similarity) {
-    double score = similarity.score(query, node.vector);
+    double score = similarity.score(query, node);
     return new Entry(node, score, similarity.bound(score, node.maxDistance, queryNorm));
   }
 
   private static void offerOwn(PriorityQueue<Neighbor> best, Entry e, int k) {
-    for (int i = 0; i < e.node().targetCount; i++) {
+    for (int i = 0; i < e.node().ownTargetCount(); i++) {
       if (best.size() < k) {
-        best.add(new Neighbor(e.node().targets[i], e.score()));
+        best.add(new Neighbor(e.node().ownTarget(i), e.score()));
       } else if (e.score() > best.peek().score()) {
         best.poll();
-        best.add(new Neighbor(e.node().targets[i], e.score()));
+        best.add(new Neighbor(e.node().ownTarget(i), e.score()));
       }
     }
   }

@@ -15,6 +15,11 @@ public enum Similarity {
     }
 
     @Override
+    public double score(float[] query, SgNode node) {
+      return node.dot(query);
+    }
+
+    @Override
     public double bound(double score, double radius, double queryNorm) {
       return score + queryNorm * radius;
     }
@@ -27,12 +32,20 @@ public enum Similarity {
     }
 
     @Override
+    public double score(float[] query, SgNode node) {
+      return -node.distanceTo(query);
+    }
+
+    @Override
     public double bound(double score, double radius, double queryNorm) {
       return Math.min(0, score + radius);
     }
   };
 
   public abstract double score(float[] query, float[] vector);
+
+  /** {@code score(query, node.vector())}, bit for bit, without decoding the node's vector. */
+  public abstract double score(float[] query, SgNode node);
 
   /**
    * The largest score a target within {@code radius} of a vector scoring {@code score} can have.

@@ -1,10 +1,7 @@
 package io.dynnibal.index.sgtree;
 
-import static io.dynnibal.index.VectorMath.distance;
-
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.HashSet;
@@ -73,7 +70,7 @@ public final class TreeRepair {
     List<SgNode> all = tree.nodes();
     for (SgNode node : all) {
       if (node.parent != null) {
-        node.parentDistance = distance(node.parent.vector, node.vector);
+        node.parentDistance = node.parent.distanceTo(node);
       }
       if (mode == Mode.BOUNDED) {
         node.maxDistance += 2 * drift;
@@ -96,7 +93,7 @@ public final class TreeRepair {
       for (SgNode m : misfits) {
         misfitPoints += m.size;
       }
-      if (2 * misfitPoints > node.size - node.targetCount) {
+      if (2 * misfitPoints > node.size - node.ownTargetCount()) {
         rebuilt++; // most of the subtree moves anyway: one bulk rebuild under its own root is
         // cheaper
         rebuild(tree, builder, node, moved);
@@ -158,7 +155,7 @@ public final class TreeRepair {
         if (a.level == b.level
             && !out.contains(a)
             && !out.contains(b)
-            && distance(a.vector, b.vector) <= tree.scale(a.level)) {
+            && a.distanceTo(b) <= tree.scale(a.level)) {
           SgNode smaller = a.size <= b.size ? a : b;
           out.add(smaller);
           misfits.add(smaller);
@@ -182,10 +179,10 @@ public final class TreeRepair {
       moved.addAll(moved.get(i).children);
     }
     for (SgNode m : moved) {
-      for (int i = 0; i < m.targetCount; i++) {
-        movedTargets.add(m.targets[i]);
+      for (int i = 0; i < m.ownTargetCount(); i++) {
+        movedTargets.add(m.ownTarget(i));
       }
-      tree.insertPoint(node, m.vector, Arrays.copyOf(m.targets, m.targetCount), m.targetCount);
+      tree.insertPoint(node, m.vector(), m.ownTargets(), m.ownTargetCount());
     }
     tree.pruneHollow(node); // a hollow node none of the points came back under
   }
@@ -215,13 +212,13 @@ public final class TreeRepair {
     Set<SgNode> escapees = Collections.newSetFromMap(new IdentityHashMap<>());
     int points = 0;
     for (SgNode d : descendants) {
-      for (int i = 0; i < d.targetCount; i++) {
-        movedTargets.add(d.targets[i]);
+      for (int i = 0; i < d.ownTargetCount(); i++) {
+        movedTargets.add(d.ownTarget(i));
       }
-      if (node.parent != null && distance(node.vector, d.vector) > tree.scale(node.level)) {
+      if (node.parent != null && node.distanceTo(d) > tree.scale(node.level)) {
         escapees.add(d);
       } else {
-        points += d.targetCount;
+        points += d.ownTargetCount();
       }
     }
     int[] targets = new int[points];
@@ -232,9 +229,9 @@ public final class TreeRepair {
       if (escapees.contains(d)) {
         continue;
       }
-      for (int i = 0; i < d.targetCount; i++) {
-        targets[k] = d.targets[i];
-        vectors[k] = d.vector;
+      for (int i = 0; i < d.ownTargetCount(); i++) {
+        targets[k] = d.ownTarget(i);
+        vectors[k] = d.vector();
         members[k] = k;
         k++;
       }
@@ -245,7 +242,7 @@ public final class TreeRepair {
     node.minChildDistance = Double.POSITIVE_INFINITY;
     for (SgNode e : escapees) {
       for (SgNode a = node.parent; a != null; a = a.parent) {
-        a.size -= e.targetCount; // node's own size is recomputed by the rebuild
+        a.size -= e.ownTargetCount(); // node's own size is recomputed by the rebuild
       }
     }
     builder.buildUnder(node, targets, vectors, members);
@@ -256,10 +253,7 @@ public final class TreeRepair {
     SgNode from = kept == node ? parent : kept;
     for (SgNode e : escapees) {
       tree.insertPoint(
-          from != null ? from : tree.root(),
-          e.vector,
-          Arrays.copyOf(e.targets, e.targetCount),
-          e.targetCount);
+          from != null ? from : tree.root(), e.vector(), e.ownTargets(), e.ownTargetCount());
     }
   }
 
@@ -271,7 +265,7 @@ public final class TreeRepair {
       }
       for (SgNode node : all) {
         for (SgNode a = node.parent; a != null; a = a.parent) {
-          a.maxDistance = Math.max(a.maxDistance, distance(a.vector, node.vector));
+          a.maxDistance = Math.max(a.maxDistance, a.distanceTo(node));
         }
       }
     }
@@ -284,7 +278,7 @@ public final class TreeRepair {
         node.radius = Math.max(node.radius, child.parentDistance + child.radius);
         if (mode == Mode.EXACT) {
           for (int s = c + 1; s < node.children.size(); s++) {
-            mind = Math.min(mind, distance(child.vector, node.children.get(s).vector));
+            mind = Math.min(mind, child.distanceTo(node.children.get(s)));
           }
         }
       }

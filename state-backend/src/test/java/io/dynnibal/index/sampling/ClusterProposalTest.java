@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.index.TreeVectors;
 import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.bench.ClusteredVectors;
 import io.dynnibal.index.sgtree.SgNode;
@@ -27,7 +28,7 @@ class ClusterProposalTest {
   private record Corpus(float[][] vectors, SgTree tree, float[] query, boolean[] live) {
     static Corpus withDuplicatesAndDeletes(long seed) {
       SplittableRandom random = new SplittableRandom(seed);
-      float[][] base = ClusteredVectors.generate(300, 8, seed);
+      float[][] base = TreeVectors.clustered(300, 8, seed);
       float[][] vectors = Arrays.copyOf(base, 400);
       for (int i = 300; i < 400; i++) {
         vectors[i] = base[random.nextInt(300)].clone();

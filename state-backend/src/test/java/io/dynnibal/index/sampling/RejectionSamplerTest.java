@@ -67,7 +67,7 @@ class RejectionSamplerTest {
   void envelopesNestAtEveryNodeAfterInsertsAndDeletes() {
     SamplerFixture f = new SamplerFixture(1_000, 8, 43);
     SplittableRandom random = new SplittableRandom(8);
-    float[][] extra = io.dynnibal.index.bench.ClusteredVectors.generate(500, 8, 44);
+    float[][] extra = io.dynnibal.index.TreeVectors.clustered(500, 8, 44);
     for (int i = 0; i < extra.length; i++) {
       f.tree.insert(10_000 + i, extra[i]);
       f.tree.delete(random.nextInt(1_000));

@@ -1,5 +1,6 @@
 package io.dynnibal.index.sampling;
 
+import io.dynnibal.index.TreeVectors;
 import io.dynnibal.index.bench.ClusteredVectors;
 import io.dynnibal.index.sgtree.SgTree;
 import java.util.SplittableRandom;
@@ -11,7 +12,7 @@ final class SamplerFixture {
   final float[] query;
 
   SamplerFixture(int targets, int dim, long seed) {
-    vectors = ClusteredVectors.generate(targets, dim, seed);
+    vectors = TreeVectors.clustered(targets, dim, seed);
     int[] ids = new int[targets];
     for (int i = 0; i < targets; i++) {
       ids[i] = i;

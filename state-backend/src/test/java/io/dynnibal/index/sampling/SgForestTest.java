@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.dynnibal.index.bench.ClusteredVectors;
+import io.dynnibal.index.TreeVectors;
 import io.dynnibal.index.sgtree.SgTree;
 import java.util.HashSet;
 import java.util.List;
@@ -21,7 +21,7 @@ class SgForestTest {
               new FindClustering.Options(20, 1e6, 0.2, 100), 16));
 
   private static SgForest forest(int targets, int trees) {
-    float[][] vectors = ClusteredVectors.generate(targets, DIM, 61);
+    float[][] vectors = TreeVectors.clustered(targets, DIM, 61);
     int[] ids = new int[targets];
     for (int i = 0; i < targets; i++) {
       ids[i] = 1000 + i;
@@ -48,7 +48,7 @@ class SgForestTest {
   @Test
   void mergedSamplesAreTheHighestDistinctCandidatesOfAllTrees() {
     SgForest forest = forest(2_000, 5);
-    float[] query = ClusteredVectors.generate(1, DIM, 99)[0];
+    float[] query = TreeVectors.clustered(1, DIM, 99)[0];
     Samples merged = forest.sample(PRACTICAL, query, 32, new SplittableRandom(1));
     assertEquals(32, merged.size());
     Set<Integer> distinct = new HashSet<>();
@@ -82,7 +82,7 @@ class SgForestTest {
 
   @Test
   void aSeedReproducesTheForestsSamples() {
-    float[] query = ClusteredVectors.generate(1, DIM, 98)[0];
+    float[] query = TreeVectors.clustered(1, DIM, 98)[0];
     int[] first = forest(1_000, 3).sample(PRACTICAL, query, 16, new SplittableRandom(7)).targets();
     int[] second = forest(1_000, 3).sample(PRACTICAL, query, 16, new SplittableRandom(7)).targets();
     assertArrayEquals(first, second);
@@ -91,7 +91,7 @@ class SgForestTest {
   @Test
   void insertsGoToTheSmallestTreeAndDeletesLeaveIt() {
     SgForest forest = forest(100, 4);
-    float[] v = ClusteredVectors.generate(1, DIM, 97)[0];
+    float[] v = TreeVectors.clustered(1, DIM, 97)[0];
     forest.insert(5, v);
     assertEquals(101, forest.size());
     assertEquals(

@@ -3,6 +3,7 @@ package io.dynnibal.index.sgtree;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.index.TreeVectors;
 import io.dynnibal.index.bench.ClusteredVectors;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -18,7 +19,7 @@ class SgTreeSearchTest {
   @ParameterizedTest
   @EnumSource(Similarity.class)
   void exactSearchEqualsBruteForce(Similarity similarity) {
-    float[][] vectors = ClusteredVectors.generate(4_000, DIM, 21);
+    float[][] vectors = TreeVectors.clustered(4_000, DIM, 21);
     SgTree tree = SgTree.build(DIM, 1.3, SgTreeTest.ids(vectors.length), vectors, 2);
     SplittableRandom random = new SplittableRandom(5);
     for (int q = 0; q < 50; q++) {
@@ -37,7 +38,7 @@ class SgTreeSearchTest {
 
   @Test
   void exactSearchSkipsDeletedTargets() {
-    float[][] vectors = ClusteredVectors.generate(1_000, DIM, 22);
+    float[][] vectors = TreeVectors.clustered(1_000, DIM, 22);
     SgTree tree = SgTree.build(DIM, 1.3, SgTreeTest.ids(vectors.length), vectors, 2);
     float[] query = vectors[17];
     assertEquals(17, SgTreeSearch.exact(tree, query, 1, Similarity.EUCLIDEAN).get(0).target());
@@ -49,7 +50,7 @@ class SgTreeSearchTest {
 
   @Test
   void beamSearchFindsMostTrueNeighboursAndAllWithAnUnlimitedBeam() {
-    float[][] vectors = ClusteredVectors.generate(4_000, DIM, 23);
+    float[][] vectors = TreeVectors.clustered(4_000, DIM, 23);
     SgTree tree = SgTree.build(DIM, 1.3, SgTreeTest.ids(vectors.length), vectors, 2);
     SplittableRandom random = new SplittableRandom(6);
     double narrow = 0;

@@ -1,12 +1,14 @@
 package io.dynnibal.index.sgtree;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.dynnibal.index.bench.ClusteredVectors;
+import io.dynnibal.index.Int8Quantizer;
+import io.dynnibal.index.TreeVectors;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -30,7 +32,7 @@ class SgTreeTest {
   @ParameterizedTest
   @ValueSource(doubles = {1.05, 1.3, 2.0})
   void bulkBuildSatisfiesEveryInvariant(double base) {
-    float[][] vectors = ClusteredVectors.generate(3_000, DIM, 1);
+    float[][] vectors = TreeVectors.clustered(3_000, DIM, 1);
     SgTree tree = SgTree.build(DIM, base, ids(vectors.length), vectors, 7);
     assertEquals(List.of(), tree.checkInvariants());
     assertEquals(vectors.length, tree.size());
@@ -40,7 +42,7 @@ class SgTreeTest {
   @ValueSource(doubles = {1.05, 1.3, 2.0})
   void invariantsHoldAfterTenThousandRandomInsertsAndDeletes(double base) {
     SplittableRandom random = new SplittableRandom(11);
-    float[][] pool = ClusteredVectors.generate(6_000, DIM, 2);
+    float[][] pool = TreeVectors.clustered(6_000, DIM, 2);
     SgTree tree = SgTree.build(DIM, base, ids(1_000), java.util.Arrays.copyOf(pool, 1_000), 3);
     List<Integer> present = new ArrayList<>();
     for (int i = 0; i < 1_000; i++) {
@@ -68,7 +70,7 @@ class SgTreeTest {
 
   @Test
   void insertingOneByOneFromEmptyKeepsInvariants() {
-    float[][] vectors = ClusteredVectors.generate(2_000, DIM, 3);
+    float[][] vectors = TreeVectors.clustered(2_000, DIM, 3);
     SgTree tree = new SgTree(DIM, 1.3);
     for (int i = 0; i < vectors.length; i++) {
       tree.insert(i, vectors[i]);
@@ -79,7 +81,7 @@ class SgTreeTest {
 
   @Test
   void duplicatesAreKeptAsDistinctTargets() {
-    float[][] vectors = ClusteredVectors.generate(500, DIM, 4);
+    float[][] vectors = TreeVectors.clustered(500, DIM, 4);
     float[][] withCopies = java.util.Arrays.copyOf(vectors, 600);
     for (int i = 500; i < 600; i++) {
       withCopies[i] = vectors[i % 7].clone();
@@ -106,7 +108,7 @@ class SgTreeTest {
 
   @Test
   void deletingTheRootAndAnInnerNodeKeepsEveryOtherTarget() {
-    float[][] vectors = ClusteredVectors.generate(1_500, DIM, 6);
+    float[][] vectors = TreeVectors.clustered(1_500, DIM, 6);
     SgTree tree = SgTree.build(DIM, 1.3, ids(vectors.length), vectors, 9);
     SgNode inner = null;
     for (int i = 0; i < tree.root().childCount() && inner == null; i++) {
@@ -140,6 +142,35 @@ class SgTreeTest {
     assertFalse(left.contains(innerTarget));
   }
 
+  /**
+   * The tree holds a vector as 8-bit codes: what an insert or a bulk build gives back is the vector
+   * snapped, and a vector that snaps to a node's point joins that node.
+   */
+  @Test
+  void theTreeHoldsEachVectorSnapped() {
+    float[][] raw = io.dynnibal.index.bench.ClusteredVectors.generate(400, DIM, 12);
+    SgTree built = SgTree.build(DIM, 1.3, ids(raw.length), raw, 13);
+    SgTree inserted = new SgTree(DIM, 1.3);
+    for (int i = 0; i < raw.length; i++) {
+      inserted.insert(i, raw[i]);
+    }
+    for (int i = 0; i < raw.length; i++) {
+      assertArrayEquals(Int8Quantizer.snap(raw[i]), built.nodeOf(i).vector());
+      assertArrayEquals(Int8Quantizer.snap(raw[i]), inserted.nodeOf(i).vector());
+    }
+    // A quarter step from the snapped point, on its smallest coordinate: the same codes.
+    float[] nearby = Int8Quantizer.snap(raw[5]);
+    int smallest = 0;
+    for (int j = 1; j < DIM; j++) {
+      smallest = Math.abs(nearby[j]) < Math.abs(nearby[smallest]) ? j : smallest;
+    }
+    nearby[smallest] += Int8Quantizer.scaleFor(nearby) / 4;
+    inserted.insert(raw.length, nearby);
+    assertTrue(inserted.nodeOf(raw.length) == inserted.nodeOf(5), "joins the node of target 5");
+    assertEquals(List.of(), inserted.checkInvariants());
+    assertEquals(List.of(), built.checkInvariants());
+  }
+
   @Test
   void badInputIsRejectedWithAReason() {
     SgTree tree = new SgTree(DIM, 1.3);
@@ -157,7 +188,7 @@ class SgTreeTest {
 
   @Test
   void checkInvariantsReportsABrokenCovering() {
-    float[][] vectors = ClusteredVectors.generate(300, DIM, 8);
+    float[][] vectors = TreeVectors.clustered(300, DIM, 8);
     SgTree tree = SgTree.build(DIM, 1.3, ids(vectors.length), vectors, 1);
     SgNode child = tree.root().child(0);
     child.level -= 3; // now the parent is too far to cover it at its level
@@ -207,7 +238,7 @@ class SgTreeTest {
    */
   @Test
   void deletingAnInnerNodesLastTargetMovesNothingBelowIt() {
-    float[][] vectors = ClusteredVectors.generate(3_000, DIM, 5);
+    float[][] vectors = TreeVectors.clustered(3_000, DIM, 5);
     SgTree tree = new SgTree(DIM, 1.3);
     for (int i = 0; i < vectors.length; i++) {
       tree.insert(i, vectors[i]);
@@ -253,7 +284,7 @@ class SgTreeTest {
   /** A hollow node leaves the tree with the last target below it. */
   @Test
   void aHollowNodeLeavesWithItsLastDescendant() {
-    float[][] vectors = ClusteredVectors.generate(2_000, DIM, 6);
+    float[][] vectors = TreeVectors.clustered(2_000, DIM, 6);
     SgTree tree = new SgTree(DIM, 1.3);
     for (int i = 0; i < vectors.length; i++) {
       tree.insert(i, vectors[i]);

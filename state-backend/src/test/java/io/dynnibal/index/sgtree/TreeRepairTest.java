@@ -1,8 +1,11 @@
 package io.dynnibal.index.sgtree;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.index.Int8Quantizer;
+import io.dynnibal.index.TreeVectors;
 import io.dynnibal.index.bench.ClusteredVectors;
 import io.dynnibal.index.nystrom.CacheMap;
 import io.dynnibal.index.sampling.FindClustering;
@@ -34,12 +37,19 @@ class TreeRepairTest {
   }
 
   static SgTree tree(int n, long seed) {
-    return SgTree.build(DIM, 1.3, SgTreeTest.ids(n), ClusteredVectors.generate(n, DIM, seed), seed);
+    return SgTree.build(DIM, 1.3, SgTreeTest.ids(n), TreeVectors.clustered(n, DIM, seed), seed);
   }
 
   static double move(SgTree tree, CacheMap map) {
     float[] scratch = new float[DIM];
     return tree.moveVectors(v -> map.applyInPlace(v, scratch));
+  }
+
+  /** Where {@link #move} puts a vector the tree holds: mapped, then snapped again. */
+  static float[] moved(float[] vector, CacheMap map) {
+    float[] v = vector.clone();
+    map.applyInPlace(v, new float[DIM]);
+    return Int8Quantizer.snap(v);
   }
 
   @ParameterizedTest
@@ -92,7 +102,7 @@ class TreeRepairTest {
   @Test
   void repeatedMoveAndRepairCyclesWithInsertsAndDeletesStaySound() {
     SgTree tree = tree(2_000, 20);
-    float[][] fresh = ClusteredVectors.generate(500, DIM, 21);
+    float[][] fresh = TreeVectors.clustered(500, DIM, 21);
     SplittableRandom random = new SplittableRandom(22);
     int next = 0;
     for (int cycle = 0; cycle < 5; cycle++) {
@@ -113,7 +123,7 @@ class TreeRepairTest {
   @ParameterizedTest
   @EnumSource(TreeRepair.Mode.class)
   void repairOverHollowNodesLosesNoTarget(TreeRepair.Mode mode) {
-    float[][] vectors = ClusteredVectors.generate(2_000, DIM, 40);
+    float[][] vectors = TreeVectors.clustered(2_000, DIM, 40);
     SgTree tree = new SgTree(DIM, 1.3);
     for (int i = 0; i < vectors.length; i++) {
       tree.insert(i, vectors[i]);
@@ -132,7 +142,8 @@ class TreeRepairTest {
       assertTrue(tree.delete(t));
     }
     assertEquals(List.of(), tree.checkInvariants());
-    TreeRepair.repair(tree, move(tree, drift(0.4, 42)), mode, 43);
+    CacheMap map = drift(0.4, 42);
+    TreeRepair.repair(tree, move(tree, map), mode, 43);
     assertEquals(List.of(), tree.checkInvariants());
     assertEquals(vectors.length - deleted.size(), tree.size());
     float[][] kept = new float[vectors.length - deleted.size()][];
@@ -140,25 +151,43 @@ class TreeRepairTest {
     for (int i = 0; i < vectors.length; i++) {
       if (!deleted.contains(i)) {
         assertTrue(tree.contains(i));
-        assertTrue(tree.nodeOf(i).vector() == vectors[i], "target " + i + " at its own vector");
-        kept[k++] = vectors[i]; // moved in place by move()
+        kept[k] = moved(vectors[i], map);
+        assertArrayEquals(kept[k++], tree.nodeOf(i).vector(), "target " + i + " at its own vector");
       }
     }
     assertSearchEqualsBruteForce(tree, kept, random);
   }
 
+  /**
+   * The drift {@code moveVectors} reports bounds how far each vector moved as the tree holds it,
+   * snapping included: repair trusts it to find everything the move can have broken.
+   */
+  @org.junit.jupiter.api.Test
+  void theReportedDriftBoundsEveryMoveOfTheHeldVectors() {
+    float[][] vectors = TreeVectors.clustered(1_000, DIM, 16);
+    SgTree tree = SgTree.build(DIM, 1.3, SgTreeTest.ids(vectors.length), vectors, 17);
+    CacheMap map = drift(0.05, 18);
+    double drift = move(tree, map);
+    double largest = 0;
+    for (int i = 0; i < vectors.length; i++) {
+      float[] now = tree.nodeOf(i).vector();
+      assertArrayEquals(moved(vectors[i], map), now);
+      largest = Math.max(largest, io.dynnibal.index.VectorMath.distance(vectors[i], now));
+    }
+    assertEquals(largest, drift, 1e-12);
+  }
+
   @ParameterizedTest
   @EnumSource(TreeRepair.Mode.class)
   void exactSearchAfterRepairEqualsBruteForceOnTheMovedVectors(TreeRepair.Mode mode) {
-    float[][] vectors = ClusteredVectors.generate(2_000, DIM, 10);
+    float[][] vectors = TreeVectors.clustered(2_000, DIM, 10);
+    SgTree tree = SgTree.build(DIM, 1.3, SgTreeTest.ids(vectors.length), vectors, 11);
+    CacheMap map = drift(0.3, 12);
+    TreeRepair.repair(tree, move(tree, map), mode, 13);
     float[][] moved = new float[vectors.length][];
     for (int i = 0; i < vectors.length; i++) {
-      moved[i] = vectors[i].clone();
+      moved[i] = moved(vectors[i], map);
     }
-    SgTree tree = SgTree.build(DIM, 1.3, SgTreeTest.ids(vectors.length), moved, 11);
-    CacheMap map = drift(0.3, 12);
-    TreeRepair.repair(
-        tree, move(tree, map), mode, 13); // moves the arrays the tree holds, i.e. `moved`
     assertSearchEqualsBruteForce(tree, moved, new SplittableRandom(14));
   }
 
@@ -185,7 +214,7 @@ class TreeRepairTest {
   @Test
   void samplerQualityAfterRepairMatchesAFullRebuild() {
     int n = 4_000;
-    float[][] vectors = ClusteredVectors.generate(n, DIM, 15);
+    float[][] vectors = TreeVectors.clustered(n, DIM, 15);
     SgTree repaired = SgTree.build(DIM, 1.3, SgTreeTest.ids(n), vectors, 16);
     TreeRepair.repair(repaired, move(repaired, drift(0.3, 17)), TreeRepair.Mode.BOUNDED, 18);
     SgTree rebuilt =
