@@ -160,9 +160,29 @@ public final class VectorMath {
   /**
    * {@code distance} between two coded vectors, bit for bit what their decoded floats give: in
    * units of {@code scaleB} every difference {@code code_a * (scaleA / scaleB) - code_b} is exact,
-   * and a power of two taken out of a sum of squares and a square root comes back out exactly.
+   * and a power of two taken out of a sum of squares and a square root comes back out exactly. When
+   * the scales are close (the common case: cached vectors have similar norms) the sum is taken in
+   * integers, without a conversion to double per coordinate; the tree's builds and repairs compute
+   * most of their distances here.
    */
   public static double distance(byte[] a, float scaleA, byte[] b, float scaleB) {
+    if (scaleA < scaleB) {
+      return distance(b, scaleB, a, scaleA); // the same sum of squares
+    }
+    int shift = Math.getExponent(scaleA) - Math.getExponent(scaleB);
+    if (shift <= 23 && Math.getExponent(scaleB) >= Float.MIN_EXPONENT) {
+      long largest = (127L << shift) + 127; // the largest difference, in units of scaleB
+      if (largest * largest <= (1L << 53) / a.length) {
+        // In integers: every difference, square and partial sum stays below 2^53, so the double
+        // sums below would be exact too, and both give the same value.
+        long sum = 0;
+        for (int i = 0; i < a.length; i++) {
+          int d = (a[i] << shift) - b[i];
+          sum += (long) d * d;
+        }
+        return scaleB * Math.sqrt((double) sum);
+      }
+    }
     double ratio = (double) scaleA / scaleB;
     double s0 = 0;
     double s1 = 0;

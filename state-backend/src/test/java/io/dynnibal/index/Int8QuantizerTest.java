@@ -112,6 +112,33 @@ class Int8QuantizerTest {
     }
   }
 
+  /**
+   * Two coded vectors' distance, whether summed in integers (scales up to 2^16 apart at d' = 64) or
+   * in doubles (further apart), is the decoded vectors' distance bit for bit, in either order.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 5, 64, 128, 4096})
+  void theDistanceOfTwoCodedVectorsIsTheirDecodedDistanceAtAnyRatioOfScales(int dimension) {
+    SplittableRandom random = new SplittableRandom(dimension + 100);
+    for (int trial = 0; trial < 300; trial++) {
+      float[] a = randomVector(dimension, random);
+      float[] b = a.clone();
+      float apart = (float) Math.pow(2, random.nextInt(0, 30)) * (random.nextBoolean() ? 1 : -1);
+      for (int i = 0; i < dimension; i++) {
+        b[i] = (float) (b[i] / apart + random.nextGaussian() * Math.abs(b[i]) * 0.1);
+      }
+      float scaleA = Int8Quantizer.scaleFor(a);
+      float scaleB = Int8Quantizer.scaleFor(b);
+      byte[] codesA = new byte[dimension];
+      byte[] codesB = new byte[dimension];
+      Int8Quantizer.encode(a, scaleA, codesA);
+      Int8Quantizer.encode(b, scaleB, codesB);
+      double decoded = VectorMath.distance(Int8Quantizer.snap(a), Int8Quantizer.snap(b));
+      assertBits(decoded, VectorMath.distance(codesA, scaleA, codesB, scaleB));
+      assertBits(decoded, VectorMath.distance(codesB, scaleB, codesA, scaleA));
+    }
+  }
+
   private static void assertBits(double expected, double actual) {
     assertEquals(Double.doubleToLongBits(expected), Double.doubleToLongBits(actual));
   }
