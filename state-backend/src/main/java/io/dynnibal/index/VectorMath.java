@@ -158,6 +158,18 @@ public final class VectorMath {
   }
 
   /**
+   * {@code |v|^2} of the vector the codes stand for: exact (an integer sum times the square of a
+   * power of two), so it equals {@code dot(v, codes, scale)} bit for bit.
+   */
+  public static double squaredNorm(byte[] codes, float scale) {
+    long sum = 0;
+    for (byte c : codes) {
+      sum += c * c;
+    }
+    return (double) scale * scale * sum;
+  }
+
+  /**
    * {@code distance} between two coded vectors, bit for bit what their decoded floats give: in
    * units of {@code scaleB} every difference {@code code_a * (scaleA / scaleB) - code_b} is exact,
    * and a power of two taken out of a sum of squares and a square root comes back out exactly. When

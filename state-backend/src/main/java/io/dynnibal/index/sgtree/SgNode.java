@@ -57,12 +57,14 @@ public final class SgNode {
   double minChildDistance = Double.POSITIVE_INFINITY;
   int size;
 
-  /** A node at {@code vector}, which must be a point the tree can hold ({@link SgTree#snap}). */
-  SgNode(float[] vector, int[] targets, int targetCount) {
-    this.codes = new byte[vector.length];
-    this.scale = Int8Quantizer.scaleFor(vector);
-    Int8Quantizer.encode(vector, scale, codes);
-    this.squaredNorm = VectorMath.dot(vector, codes, scale);
+  /**
+   * A node at the vector {@code codes} and {@code scale} stand for ({@link Int8Quantizer}); the
+   * node takes the array.
+   */
+  SgNode(byte[] codes, float scale, int[] targets, int targetCount) {
+    this.codes = codes;
+    this.scale = scale;
+    this.squaredNorm = VectorMath.squaredNorm(codes, scale);
     for (int i = 0; i < targetCount; i++) {
       addTarget(targets[i]);
     }
@@ -88,6 +90,11 @@ public final class SgNode {
   /** The distance from this node's vector to {@code x}. */
   public double distanceTo(float[] x) {
     return VectorMath.distance(codes, scale, x);
+  }
+
+  /** The distance from this node's vector to the one {@code codes} and {@code scale} stand for. */
+  double distanceTo(byte[] codes, float scale) {
+    return VectorMath.distance(this.codes, this.scale, codes, scale);
   }
 
   /** The distance between two nodes' vectors. */

@@ -194,23 +194,27 @@ public final class SgTree {
   /**
    * Places a point (with all its targets) under {@code start}, or under the lowest ancestor of it
    * that covers it. {@code vector} is snapped already ({@link Int8Quantizer#snap}, or a node's
-   * {@link SgNode#vector()}).
+   * {@link SgNode#vector()}): its codes are exactly those of the vector the distances that placed
+   * it were computed on.
    */
   void insertPoint(SgNode start, float[] vector, int[] targets, int count) {
     if (count == 0) {
       return; // a hollow node's point: nothing to place
     }
+    float pointScale = Int8Quantizer.scaleFor(vector);
+    byte[] point = new byte[vector.length];
+    Int8Quantizer.encode(vector, pointScale, point);
     if (root == null) {
-      root = new SgNode(vector, targets, count);
+      root = new SgNode(point, pointScale, targets, count);
       root.level = Integer.MIN_VALUE / 2;
       register(root, targets, count);
       return;
     }
     SgNode node = start;
-    double d = node.distanceTo(vector);
+    double d = node.distanceTo(point, pointScale);
     while (node.parent != null && d > scale(node.level)) {
       node = node.parent;
-      d = node.distanceTo(vector);
+      d = node.distanceTo(point, pointScale);
     }
     while (true) {
       // Every node passed on the way down is an ancestor of the new point: keep its maxd exact.
@@ -229,7 +233,7 @@ public final class SgTree {
       double closestDistance = Double.POSITIVE_INFINITY;
       double nearestChild = Double.POSITIVE_INFINITY;
       for (SgNode child : node.children) {
-        double dc = child.distanceTo(vector);
+        double dc = child.distanceTo(point, pointScale);
         nearestChild = Math.min(nearestChild, dc);
         if (dc <= scale(child.level) && dc < closestDistance) {
           closest = child;
@@ -237,7 +241,7 @@ public final class SgTree {
         }
       }
       if (closest == null) {
-        SgNode leaf = new SgNode(vector, targets, count);
+        SgNode leaf = new SgNode(point, pointScale, targets, count);
         leaf.level = levelFor(d);
         attach(node, leaf, d);
         node.minChildDistance = Math.min(node.minChildDistance, nearestChild);
@@ -276,8 +280,7 @@ public final class SgTree {
       node.scale = Int8Quantizer.scaleFor(moved);
       Int8Quantizer.encode(moved, node.scale, node.codes);
       drift = Math.max(drift, VectorMath.distance(before, beforeScale, node.codes, node.scale));
-      Int8Quantizer.decode(node.codes, node.scale, moved);
-      node.squaredNorm = node.dot(moved);
+      node.squaredNorm = VectorMath.squaredNorm(node.codes, node.scale);
     }
     return drift;
   }

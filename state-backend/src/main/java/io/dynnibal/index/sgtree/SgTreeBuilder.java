@@ -1,8 +1,7 @@
 package io.dynnibal.index.sgtree;
 
-import static io.dynnibal.index.VectorMath.distance;
-
 import io.dynnibal.index.Int8Quantizer;
+import io.dynnibal.index.VectorMath;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -50,13 +49,14 @@ final class SgTreeBuilder {
     if (targets.length == 0) {
       return;
     }
-    float[][] snapped = new float[vectors.length][];
+    Points points = new Points(new byte[vectors.length][], new float[vectors.length]);
     for (int i = 0; i < vectors.length; i++) {
-      snapped[i] = Int8Quantizer.snap(vectors[i]);
+      points.scales[i] = Int8Quantizer.scaleFor(vectors[i]);
+      points.codes[i] = new byte[vectors[i].length];
+      Int8Quantizer.encode(vectors[i], points.scales[i], points.codes[i]);
     }
-    vectors = snapped;
-    int medoid = approximateMedoid(vectors);
-    SgNode root = newNode(medoid, targets, vectors);
+    int medoid = approximateMedoid(points);
+    SgNode root = newNode(medoid, targets, points);
     root.level = Integer.MIN_VALUE / 2;
     tree.setRoot(root);
     int[] rest = new int[targets.length - 1];
@@ -65,17 +65,31 @@ final class SgTreeBuilder {
         rest[j++] = i;
       }
     }
-    buildUnder(root, targets, vectors, rest);
+    buildUnder(root, targets, points, rest);
+  }
+
+  /**
+   * The points of a build as the tree holds vectors ({@link Int8Quantizer}): point {@code i} is
+   * {@code codes[i]} at {@code scales[i]}. Their distances are summed in integers, which is most of
+   * a build's work.
+   */
+  record Points(byte[][] codes, float[] scales) {
+    double distance(SgNode node, int i) {
+      return VectorMath.distance(node.codes, node.scale, codes[i], scales[i]);
+    }
+
+    double distance(int i, int j) {
+      return VectorMath.distance(codes[i], scales[i], codes[j], scales[j]);
+    }
   }
 
   /**
    * Builds the subtree below {@code center} (which keeps its own targets, and its place and level
-   * in the tree) over the given points, indices into {@code targets}/{@code vectors}, which are
-   * snapped ({@link Int8Quantizer#snap}: the distances computed on them are the tree's). The center
+   * in the tree) over the given points, indices into {@code targets}/{@code points}. The center
    * must have no children. Sizes, maxd, radius and mind come out exact inside the subtree;
    * ancestors are the caller's business.
    */
-  void buildUnder(SgNode center, int[] targets, float[][] vectors, int[] members) {
+  void buildUnder(SgNode center, int[] targets, Points points, int[] members) {
     if (!center.children.isEmpty()) {
       throw new IllegalStateException("rebuild under a node that still has children");
     }
@@ -87,7 +101,7 @@ final class SgTreeBuilder {
     while (!tasks.isEmpty()) {
       Task task = tasks.pop();
       order.add(task.node());
-      split(task, targets, vectors, tasks);
+      split(task, targets, points, tasks);
     }
     // maxd: every point raises the maxd of each of its ancestors within the subtree to its distance
     // from them.
@@ -109,7 +123,7 @@ final class SgTreeBuilder {
     }
   }
 
-  private void split(Task task, int[] targets, float[][] vectors, Deque<Task> tasks) {
+  private void split(Task task, int[] targets, Points points, Deque<Task> tasks) {
     SgNode center = task.node();
     int[] members = task.members();
     int n = members.length;
@@ -123,9 +137,8 @@ final class SgTreeBuilder {
     // loops below pass over them once per child).
     int[] remaining = new int[n];
     int remainingCount = 0;
-    float[] centerVector = center.vector();
     for (int i = 0; i < n; i++) {
-      toCenter[i] = distance(centerVector, vectors[members[i]]);
+      toCenter[i] = points.distance(center, members[i]);
       if (toCenter[i] == 0) {
         center.addTarget(targets[members[i]]);
         tree.register(center, new int[] {targets[members[i]]}, 1);
@@ -165,19 +178,18 @@ final class SgTreeBuilder {
         if (pick < 0) {
           break;
         }
-        SgNode child = newNode(members[pick], targets, vectors);
+        SgNode child = newNode(members[pick], targets, points);
         child.level = level;
         tree.attach(center, child, toCenter[pick]);
         int childIndex = created.size();
         created.add(child);
         owner[pick] = -3; // the child's own point
-        float[] childVector = vectors[members[pick]];
         for (int r = 0; r < remainingCount; r++) {
           int i = remaining[r];
           if (owner[i] == -3) {
             continue;
           }
-          double d = distance(childVector, vectors[members[i]]);
+          double d = points.distance(members[pick], members[i]);
           toCenters[i] = Math.min(toCenters[i], d);
           if (d <= cover && d < toOwner[i]) {
             toOwner[i] = d;
@@ -213,8 +225,10 @@ final class SgTreeBuilder {
     }
   }
 
-  private SgNode newNode(int index, int[] targets, float[][] vectors) {
-    SgNode node = new SgNode(vectors[index], new int[] {targets[index]}, 1);
+  private SgNode newNode(int index, int[] targets, Points points) {
+    SgNode node =
+        new SgNode(
+            points.codes[index].clone(), points.scales[index], new int[] {targets[index]}, 1);
     tree.register(node, new int[] {targets[index]}, 1);
     return node;
   }
@@ -223,8 +237,8 @@ final class SgTreeBuilder {
    * The sampled point with the least total distance to a sample: a cheap, robust center for the
    * root.
    */
-  private int approximateMedoid(float[][] vectors) {
-    int n = vectors.length;
+  private int approximateMedoid(Points points) {
+    int n = points.scales.length;
     int samples = Math.min(n, MEDOID_SAMPLE);
     int[] candidates = random.ints(samples, 0, n).toArray();
     int[] references = random.ints(samples, 0, n).toArray();
@@ -233,7 +247,7 @@ final class SgTreeBuilder {
     for (int c : candidates) {
       double cost = 0;
       for (int r : references) {
-        cost += distance(vectors[c], vectors[r]);
+        cost += points.distance(c, r);
       }
       if (cost < bestCost) {
         bestCost = cost;

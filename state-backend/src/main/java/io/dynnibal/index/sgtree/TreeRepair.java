@@ -222,7 +222,7 @@ public final class TreeRepair {
       }
     }
     int[] targets = new int[points];
-    float[][] vectors = new float[points][];
+    SgTreeBuilder.Points coded = new SgTreeBuilder.Points(new byte[points][], new float[points]);
     int[] members = new int[points];
     int k = 0;
     for (SgNode d : descendants) {
@@ -231,7 +231,8 @@ public final class TreeRepair {
       }
       for (int i = 0; i < d.ownTargetCount(); i++) {
         targets[k] = d.ownTarget(i);
-        vectors[k] = d.vector();
+        coded.codes()[k] = d.codes;
+        coded.scales()[k] = d.scale;
         members[k] = k;
         k++;
       }
@@ -245,7 +246,7 @@ public final class TreeRepair {
         a.size -= e.ownTargetCount(); // node's own size is recomputed by the rebuild
       }
     }
-    builder.buildUnder(node, targets, vectors, members);
+    builder.buildUnder(node, targets, coded, members);
     SgNode parent = node.parent;
     // Hollow, with every point below it escaped (or hollow too): it leaves, maybe with hollow
     // ancestors; the escapees then start from the lowest node still in the tree.
