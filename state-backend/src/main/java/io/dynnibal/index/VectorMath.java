@@ -104,60 +104,6 @@ public final class VectorMath {
   }
 
   /**
-   * {@link #dots} for a coded vector: {@code out[offset + (k - from) * stride] = dot(xs[k], codes,
-   * scale)}, bit for bit, each code read once for two of the {@code xs}.
-   */
-  public static void dots(
-      byte[] codes,
-      float scale,
-      float[][] xs,
-      int from,
-      int to,
-      double[] out,
-      int offset,
-      int stride) {
-    int n = codes.length;
-    int k = from;
-    for (; k + 1 < to; k += 2) {
-      float[] a = xs[k];
-      float[] b = xs[k + 1];
-      double a0 = 0;
-      double a1 = 0;
-      double a2 = 0;
-      double a3 = 0;
-      double b0 = 0;
-      double b1 = 0;
-      double b2 = 0;
-      double b3 = 0;
-      int i = 0;
-      for (int end = n - 3; i < end; i += 4) {
-        double v0 = codes[i];
-        double v1 = codes[i + 1];
-        double v2 = codes[i + 2];
-        double v3 = codes[i + 3];
-        a0 += a[i] * v0;
-        a1 += a[i + 1] * v1;
-        a2 += a[i + 2] * v2;
-        a3 += a[i + 3] * v3;
-        b0 += b[i] * v0;
-        b1 += b[i + 1] * v1;
-        b2 += b[i + 2] * v2;
-        b3 += b[i + 3] * v3;
-      }
-      for (; i < n; i++) {
-        double v = codes[i];
-        a0 += a[i] * v;
-        b0 += b[i] * v;
-      }
-      out[offset + (k - from) * stride] = scale * ((a0 + a1) + (a2 + a3));
-      out[offset + (k + 1 - from) * stride] = scale * ((b0 + b1) + (b2 + b3));
-    }
-    for (; k < to; k++) {
-      out[offset + (k - from) * stride] = dot(xs[k], codes, scale);
-    }
-  }
-
-  /**
    * {@code |v|^2} of the vector the codes stand for: exact (an integer sum times the square of a
    * power of two), so it equals {@code dot(v, codes, scale)} bit for bit.
    */
