@@ -21,7 +21,9 @@ import java.util.random.RandomGenerator;
  *
  * <p>Invariant: the tree holds exactly the live slots of {@code ids}, and their vectors mapped by
  * the {@link TreeFrame} equal the state's at the current version (the stored vectors moved by their
- * bases' maps, up to float rounding).
+ * bases' maps), up to the tree's 8 bits per coordinate ({@link io.dynnibal.index.Int8Quantizer}:
+ * each coordinate within 1/127 of the vector's largest when it was snapped, plus what later maps
+ * made of that error) and float rounding.
  */
 public final class ShardIndex {
   private final SgTree tree;
@@ -178,7 +180,10 @@ public final class ShardIndex {
     return out;
   }
 
-  /** The target's current vector (a copy), or null if it is not indexed. */
+  /**
+   * The target's current vector as the index holds it (a copy; 8 bits per coordinate, see the class
+   * invariant), or null if it is not indexed.
+   */
   public float[] vectorOf(String id) {
     int slot = ids.slotOf(id);
     return slot < 0 ? null : frame.toCurrent(tree.nodeOf(slot).vector());
