@@ -164,30 +164,6 @@ public final class VectorMath {
     return scaleB * Math.sqrt((s0 + s1) + (s2 + s3));
   }
 
-  /** {@code distance} between a coded vector and a float one, bit for bit as decoded. */
-  public static double distance(byte[] a, float scaleA, float[] b) {
-    double s0 = 0;
-    double s1 = 0;
-    double s2 = 0;
-    double s3 = 0;
-    int i = 0;
-    for (int end = a.length - 3; i < end; i += 4) {
-      double d0 = (double) (a[i] * scaleA) - b[i];
-      double d1 = (double) (a[i + 1] * scaleA) - b[i + 1];
-      double d2 = (double) (a[i + 2] * scaleA) - b[i + 2];
-      double d3 = (double) (a[i + 3] * scaleA) - b[i + 3];
-      s0 += d0 * d0;
-      s1 += d1 * d1;
-      s2 += d2 * d2;
-      s3 += d3 * d3;
-    }
-    for (; i < a.length; i++) {
-      double d = (double) (a[i] * scaleA) - b[i];
-      s0 += d * d;
-    }
-    return Math.sqrt((s0 + s1) + (s2 + s3));
-  }
-
   public static double distance(float[] a, float[] b) {
     double s0 = 0;
     double s1 = 0;

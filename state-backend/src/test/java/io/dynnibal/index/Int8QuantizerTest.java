@@ -81,20 +81,13 @@ class Int8QuantizerTest {
     SplittableRandom random = new SplittableRandom(dimension);
     float[] a = randomVector(dimension, random);
     float[] b = randomVector(dimension, random);
-    float scaleA = Int8Quantizer.scaleFor(a);
-    float scaleB = Int8Quantizer.scaleFor(b);
-    byte[] codesA = new byte[dimension];
-    byte[] codesB = new byte[dimension];
-    Int8Quantizer.encode(a, scaleA, codesA);
-    Int8Quantizer.encode(b, scaleB, codesB);
+    Coded codedA = Coded.of(a);
+    Coded codedB = Coded.of(b);
     float[] decodedA = Int8Quantizer.snap(a);
     float[] decodedB = Int8Quantizer.snap(b);
     float[] x = randomVector(dimension, random);
-    assertBits(VectorMath.dot(x, decodedA), VectorMath.dot(x, codesA, scaleA));
-    assertBits(VectorMath.distance(decodedA, x), VectorMath.distance(codesA, scaleA, x));
-    assertBits(
-        VectorMath.distance(decodedA, decodedB),
-        VectorMath.distance(codesA, scaleA, codesB, scaleB));
+    assertBits(VectorMath.dot(x, decodedA), VectorMath.dot(x, codedA.codes, codedA.scale));
+    assertBits(VectorMath.distance(decodedA, decodedB), codedA.distanceTo(codedB));
     float[][] xs = new float[9][];
     for (int k = 0; k < xs.length; k++) {
       xs[k] = randomVector(dimension, random);
@@ -105,8 +98,8 @@ class Int8QuantizerTest {
     double[] out = new double[xs.length];
     tree.nodeOf(0).dots(xs, 0, xs.length, out, 0, 1);
     for (int k = 0; k < xs.length; k++) {
-      assertBits(VectorMath.dot(xs[k], codesA, scaleA), out[k]);
-      assertBits(VectorMath.dot(xs[k], codesA, scaleA), tree.nodeOf(0).dot(xs[k]));
+      assertBits(VectorMath.dot(xs[k], codedA.codes, codedA.scale), out[k]);
+      assertBits(VectorMath.dot(xs[k], codedA.codes, codedA.scale), tree.nodeOf(0).dot(xs[k]));
     }
   }
 
@@ -125,15 +118,23 @@ class Int8QuantizerTest {
       for (int i = 0; i < dimension; i++) {
         b[i] = (float) (b[i] / apart + random.nextGaussian() * Math.abs(b[i]) * 0.1);
       }
-      float scaleA = Int8Quantizer.scaleFor(a);
-      float scaleB = Int8Quantizer.scaleFor(b);
-      byte[] codesA = new byte[dimension];
-      byte[] codesB = new byte[dimension];
-      Int8Quantizer.encode(a, scaleA, codesA);
-      Int8Quantizer.encode(b, scaleB, codesB);
       double decoded = VectorMath.distance(Int8Quantizer.snap(a), Int8Quantizer.snap(b));
-      assertBits(decoded, VectorMath.distance(codesA, scaleA, codesB, scaleB));
-      assertBits(decoded, VectorMath.distance(codesB, scaleB, codesA, scaleA));
+      assertBits(decoded, Coded.of(a).distanceTo(Coded.of(b)));
+      assertBits(decoded, Coded.of(b).distanceTo(Coded.of(a)));
+    }
+  }
+
+  /** A vector's codes and scale. */
+  private record Coded(byte[] codes, float scale) {
+    static Coded of(float[] v) {
+      float scale = Int8Quantizer.scaleFor(v);
+      byte[] codes = new byte[v.length];
+      Int8Quantizer.encode(v, scale, codes);
+      return new Coded(codes, scale);
+    }
+
+    double distanceTo(Coded other) {
+      return VectorMath.distance(codes, scale, other.codes, other.scale);
     }
   }
 

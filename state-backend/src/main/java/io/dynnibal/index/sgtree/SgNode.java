@@ -87,9 +87,9 @@ public final class SgNode {
     return VectorMath.dot(x, codes, scale);
   }
 
-  /** The distance from this node's vector to {@code x}. */
+  /** The distance from this node's vector to {@code x} (decodes it: not for a hot path). */
   public double distanceTo(float[] x) {
-    return VectorMath.distance(codes, scale, x);
+    return VectorMath.distance(vector(), x);
   }
 
   /** The distance from this node's vector to the one {@code codes} and {@code scale} stand for. */
