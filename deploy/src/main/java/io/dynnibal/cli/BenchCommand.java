@@ -10,6 +10,7 @@ import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.local.Corpus;
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.snapshot.ParameterSnapshots;
+import io.dynnibal.state.bench.ShardHeapBenchmark;
 import io.dynnibal.training.bench.SamplerFidelityBenchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,6 +32,7 @@ import picocli.CommandLine.Spec;
         "Benchmarks of the index, sampler, tree maintenance and trainer; each prints one JSON object.",
     subcommands = {
       BenchCommand.Index.class,
+      BenchCommand.ShardHeap.class,
       BenchCommand.Maintenance.class,
       BenchCommand.Reencode.class,
       BenchCommand.Trainer.class,
@@ -181,6 +183,47 @@ final class BenchCommand implements Runnable {
           ReencodeBenchmark.run(
               new ReencodeBenchmark.Config(targets, landmarks, samples, drift, seed)),
           json);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "shard-heap",
+      description = {
+        "The heap one shard's index (SG tree, vectors, ids) takes per target, alone in this JVM:",
+        "targets inserted one by one as a shard indexes them. bench scale's heap figure holds the",
+        "whole job's; this one only the index."
+      })
+  static final class ShardHeap implements Callable<Integer> {
+    @Option(
+        names = "--targets",
+        defaultValue = "200000",
+        description = "Number of targets (default ${DEFAULT-VALUE}).")
+    int targets;
+
+    @Option(
+        names = "--dim",
+        defaultValue = "64",
+        description = "Vector dimension d' (default ${DEFAULT-VALUE}, the job's).")
+    int dim;
+
+    @Option(
+        names = "--seed",
+        defaultValue = "7",
+        description = "Seed of the vectors (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--json", description = "Also write the JSON to this file.")
+    Path json;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      if (targets < 1 || dim < 1) {
+        throw new ParameterException(spec.commandLine(), "need targets and dim >= 1");
+      }
+      print(ShardHeapBenchmark.run(new ShardHeapBenchmark.Config(targets, dim, seed)), json);
       return 0;
     }
   }

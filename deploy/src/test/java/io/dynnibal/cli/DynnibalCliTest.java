@@ -321,6 +321,7 @@ class DynnibalCliTest {
   @ValueSource(
       strings = {
         "bench index --targets 600 --dim 8 --queries 5 --negatives 8:speedup",
+        "bench shard-heap --targets 2000 --dim 8:heap_bytes_per_target",
         "bench maintenance --targets 600 --dim 8 --queries 3:speedup_vs_hnsw",
         "bench reencode --targets 600 --landmarks 16 --samples 64:mean_cosine"
       })

@@ -1,0 +1,60 @@
+package io.dynnibal.state.bench;
+
+import io.dynnibal.index.bench.ClusteredVectors;
+import io.dynnibal.state.ShardIndex;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The heap one shard's index takes per target, alone in a JVM: {@code bench scale}'s heap figure
+ * holds the whole job's (broker, sources, buffers) and moves by ~100 bytes per target between runs
+ * of the same build; this one measures only a {@link ShardIndex} (its SG tree, vectors and ids).
+ * Targets are inserted one by one, as a shard indexes them; their ids are made per insert (as a
+ * shard reads them from a record) so what the index keeps of them is counted, and the input vectors
+ * stay alive throughout so they are not.
+ */
+public final class ShardHeapBenchmark {
+  private ShardHeapBenchmark() {}
+
+  public record Config(int targets, int dim, long seed) {}
+
+  public static Map<String, Object> run(Config config) throws InterruptedException {
+    float[][] vectors = ClusteredVectors.generate(config.targets(), config.dim(), config.seed());
+    ShardIndex index = ShardIndex.empty(config.dim(), 1.3);
+    long before = usedAfterGc();
+    long start = System.nanoTime();
+    for (int i = 0; i < vectors.length; i++) {
+      index.upsert(id(i), vectors[i]);
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    long after = usedAfterGc();
+    if (vectors[vectors.length - 1] == null) {
+      throw new AssertionError(); // reads the vectors after the measurement: they stay alive to it
+    }
+    Map<String, Object> figures = new LinkedHashMap<>();
+    figures.put("targets", config.targets());
+    figures.put("dim", config.dim());
+    figures.put("vectors", "ClusteredVectors, seed " + config.seed());
+    figures.put("id_example", id(0));
+    figures.put("indexed", index.size());
+    figures.put("insert_seconds", seconds);
+    figures.put("insert_targets_per_s", config.targets() / seconds);
+    figures.put("heap_bytes", after - before);
+    figures.put("heap_bytes_per_target", (after - before) / (double) config.targets());
+    return figures;
+  }
+
+  /** Ids shaped like a package name, made anew each time. */
+  private static String id(int i) {
+    return String.format("pkg-%07d", i);
+  }
+
+  private static long usedAfterGc() throws InterruptedException {
+    Runtime runtime = Runtime.getRuntime();
+    for (int i = 0; i < 4; i++) {
+      System.gc();
+      Thread.sleep(100);
+    }
+    return runtime.totalMemory() - runtime.freeMemory();
+  }
+}
