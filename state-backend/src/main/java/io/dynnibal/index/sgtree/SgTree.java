@@ -123,7 +123,8 @@ public final class SgTree {
   /**
    * Inserts a target: descends greedily into the closest child that can cover the vector and
    * becomes a new child where none can (the root grows its level as needed); an equal vector joins
-   * its node as a duplicate.
+   * its node as a duplicate. The tree keeps the vector snapped to 8 bits per coordinate ({@link
+   * Int8Quantizer#snap}), not the array given.
    *
    * @throws IllegalArgumentException if the target is already present or the vector is not finite
    *     or of the wrong dimension
