@@ -3,10 +3,10 @@ package io.dynnibal.local;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.schemas.TrainingMetrics;
+import io.dynnibal.state.bench.ShardHeapBenchmark;
 import io.dynnibal.stream.JobMetrics;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -91,7 +91,7 @@ public final class ScaleBenchmark {
       List<TrainingMetrics> reports = new ArrayList<>();
       try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties())) {
         awaitShardsOpen(job, config.parallelism);
-        long heapBefore = heapAfterGc();
+        long heapBefore = ShardHeapBenchmark.heapAfterGc();
         long start = System.nanoTime();
         // Its own producer, closed before the heap is measured again: a producer keeps its send
         // buffers (up to 32 MB) pooled on the heap.
@@ -107,7 +107,7 @@ public final class ScaleBenchmark {
         }
         awaitIndexed(job, n, out);
         double indexSeconds = (System.nanoTime() - start) / 1e9;
-        long heapIndexed = heapAfterGc();
+        long heapIndexed = ShardHeapBenchmark.heapAfterGc();
         figures.put("index_seconds", round(indexSeconds));
         figures.put("index_targets_per_s", round(n / indexSeconds));
         figures.put("heap_bytes_indexed", heapIndexed - heapBefore);
@@ -310,15 +310,6 @@ public final class ScaleBenchmark {
           }
         });
     return bytes[0];
-  }
-
-  private static long heapAfterGc() throws InterruptedException {
-    var memory = ManagementFactory.getMemoryMXBean();
-    for (int i = 0; i < 3; i++) {
-      System.gc();
-      Thread.sleep(300);
-    }
-    return memory.getHeapMemoryUsage().getUsed();
   }
 
   private static Double round(double v) {

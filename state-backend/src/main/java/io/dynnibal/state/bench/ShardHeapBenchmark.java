@@ -2,6 +2,7 @@ package io.dynnibal.state.bench;
 
 import io.dynnibal.index.bench.ClusteredVectors;
 import io.dynnibal.state.ShardIndex;
+import java.lang.management.ManagementFactory;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -21,13 +22,13 @@ public final class ShardHeapBenchmark {
   public static Map<String, Object> run(Config config) throws InterruptedException {
     float[][] vectors = ClusteredVectors.generate(config.targets(), config.dim(), config.seed());
     ShardIndex index = ShardIndex.empty(config.dim(), 1.3);
-    long before = usedAfterGc();
+    long before = heapAfterGc();
     long start = System.nanoTime();
     for (int i = 0; i < vectors.length; i++) {
       index.upsert(id(i), vectors[i]);
     }
     double seconds = (System.nanoTime() - start) / 1e9;
-    long after = usedAfterGc();
+    long after = heapAfterGc();
     if (vectors[vectors.length - 1] == null) {
       throw new AssertionError(); // reads the vectors after the measurement: they stay alive to it
     }
@@ -49,12 +50,13 @@ public final class ShardHeapBenchmark {
     return String.format("pkg-%07d", i);
   }
 
-  private static long usedAfterGc() throws InterruptedException {
-    Runtime runtime = Runtime.getRuntime();
-    for (int i = 0; i < 4; i++) {
+  /** The heap in use after a few full collections: what a heap-per-target figure subtracts. */
+  public static long heapAfterGc() throws InterruptedException {
+    var memory = ManagementFactory.getMemoryMXBean();
+    for (int i = 0; i < 3; i++) {
       System.gc();
-      Thread.sleep(100);
+      Thread.sleep(300);
     }
-    return runtime.totalMemory() - runtime.freeMemory();
+    return memory.getHeapMemoryUsage().getUsed();
   }
 }
