@@ -35,8 +35,9 @@ import org.apache.flink.core.execution.JobClient;
  *   <li>training: steps/s over the steps after a warm-up, as {@code bench pipeline} times them;
  *   <li>a restore: from cancelling the job after a checkpoint, through starting it again from that
  *       checkpoint, to every shard's tree rebuilt from its state ({@code restore_seconds}); the
- *       slowest shard's time rebuilding its SG trees from state ({@code tree_rebuild_seconds}); the
- *       checkpoint's size on disk.
+ *       slowest shard's time rebuilding its SG trees from state ({@code tree_rebuild_seconds}), and
+ *       how many of the trees came back from the shapes saved with the checkpoint ({@code
+ *       trees_from_shape}) rather than a bulk build; the checkpoint's size on disk.
  * </ol>
  *
  * The job's own gauges (targets indexed, tree build time, the trainer's step) are read in process
@@ -171,6 +172,9 @@ public final class ScaleBenchmark {
           figures.put(
               "tree_rebuild_seconds",
               round(InProcessMetrics.max(shard(JobMetrics.INDEX_BUILD_MILLIS)) / 1000));
+          figures.put(
+              "trees_from_shape",
+              (long) InProcessMetrics.sum(shard(JobMetrics.INDEX_TREES_FROM_SHAPE)));
         } finally {
           try {
             LocalJob.stop(restored);

@@ -6,7 +6,12 @@ import io.dynnibal.index.sampling.NegativeSampler;
 import io.dynnibal.index.sampling.Samples;
 import io.dynnibal.index.sgtree.SgNode;
 import io.dynnibal.index.sgtree.SgTree;
+import io.dynnibal.index.sgtree.SgTreeShape;
 import io.dynnibal.index.sgtree.TreeRepair;
+import java.io.ByteArrayOutputStream;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -33,14 +38,27 @@ public final class ShardIndex {
 
   private long framesFlattened;
 
-  private final TargetIds ids = new TargetIds();
+  private final TargetIds ids;
   private int[] live = new int[1024];
   private int[] positionOfSlot = new int[1024];
   private int liveCount;
 
   private ShardIndex(SgTree tree) {
+    this(tree, new TargetIds());
+  }
+
+  /** An index of {@code tree} whose slots are {@code ids}', all live. */
+  private ShardIndex(SgTree tree, TargetIds ids) {
     this.tree = tree;
     this.frame = TreeFrame.identity(tree.dimension());
+    this.ids = ids;
+    liveCount = ids.slots();
+    live = new int[Math.max(1024, liveCount)];
+    positionOfSlot = new int[Math.max(1024, liveCount)];
+    for (int slot = 0; slot < liveCount; slot++) {
+      live[slot] = slot;
+      positionOfSlot[slot] = slot;
+    }
   }
 
   public static ShardIndex empty(int dimension, double base) {
@@ -65,6 +83,104 @@ public final class ShardIndex {
       index.register(id);
     }
     return index;
+  }
+
+  /**
+   * The tree's shape with the ids of its slots ({@link SgTreeShape}): what {@link #restore} needs
+   * besides the state's vectors to skip the bulk build. About the ids' bytes plus 6 bytes a target.
+   */
+  public byte[] shape() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(ids.slots() * 16 + 16);
+    writeVarint(out, ids.slots());
+    for (int slot = 0; slot < ids.slots(); slot++) {
+      String id = ids.idOf(slot);
+      if (id == null) {
+        writeVarint(out, 0); // removed: the tree holds it nowhere
+      } else {
+        byte[] utf8 = id.getBytes(StandardCharsets.UTF_8);
+        writeVarint(out, utf8.length + 1);
+        out.write(utf8, 0, utf8.length);
+      }
+    }
+    byte[] tree = SgTreeShape.write(this.tree);
+    out.write(tree, 0, tree.length);
+    return out.toByteArray();
+  }
+
+  /**
+   * The index of {@code ids} at {@code vectors} (the state's, at the current version), its tree
+   * rebuilt from a {@link #shape} written before (a checkpoint's) instead of in bulk: targets keep
+   * their nodes where the shape has them, the tree is repaired on these vectors ({@link
+   * SgTreeShape#read}), and targets the shape does not know are inserted. As sound as {@link
+   * #build}'s whatever the shape's age.
+   *
+   * @throws IllegalArgumentException if the shape is malformed
+   */
+  public static Restored restore(
+      int dimension,
+      double base,
+      List<String> ids,
+      List<float[]> vectors,
+      long seed,
+      byte[] shape) {
+    TargetIds slots = new TargetIds();
+    for (String id : ids) {
+      slots.add(id); // slot i is ids.get(i), as in build
+    }
+    ByteBuffer in = ByteBuffer.wrap(shape);
+    int[] slotOf;
+    try {
+      slotOf = new int[readVarint(in)];
+      for (int old = 0; old < slotOf.length; old++) {
+        int length = readVarint(in) - 1;
+        if (length < 0) {
+          slotOf[old] = -1;
+          continue;
+        }
+        String id = new String(shape, in.position(), length, StandardCharsets.UTF_8);
+        in.position(in.position() + length);
+        slotOf[old] = slots.slotOf(id);
+      }
+    } catch (BufferUnderflowException | IndexOutOfBoundsException | NegativeArraySizeException e) {
+      throw new IllegalArgumentException("malformed shard index shape: its ids are truncated", e);
+    }
+    byte[] treeShape = Arrays.copyOfRange(shape, in.position(), shape.length);
+    SgTreeShape.Restored restored =
+        SgTreeShape.read(
+            treeShape,
+            dimension,
+            base,
+            old -> old >= 0 && old < slotOf.length ? slotOf[old] : -1,
+            vectors.toArray(new float[0][]),
+            seed);
+    ShardIndex rebuilt = new ShardIndex(restored.tree(), slots);
+    return new Restored(rebuilt, restored.placed(), restored.inserted(), restored.repair());
+  }
+
+  /**
+   * An index {@link #restore}d from a shape: targets placed where the shape had them, targets
+   * inserted after, the repair of the placed ones.
+   */
+  public record Restored(ShardIndex index, int placed, int inserted, TreeRepair.Report repair) {}
+
+  private static void writeVarint(ByteArrayOutputStream out, int value) {
+    while ((value & ~0x7F) != 0) {
+      out.write((value & 0x7F) | 0x80);
+      value >>>= 7;
+    }
+    out.write(value);
+  }
+
+  private static int readVarint(ByteBuffer in) {
+    int value = 0;
+    for (int shift = 0; shift < 35; shift += 7) {
+      byte b = in.get();
+      value |= (b & 0x7F) << shift;
+      if (b >= 0) {
+        return value;
+      }
+    }
+    throw new IllegalArgumentException("malformed shard index shape: a varint longer than 5 bytes");
   }
 
   public int size() {

@@ -300,6 +300,20 @@ public final class ShardTargets {
       java.util.function.Predicate<String> indexed,
       Consumer<String> waiting)
       throws Exception {
+    Indexed v = indexedVectors(currentVersion, indexed, waiting);
+    return ShardIndex.build(dimension, treeBase, v.ids(), v.vectors(), seed);
+  }
+
+  /** The ids and current vectors an index of the key holds, in the state's order. */
+  public record Indexed(List<String> ids, List<float[]> vectors) {}
+
+  /**
+   * What {@link #buildIndex} builds the tree over: every encoded target that {@code indexed}
+   * accepts, at the current version; targets without a usable cache vector go to {@code waiting}.
+   */
+  public Indexed indexedVectors(
+      long currentVersion, java.util.function.Predicate<String> indexed, Consumer<String> waiting)
+      throws Exception {
     CacheBases b = bases(currentVersion);
     CacheBases.Mover mover = b.mover();
     List<String> ids = new ArrayList<>();
@@ -321,7 +335,7 @@ public final class ShardTargets {
       ids.add(entry.getKey());
       vectors.add(mover.moveInPlace(t.version, t.cache)); // the entry's copy: the tree's own
     }
-    return ShardIndex.build(dimension, treeBase, ids, vectors, seed);
+    return new Indexed(ids, vectors);
   }
 
   /**

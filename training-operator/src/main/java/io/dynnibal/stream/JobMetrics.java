@@ -42,6 +42,12 @@ public final class JobMetrics {
    */
   public static final String INDEX_BUILD_MILLIS = "indexBuildMillis";
 
+  /**
+   * Trees a shard subtask rebuilt from the shapes saved with the checkpoint it was restored from
+   * (the rest of its restored trees were built in bulk), since it started.
+   */
+  public static final String INDEX_TREES_FROM_SHAPE = "indexTreesFromShape";
+
   /** Every name, trainer's first. */
   public static final List<String> ALL =
       List.of(
@@ -62,7 +68,8 @@ public final class JobMetrics {
           MODEL_UPDATES_IGNORED,
           REPAIR_TARGETS_MOVED,
           SAMPLING_GAVE_UP,
-          INDEX_BUILD_MILLIS);
+          INDEX_BUILD_MILLIS,
+          INDEX_TREES_FROM_SHAPE);
 
   /** The Prometheus name of one of {@link #ALL}. */
   public static String prometheusName(String name) {

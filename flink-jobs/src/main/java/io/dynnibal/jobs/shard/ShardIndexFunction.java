@@ -28,10 +28,18 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 import org.slf4j.Logger;
@@ -59,7 +67,8 @@ import org.slf4j.LoggerFactory;
  * CacheMigration}. An update whose version is not above the current one is a duplicate and ignored.
  */
 public final class ShardIndexFunction
-    extends KeyedCoProcessFunction<Integer, ShardInput, ShardInput, ShardReply> {
+    extends KeyedCoProcessFunction<Integer, ShardInput, ShardInput, ShardReply>
+    implements CheckpointedFunction {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(ShardIndexFunction.class);
   static final String STAGE = "shard-index";
@@ -81,6 +90,21 @@ public final class ShardIndexFunction
 
   private transient ValueState<ModelUpdate> currentUpdate;
   private transient Map<Integer, ShardIndex> indexes;
+
+  /**
+   * Each key's tree shape at checkpoints ({@link ShardIndex#shape}), union operator state: a
+   * restore rebuilds a key's tree from its shape and the key's state in about a tenth of a bulk
+   * build's time at 500,000 targets. Consistent with the keyed state, as both are taken at one
+   * barrier.
+   */
+  private static final ListStateDescriptor<Tuple2<Integer, byte[]>> SHAPES =
+      new ListStateDescriptor<>(
+          "tree-shapes", Types.TUPLE(Types.INT, Types.PRIMITIVE_ARRAY(Types.BYTE)));
+
+  private transient ListState<Tuple2<Integer, byte[]>> shapesState;
+
+  /** The restored shapes of this subtask's keys whose trees are not built yet. */
+  private transient Map<Integer, byte[]> restoredShapes;
 
   /** The model of the version the current key holds (set by {@link #ensureModel}). */
   private transient ShardModel model;
@@ -104,6 +128,7 @@ public final class ShardIndexFunction
   private transient long lastBatchAnswered;
 
   private transient volatile double indexBuildMillis;
+  private transient volatile int treesFromShape;
 
   public ShardIndexFunction(ShardSettings settings, int[] shardKeys) {
     this.settings = settings;
@@ -130,17 +155,51 @@ public final class ShardIndexFunction
     lastBatchAnswered = -1;
     models = new java.util.TreeMap<>();
     indexes = new HashMap<>();
+    if (restoredShapes == null) { // a harness that initializes no state
+      restoredShapes = new HashMap<>();
+    }
     unencoded = new HashMap<>();
     indexedTargets = new AtomicLong();
     var metrics = getRuntimeContext().getMetricGroup().addGroup(JobMetrics.GROUP);
     metrics.gauge(JobMetrics.INDEX_TARGETS, () -> indexedTargets.get());
     metrics.gauge(JobMetrics.SAMPLING_MILLIS, () -> lastSamplingMillis);
     metrics.gauge(JobMetrics.INDEX_BUILD_MILLIS, () -> indexBuildMillis);
+    metrics.gauge(JobMetrics.INDEX_TREES_FROM_SHAPE, () -> treesFromShape);
     updatesApplied = metrics.counter(JobMetrics.MODEL_UPDATES_APPLIED);
     duplicateUpdates = metrics.counter(JobMetrics.MODEL_UPDATES_IGNORED);
     targetsRepaired = metrics.counter(JobMetrics.REPAIR_TARGETS_MOVED);
     miner = HardNegativeMiner.of(settings, metrics.counter(JobMetrics.SAMPLING_GAVE_UP));
     fidelity = miner == null ? null : FidelityProbe.of(settings, miner);
+  }
+
+  @Override
+  public void initializeState(FunctionInitializationContext context) throws Exception {
+    shapesState = context.getOperatorStateStore().getUnionListState(SHAPES);
+    restoredShapes = new HashMap<>();
+    var task = getRuntimeContext().getTaskInfo();
+    for (Tuple2<Integer, byte[]> shape : shapesState.get()) {
+      // Union state: every subtask reads every key's shape and keeps its own keys'.
+      int subtask =
+          KeyGroupRangeAssignment.assignKeyToParallelOperator(
+              shape.f0, task.getMaxNumberOfParallelSubtasks(), task.getNumberOfParallelSubtasks());
+      if (subtask == task.getIndexOfThisSubtask()) {
+        restoredShapes.put(shape.f0, shape.f1);
+      }
+    }
+  }
+
+  @Override
+  public void snapshotState(FunctionSnapshotContext context) throws Exception {
+    List<Tuple2<Integer, byte[]>> shapes = new ArrayList<>();
+    for (Map.Entry<Integer, ShardIndex> e : indexes.entrySet()) {
+      shapes.add(Tuple2.of(e.getKey(), e.getValue().shape()));
+    }
+    for (Map.Entry<Integer, byte[]> e : restoredShapes.entrySet()) {
+      if (!indexes.containsKey(e.getKey())) {
+        shapes.add(Tuple2.of(e.getKey(), e.getValue())); // not used yet: still the best start
+      }
+    }
+    shapesState.update(shapes);
   }
 
   @Override
@@ -688,24 +747,51 @@ public final class ShardIndexFunction
       // new target.
       LinkedHashSet<String> pending = unencoded.computeIfAbsent(key, k -> new LinkedHashSet<>());
       long start = System.nanoTime();
-      index =
-          targets.buildIndex(
-              settings.landmarks(),
-              settings.treeBase(),
-              settings.seed() ^ key,
-              model.version,
-              pool(model.version),
-              pending::add);
+      ShardTargets.Indexed state =
+          targets.indexedVectors(model.version, pool(model.version), pending::add);
+      long seed = settings.seed() ^ key;
+      byte[] shape = restoredShapes.remove(key);
+      String how = "in bulk";
+      index = null;
+      if (shape != null) {
+        try {
+          ShardIndex.Restored restored =
+              ShardIndex.restore(
+                  settings.landmarks(),
+                  settings.treeBase(),
+                  state.ids(),
+                  state.vectors(),
+                  seed,
+                  shape);
+          index = restored.index();
+          treesFromShape++;
+          how =
+              String.format(
+                  "from its checkpointed shape (%d targets placed, %d inserted, %d moved by the"
+                      + " repair)",
+                  restored.placed(), restored.inserted(), restored.repair().targetsMoved());
+        } catch (IllegalArgumentException e) {
+          LOG.warn(
+              "shard key {}: its checkpointed tree shape is unusable, building in bulk", key, e);
+        }
+      }
+      if (index == null) {
+        index =
+            ShardIndex.build(
+                settings.landmarks(), settings.treeBase(), state.ids(), state.vectors(), seed);
+      }
       putIndex(key, index);
-      // The tree is heap-only: rebuilt from the state after a restore and after a gradual exact
-      // pass (an exact re-encode at once builds it from the vectors it writes). Its cost is what
-      // a restored shard waits for before it answers its first batch.
+      // The tree is heap-only: rebuilt from the state after a restore (from the shape saved with
+      // the checkpoint, or in bulk) and after a gradual exact pass (an exact re-encode at once
+      // builds it from the vectors it writes). Its cost is what a restored shard waits for before
+      // it answers its first batch.
       if (index.size() > 0) {
         double millis = (System.nanoTime() - start) / 1e6;
         indexBuildMillis += millis;
         LOG.info(
-            "shard key {}: SG tree built from state: {} targets in {} ms",
+            "shard key {}: SG tree built from state {}: {} targets in {} ms",
             key,
+            how,
             index.size(),
             Math.round(millis));
       }

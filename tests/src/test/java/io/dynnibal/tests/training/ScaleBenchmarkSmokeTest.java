@@ -49,5 +49,10 @@ class ScaleBenchmarkSmokeTest {
             > ((Number) figures.get("state_bytes")).longValue(),
         context);
     assertTrue(figures.containsKey("heap_bytes_per_target"), context);
+    // Every restored shard's tree came back from the shape saved with the checkpoint.
+    assertEquals(
+        Math.min(config.parallelism, config.shards),
+        ((Number) figures.get("trees_from_shape")).intValue(),
+        context);
   }
 }

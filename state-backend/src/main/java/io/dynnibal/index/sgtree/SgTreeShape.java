@@ -1,0 +1,314 @@
+package io.dynnibal.index.sgtree;
+
+import io.dynnibal.index.Int8Quantizer;
+import java.io.ByteArrayOutputStream;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Deque;
+import java.util.List;
+import java.util.function.IntUnaryOperator;
+
+/**
+ * An SG tree's shape without its vectors (which node holds which targets, its level, its children),
+ * and the tree rebuilt from a shape and the vectors: what a restore needs to skip the bulk build.
+ * The bulk build compares every point with every child of a wide node (on near-isotropic vectors
+ * the root of 500,000 targets has thousands); rebuilding a known shape costs a distance per node
+ * and per ancestor, plus the sibling pairs, which is how {@link TreeRepair} checks it.
+ *
+ * <p>The vectors given back need not be the ones the shape was written over (a restore reads the
+ * state's, which the tree held in another frame and snapped after each move): {@link
+ * TreeRepair#repair} re-derives every level from the new distances and rebuilds whatever broke, so
+ * the tree read is sound whatever the drift; a small drift only means little to repair. Targets
+ * that the shape does not place (gone, new, a duplicate whose vector now differs from its node's,
+ * or under a node whose targets are all gone) are inserted after.
+ *
+ * <p>Format, ints as unsigned varints: a version byte, the dimension, the node count; then each
+ * node in pre-order: its own target count {@code k}; for a hollow node ({@code k = 0}) its scale
+ * (float bits, 4 bytes) and codes (one byte per coordinate), as nothing else holds its vector; its
+ * {@code k} targets; its level (zig-zag); its child count. About 4 bytes a node besides the
+ * targets.
+ */
+public final class SgTreeShape {
+  private static final int VERSION = 1;
+
+  private SgTreeShape() {}
+
+  /** The shape of {@code tree}, its targets as the tree's ints. */
+  public static byte[] write(SgTree tree) {
+    List<SgNode> nodes = new ArrayList<>();
+    if (tree.root() != null) {
+      Deque<SgNode> stack = new ArrayDeque<>(List.of(tree.root()));
+      while (!stack.isEmpty()) {
+        SgNode node = stack.pop();
+        nodes.add(node);
+        for (int c = node.children.size() - 1; c >= 0; c--) {
+          stack.push(node.children.get(c)); // the first child is read first
+        }
+      }
+    }
+    Sink out = new Sink(nodes.size() * 8 + 16);
+    out.write(VERSION);
+    out.varint(tree.dimension());
+    out.varint(nodes.size());
+    for (SgNode node : nodes) {
+      int k = node.ownTargetCount();
+      out.varint(k);
+      if (k == 0) {
+        out.int32(Float.floatToIntBits(node.scale));
+        out.write(node.codes, 0, node.codes.length);
+      }
+      for (int i = 0; i < k; i++) {
+        out.varint(node.ownTarget(i));
+      }
+      out.varint((node.level << 1) ^ (node.level >> 31));
+      out.varint(node.children.size());
+    }
+    return out.toByteArray();
+  }
+
+  /**
+   * What {@link #read} did: targets placed where the shape had them, targets inserted one by one
+   * after, and the repair of the placed ones.
+   */
+  public record Restored(SgTree tree, int placed, int inserted, TreeRepair.Report repair) {}
+
+  /**
+   * The tree of {@code shape} over {@code vectors}: target {@code t} of the shape is now {@code
+   * slots.applyAsInt(t)} (negative: gone), whose vector is {@code vectors[slot]}; every slot with a
+   * vector ends up in the tree, each once. Sound ({@link SgTree#checkInvariants()}) whatever the
+   * vectors.
+   *
+   * @throws IllegalArgumentException if the shape is malformed or of another dimension
+   */
+  public static Restored read(
+      byte[] shape,
+      int dimension,
+      double base,
+      IntUnaryOperator slots,
+      float[][] vectors,
+      long seed) {
+    SgTree tree = new SgTree(dimension, base);
+    for (int s = 0; s < vectors.length; s++) {
+      if (vectors[s] != null) {
+        tree.validate(vectors[s], s);
+      }
+    }
+    BitSet placed = new BitSet(vectors.length);
+    try {
+      place(ByteBuffer.wrap(shape), tree, slots, vectors, placed);
+    } catch (BufferUnderflowException | IndexOutOfBoundsException e) {
+      throw new IllegalArgumentException("malformed SG tree shape: truncated", e);
+    }
+    if (tree.root() == null) {
+      // Not even the root's targets are left: nothing of the shape can be used.
+      return bulk(dimension, base, vectors, seed);
+    }
+    List<SgNode> all = tree.nodes(); // parents before children
+    for (int i = all.size() - 1; i >= 0; i--) {
+      SgNode node = all.get(i);
+      node.size = node.ownTargetCount();
+      for (SgNode child : node.children) {
+        node.size += child.size;
+      }
+      // Unknown on these vectors: the repair (which measures each child's distance to its parent
+      // first) compares every pair of siblings and recomputes every bound.
+      node.minChildDistance = 0;
+      node.maxDistance = 0;
+    }
+    TreeRepair.Report repair = TreeRepair.repair(tree, 0, TreeRepair.Mode.EXACT, seed);
+    int placedCount = placed.cardinality();
+    int inserted = 0;
+    for (int s = 0; s < vectors.length; s++) {
+      if (vectors[s] != null && !placed.get(s)) {
+        tree.insert(s, vectors[s]);
+        inserted++;
+      }
+    }
+    return new Restored(tree, placedCount, inserted, repair);
+  }
+
+  private static Restored bulk(int dimension, double base, float[][] vectors, long seed) {
+    int n = 0;
+    for (float[] v : vectors) {
+      n += v != null ? 1 : 0;
+    }
+    int[] targets = new int[n];
+    float[][] present = new float[n][];
+    for (int s = 0, i = 0; s < vectors.length; s++) {
+      if (vectors[s] != null) {
+        targets[i] = s;
+        present[i++] = vectors[s];
+      }
+    }
+    SgTree tree =
+        n == 0
+            ? new SgTree(dimension, base)
+            : SgTree.build(dimension, base, targets, present, seed);
+    return new Restored(tree, 0, n, new TreeRepair.Report(n, n == 0 ? 0 : 1, 0, n));
+  }
+
+  /** One node being read whose children are still to come; {@code node} null: not placed. */
+  private static final class Open {
+    final SgNode node;
+    int childrenLeft;
+
+    Open(SgNode node, int childrenLeft) {
+      this.node = node;
+      this.childrenLeft = childrenLeft;
+    }
+  }
+
+  /**
+   * Places the shape's nodes whose vectors are known: a node at its first live target's vector,
+   * with those of its other targets that snap to the same point; a node without a live target (and
+   * not hollow) is left out with its whole subtree, whose targets are inserted later.
+   */
+  private static void place(
+      ByteBuffer in, SgTree tree, IntUnaryOperator slots, float[][] vectors, BitSet placed) {
+    int version = in.get();
+    if (version != VERSION) {
+      throw new IllegalArgumentException(
+          "SG tree shape of version " + version + ", not " + VERSION);
+    }
+    int dimension = varint(in);
+    if (dimension != tree.dimension()) {
+      throw new IllegalArgumentException(
+          "SG tree shape of dimension " + dimension + ", the tree's is " + tree.dimension());
+    }
+    int count = varint(in);
+    Deque<Open> open = new ArrayDeque<>();
+    List<SgNode> hollow = new ArrayList<>();
+    int[] live = new int[4];
+    for (int n = 0; n < count; n++) {
+      if (n > 0 && open.isEmpty()) {
+        throw new IllegalArgumentException("malformed SG tree shape: a second root");
+      }
+      Open parent = open.peek();
+      int k = varint(in);
+      byte[] codes = null;
+      float scale = 0;
+      if (k == 0) {
+        scale = Float.intBitsToFloat(in.getInt());
+        codes = new byte[dimension];
+        in.get(codes);
+        if (!(scale > 0) || Float.isInfinite(scale)) {
+          throw new IllegalArgumentException(
+              "malformed SG tree shape: a hollow node's scale " + scale);
+        }
+      }
+      if (live.length < k) {
+        live = new int[k];
+      }
+      int liveCount = 0;
+      for (int i = 0; i < k; i++) {
+        int slot = slots.applyAsInt(varint(in));
+        if (slot >= 0
+            && slot < vectors.length
+            && vectors[slot] != null
+            && !placed.get(slot)
+            && !contains(live, liveCount, slot)) {
+          live[liveCount++] = slot;
+        }
+      }
+      int z = varint(in);
+      int level = (z >>> 1) ^ -(z & 1);
+      int children = varint(in);
+      if (children < 0 || children > count) {
+        throw new IllegalArgumentException("malformed SG tree shape: " + children + " children");
+      }
+      SgNode node = null;
+      if (parent == null || parent.node != null) {
+        if (k == 0) {
+          node = new SgNode(codes, scale, live, 0);
+          hollow.add(node);
+        } else if (liveCount > 0) {
+          float[] first = Int8Quantizer.snap(vectors[live[0]]);
+          scale = Int8Quantizer.scaleFor(first);
+          codes = new byte[dimension];
+          Int8Quantizer.encode(first, scale, codes);
+          node = new SgNode(codes, scale, live, 1);
+          for (int i = 1; i < liveCount; i++) {
+            if (Arrays.equals(Int8Quantizer.snap(vectors[live[i]]), first)) {
+              node.addTarget(live[i]);
+            }
+          }
+        }
+      }
+      if (node != null) {
+        node.level = level;
+        int own = node.ownTargetCount();
+        for (int i = 0; i < own; i++) {
+          placed.set(node.ownTarget(i));
+        }
+        for (int i = 0; i < own; i++) {
+          tree.register(node, new int[] {node.ownTarget(i)}, 1);
+        }
+        if (parent == null) {
+          tree.setRoot(node);
+        } else {
+          // The distance is set once every node is placed (the repair's first pass).
+          tree.attach(parent.node, node, 0);
+        }
+      }
+      if (parent != null && --parent.childrenLeft == 0) {
+        open.pop();
+      }
+      if (children > 0) {
+        open.push(new Open(node, children));
+      }
+    }
+    if (!open.isEmpty() || in.hasRemaining()) {
+      throw new IllegalArgumentException("malformed SG tree shape: its node count is off");
+    }
+    for (SgNode node : hollow) {
+      tree.pruneHollow(node); // its children were all left out
+    }
+  }
+
+  private static boolean contains(int[] values, int count, int value) {
+    for (int i = 0; i < count; i++) {
+      if (values[i] == value) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static int varint(ByteBuffer in) {
+    int value = 0;
+    for (int shift = 0; shift < 35; shift += 7) {
+      byte b = in.get();
+      value |= (b & 0x7F) << shift;
+      if (b >= 0) {
+        return value;
+      }
+    }
+    throw new IllegalArgumentException("malformed SG tree shape: a varint longer than 5 bytes");
+  }
+
+  /** A growable byte array with varints. */
+  private static final class Sink extends ByteArrayOutputStream {
+    Sink(int size) {
+      super(size);
+    }
+
+    void varint(int value) {
+      while ((value & ~0x7F) != 0) {
+        write((value & 0x7F) | 0x80);
+        value >>>= 7;
+      }
+      write(value);
+    }
+
+    void int32(int value) {
+      write(value >>> 24);
+      write(value >>> 16);
+      write(value >>> 8);
+      write(value);
+    }
+  }
+}
