@@ -1,5 +1,6 @@
 package io.dynnibal.state;
 
+import io.dynnibal.index.Varints;
 import io.dynnibal.index.nystrom.CacheMap;
 import io.dynnibal.index.sampling.BatchScores;
 import io.dynnibal.index.sampling.NegativeSampler;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntFunction;
+import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 
 /**
@@ -37,6 +39,7 @@ public final class ShardIndex {
   private TreeFrame frame;
 
   private long framesFlattened;
+  private long changes;
 
   private final TargetIds ids;
   private int[] live = new int[1024];
@@ -88,21 +91,18 @@ public final class ShardIndex {
   /**
    * The tree's shape with the ids of its slots ({@link SgTreeShape}): what {@link #restore} needs
    * besides the state's vectors to skip the bulk build. About the ids' bytes plus 6 bytes a target.
+   *
+   * @param withoutVector targets the state will give back without a vector (stored again, not
+   *     encoded yet): their nodes' vectors are written, so that such a node stays in place, hollow
    */
-  public byte[] shape() {
+  public byte[] shape(Predicate<String> withoutVector) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(ids.slots() * 16 + 16);
-    writeVarint(out, ids.slots());
+    Varints.write(out, ids.slots());
     for (int slot = 0; slot < ids.slots(); slot++) {
-      String id = ids.idOf(slot);
-      if (id == null) {
-        writeVarint(out, 0); // removed: the tree holds it nowhere
-      } else {
-        byte[] utf8 = id.getBytes(StandardCharsets.UTF_8);
-        writeVarint(out, utf8.length + 1);
-        out.write(utf8, 0, utf8.length);
-      }
+      ids.writeTo(slot, out);
     }
-    byte[] tree = SgTreeShape.write(this.tree);
+    byte[] tree =
+        SgTreeShape.write(this.tree, frame::toCurrent, slot -> withoutVector.test(ids.idOf(slot)));
     out.write(tree, 0, tree.length);
     return out.toByteArray();
   }
@@ -130,9 +130,9 @@ public final class ShardIndex {
     ByteBuffer in = ByteBuffer.wrap(shape);
     int[] slotOf;
     try {
-      slotOf = new int[readVarint(in)];
+      slotOf = new int[Varints.read(in)];
       for (int old = 0; old < slotOf.length; old++) {
-        int length = readVarint(in) - 1;
+        int length = Varints.read(in) - 1;
         if (length < 0) {
           slotOf[old] = -1;
           continue;
@@ -163,28 +163,16 @@ public final class ShardIndex {
    */
   public record Restored(ShardIndex index, int placed, int inserted, TreeRepair.Report repair) {}
 
-  private static void writeVarint(ByteArrayOutputStream out, int value) {
-    while ((value & ~0x7F) != 0) {
-      out.write((value & 0x7F) | 0x80);
-      value >>>= 7;
-    }
-    out.write(value);
-  }
-
-  private static int readVarint(ByteBuffer in) {
-    int value = 0;
-    for (int shift = 0; shift < 35; shift += 7) {
-      byte b = in.get();
-      value |= (b & 0x7F) << shift;
-      if (b >= 0) {
-        return value;
-      }
-    }
-    throw new IllegalArgumentException("malformed shard index shape: a varint longer than 5 bytes");
-  }
-
   public int size() {
     return liveCount;
+  }
+
+  /**
+   * Upserts, deletes and moves since the index was made: two {@link #shape}s written at one count
+   * (with the same targets without a vector) are the same.
+   */
+  public long changes() {
+    return changes;
   }
 
   public boolean contains(String id) {
@@ -193,6 +181,7 @@ public final class ShardIndex {
 
   /** Adds or replaces a target, given its current vector. */
   public void upsert(String id, float[] vector) {
+    changes++;
     int existing = ids.slotOf(id);
     if (existing >= 0) {
       tree.delete(existing); // same slot, new vector: a target updated many times holds one slot
@@ -218,6 +207,7 @@ public final class ShardIndex {
     if (slot < 0) {
       return false;
     }
+    changes++;
     tree.delete(slot);
     int position = positionOfSlot[slot];
     int last = live[--liveCount];
@@ -331,6 +321,7 @@ public final class ShardIndex {
    * every vector in the tree, and only what the drift can have broken is repaired.
    */
   public Moved move(CacheMap map, long seed) {
+    changes++;
     frame = frame.then(map);
     double distortion = frame.distortion(edges());
     if (distortion <= TreeFrame.MAX_DISTORTION) {

@@ -1,5 +1,7 @@
 package io.dynnibal.state;
 
+import io.dynnibal.index.Varints;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -95,6 +97,16 @@ final class TargetIds {
       return null;
     }
     return new String(bytes, start[slot], start[slot + 1] - start[slot], StandardCharsets.UTF_8);
+  }
+
+  /** Writes a live slot's id as its UTF-8 length plus one (a varint) and bytes; 0 if removed. */
+  void writeTo(int slot, ByteArrayOutputStream out) {
+    if (removed.get(slot)) {
+      Varints.write(out, 0);
+      return;
+    }
+    Varints.write(out, start[slot + 1] - start[slot] + 1);
+    out.write(bytes, start[slot], start[slot + 1] - start[slot]);
   }
 
   /** Live ids. */

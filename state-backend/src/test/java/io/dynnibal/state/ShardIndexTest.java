@@ -298,4 +298,74 @@ class ShardIndexTest {
       assertClose(e.getValue(), index.vectorOf(e.getKey()), e.getKey());
     }
   }
+
+  /**
+   * A restore's view of an index: the state lists the live targets in its own order, at their
+   * current vectors (the frame applied), a few gone since the shape was written (whose subtrees are
+   * inserted again) and a few new.
+   */
+  @Test
+  void anIndexRestoredFromItsShapeHoldsTheStatesTargetsAtTheirVectors() {
+    SplittableRandom random = new SplittableRandom(9);
+    ShardIndex index = ShardIndex.empty(D, 1.3);
+    for (int i = 0; i < 3_000; i++) {
+      index.upsert("t" + i, random(random));
+    }
+    for (int i = 0; i < 3_000; i += 7) {
+      index.delete("t" + i);
+    }
+    assertTrue(index.move(rotationScaledUpTo(1.5, random), 1).byFrame());
+    List<String> live = index.ids();
+    java.util.Set<String> gone = new java.util.HashSet<>();
+    for (int i = 0; i < live.size(); i += 50) {
+      gone.add(live.get(i));
+    }
+    byte[] shape = index.shape(gone::contains);
+    List<String> ids = new ArrayList<>();
+    List<float[]> vectors = new ArrayList<>();
+    for (int i = live.size() - 1; i >= 0; i--) {
+      if (!gone.contains(live.get(i))) {
+        ids.add(live.get(i));
+        vectors.add(index.vectorOf(live.get(i)));
+      }
+    }
+    for (int i = 0; i < 30; i++) {
+      ids.add("new" + i);
+      vectors.add(random(random));
+    }
+
+    ShardIndex.Restored restored = ShardIndex.restore(D, 1.3, ids, vectors, 5, shape);
+
+    ShardIndex back = restored.index();
+    assertEquals(List.of(), back.checkInvariants());
+    assertEquals(ids.size(), back.size());
+    for (int i = 0; i < ids.size(); i++) {
+      assertArrayEquals(Int8Quantizer.snap(vectors.get(i)), back.vectorOf(ids.get(i)), ids.get(i));
+    }
+    assertFalse(back.contains(live.get(0))); // gone
+    assertTrue(restored.placed() > 0.9 * ids.size(), "placed " + restored.placed());
+    assertTrue(restored.inserted() >= 30, "inserted " + restored.inserted());
+  }
+
+  @Test
+  void aTruncatedShapeIsRejected() {
+    ShardIndex index = ShardIndex.empty(D, 1.3);
+    SplittableRandom random = new SplittableRandom(3);
+    for (int i = 0; i < 100; i++) {
+      index.upsert("t" + i, random(random));
+    }
+    byte[] shape = index.shape(id -> false);
+    IllegalArgumentException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                ShardIndex.restore(
+                    D,
+                    1.3,
+                    List.of("t1"),
+                    List.of(random(random)),
+                    5,
+                    java.util.Arrays.copyOf(shape, 40)));
+    assertTrue(e.getMessage().contains("malformed"), e.getMessage());
+  }
 }

@@ -1,6 +1,7 @@
 package io.dynnibal.index.sgtree;
 
 import io.dynnibal.index.Int8Quantizer;
+import io.dynnibal.index.Varints;
 import java.io.ByteArrayOutputStream;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
@@ -10,7 +11,9 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Deque;
 import java.util.List;
+import java.util.function.IntPredicate;
 import java.util.function.IntUnaryOperator;
+import java.util.function.UnaryOperator;
 
 /**
  * An SG tree's shape without its vectors (which node holds which targets, its level, its children),
@@ -27,10 +30,10 @@ import java.util.function.IntUnaryOperator;
  * or under a node whose targets are all gone) are inserted after.
  *
  * <p>Format, ints as unsigned varints: a version byte, the dimension, the node count; then each
- * node in pre-order: its own target count {@code k}; for a hollow node ({@code k = 0}) its scale
- * (float bits, 4 bytes) and codes (one byte per coordinate), as nothing else holds its vector; its
- * {@code k} targets; its level (zig-zag); its child count. About 4 bytes a node besides the
- * targets.
+ * node in pre-order: {@code 2k + v} for its {@code k} own targets and {@code v = 1} when its vector
+ * follows, as its scale (float bits, 4 bytes) and codes (one byte per coordinate): a hollow node's,
+ * which nothing else holds, and a node's whose targets will not bring one back; its {@code k}
+ * targets; its level (zig-zag); its child count. About 4 bytes a node besides the targets.
  */
 public final class SgTreeShape {
   private static final int VERSION = 1;
@@ -39,6 +42,18 @@ public final class SgTreeShape {
 
   /** The shape of {@code tree}, its targets as the tree's ints. */
   public static byte[] write(SgTree tree) {
+    return write(tree, v -> v, t -> false);
+  }
+
+  /**
+   * The shape of {@code tree}. A node's vector is written (as {@code current} makes it of the
+   * vector the tree holds: the coordinates the vectors will be given back in) when nothing else
+   * will hold it: a hollow node's, and a node's whose every target {@code unknownLater} says will
+   * come back without a vector (a node with children then stays, hollow, instead of its subtree
+   * being inserted again).
+   */
+  public static byte[] write(
+      SgTree tree, UnaryOperator<float[]> current, IntPredicate unknownLater) {
     List<SgNode> nodes = new ArrayList<>();
     if (tree.root() != null) {
       Deque<SgNode> stack = new ArrayDeque<>(List.of(tree.root()));
@@ -56,10 +71,18 @@ public final class SgTreeShape {
     out.varint(nodes.size());
     for (SgNode node : nodes) {
       int k = node.ownTargetCount();
-      out.varint(k);
-      if (k == 0) {
-        out.int32(Float.floatToIntBits(node.scale));
-        out.write(node.codes, 0, node.codes.length);
+      boolean withVector = !node.children.isEmpty();
+      for (int i = 0; i < k && withVector; i++) {
+        withVector = unknownLater.test(node.ownTarget(i));
+      }
+      out.varint(2 * k + (k == 0 || withVector ? 1 : 0));
+      if (k == 0 || withVector) {
+        float[] vector = current.apply(node.vector());
+        float scale = Int8Quantizer.scaleFor(vector);
+        byte[] codes = new byte[vector.length];
+        Int8Quantizer.encode(vector, scale, codes);
+        out.int32(Float.floatToIntBits(scale));
+        out.write(codes, 0, codes.length);
       }
       for (int i = 0; i < k; i++) {
         out.varint(node.ownTarget(i));
@@ -174,12 +197,12 @@ public final class SgTreeShape {
       throw new IllegalArgumentException(
           "SG tree shape of version " + version + ", not " + VERSION);
     }
-    int dimension = varint(in);
+    int dimension = Varints.read(in);
     if (dimension != tree.dimension()) {
       throw new IllegalArgumentException(
           "SG tree shape of dimension " + dimension + ", the tree's is " + tree.dimension());
     }
-    int count = varint(in);
+    int count = Varints.read(in);
     Deque<Open> open = new ArrayDeque<>();
     List<SgNode> hollow = new ArrayList<>();
     int[] live = new int[4];
@@ -188,16 +211,20 @@ public final class SgTreeShape {
         throw new IllegalArgumentException("malformed SG tree shape: a second root");
       }
       Open parent = open.peek();
-      int k = varint(in);
+      int header = Varints.read(in);
+      int k = header >>> 1;
       byte[] codes = null;
       float scale = 0;
-      if (k == 0) {
+      if ((header & 1) != 0) {
         scale = Float.intBitsToFloat(in.getInt());
         codes = new byte[dimension];
         in.get(codes);
-        if (!(scale > 0) || Float.isInfinite(scale)) {
-          throw new IllegalArgumentException(
-              "malformed SG tree shape: a hollow node's scale " + scale);
+        boolean powerOfTwo =
+            scale >= Float.MIN_NORMAL
+                && !Float.isInfinite(scale)
+                && (Float.floatToIntBits(scale) & 0x7FFFFF) == 0;
+        if (!powerOfTwo) { // what Int8Quantizer gives, and the exact kernels need
+          throw new IllegalArgumentException("malformed SG tree shape: a node's scale " + scale);
         }
       }
       if (live.length < k) {
@@ -205,7 +232,7 @@ public final class SgTreeShape {
       }
       int liveCount = 0;
       for (int i = 0; i < k; i++) {
-        int slot = slots.applyAsInt(varint(in));
+        int slot = slots.applyAsInt(Varints.read(in));
         if (slot >= 0
             && slot < vectors.length
             && vectors[slot] != null
@@ -214,16 +241,16 @@ public final class SgTreeShape {
           live[liveCount++] = slot;
         }
       }
-      int z = varint(in);
+      int z = Varints.read(in);
       int level = (z >>> 1) ^ -(z & 1);
-      int children = varint(in);
+      int children = Varints.read(in);
       if (children < 0 || children > count) {
         throw new IllegalArgumentException("malformed SG tree shape: " + children + " children");
       }
       SgNode node = null;
       if (parent == null || parent.node != null) {
-        if (k == 0) {
-          node = new SgNode(codes, scale, live, 0);
+        if (liveCount == 0 && codes != null) {
+          node = new SgNode(codes, scale, live, 0); // hollow
           hollow.add(node);
         } else if (liveCount > 0) {
           float[] first = Int8Quantizer.snap(vectors[live[0]]);
@@ -278,18 +305,6 @@ public final class SgTreeShape {
     return false;
   }
 
-  private static int varint(ByteBuffer in) {
-    int value = 0;
-    for (int shift = 0; shift < 35; shift += 7) {
-      byte b = in.get();
-      value |= (b & 0x7F) << shift;
-      if (b >= 0) {
-        return value;
-      }
-    }
-    throw new IllegalArgumentException("malformed SG tree shape: a varint longer than 5 bytes");
-  }
-
   /** A growable byte array with varints. */
   private static final class Sink extends ByteArrayOutputStream {
     Sink(int size) {
@@ -297,11 +312,7 @@ public final class SgTreeShape {
     }
 
     void varint(int value) {
-      while ((value & ~0x7F) != 0) {
-        write((value & 0x7F) | 0x80);
-        value >>>= 7;
-      }
-      write(value);
+      Varints.write(this, value);
     }
 
     void int32(int value) {
