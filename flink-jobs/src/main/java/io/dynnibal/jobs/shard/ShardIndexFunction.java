@@ -771,6 +771,7 @@ public final class ShardIndexFunction
       long start = System.nanoTime();
       ShardTargets.Indexed state =
           targets.indexedVectors(model.version, pool(model.version), pending::add);
+      long read = System.nanoTime();
       long seed = settings.seed() ^ key;
       byte[] shape = restoredShapes.remove(key);
       String how = "in bulk";
@@ -811,11 +812,13 @@ public final class ShardIndexFunction
         double millis = (System.nanoTime() - start) / 1e6;
         indexBuildMillis += millis;
         LOG.info(
-            "shard key {}: SG tree built from state {}: {} targets in {} ms",
+            "shard key {}: SG tree built from state {}: {} targets in {} ms ({} ms reading the"
+                + " state)",
             key,
             how,
             index.size(),
-            Math.round(millis));
+            Math.round(millis),
+            (read - start) / 1_000_000);
       }
     }
     return index;
