@@ -28,17 +28,12 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
@@ -91,27 +86,8 @@ public final class ShardIndexFunction
   private transient ValueState<ModelUpdate> currentUpdate;
   private transient Map<Integer, ShardIndex> indexes;
 
-  /**
-   * Each key's tree shape at checkpoints ({@link ShardIndex#shape}): a restore rebuilds a key's
-   * tree from its shape and the key's state in about a tenth of a bulk build's time at 500,000
-   * targets. Consistent with the keyed state, as both are taken at one barrier. Operator list
-   * state, not union: at an unchanged parallelism each subtask gets back its own entries (and reads
-   * only those, which a union's every-subtask-reads-all would not allow at a hundred million
-   * targets); after a rescale, a key whose shape landed on another subtask is built in bulk.
-   */
-  private static final ListStateDescriptor<Tuple2<Integer, byte[]>> SHAPES =
-      new ListStateDescriptor<>(
-          "tree-shapes", Types.TUPLE(Types.INT, Types.PRIMITIVE_ARRAY(Types.BYTE)));
-
-  private transient ListState<Tuple2<Integer, byte[]>> shapesState;
-
-  /** The restored shapes of this subtask's keys whose trees are not built yet. */
-  private transient Map<Integer, byte[]> restoredShapes;
-
-  /** A key's shape written at a checkpoint, reused while its index has not changed. */
-  private record WrittenShape(ShardIndex index, long changes, byte[] shape) {}
-
-  private transient Map<Integer, WrittenShape> writtenShapes;
+  /** Each key's tree shape, saved with checkpoints and read back at a restore. */
+  private transient TreeShapes shapes;
 
   /** The model of the version the current key holds (set by {@link #ensureModel}). */
   private transient ShardModel model;
@@ -162,10 +138,9 @@ public final class ShardIndexFunction
     lastBatchAnswered = -1;
     models = new java.util.TreeMap<>();
     indexes = new HashMap<>();
-    if (restoredShapes == null) { // a harness that initializes no state
-      restoredShapes = new HashMap<>();
+    if (shapes == null) { // a harness that initializes no state
+      shapes = TreeShapes.none();
     }
-    writtenShapes = new HashMap<>();
     unencoded = new HashMap<>();
     indexedTargets = new AtomicLong();
     var metrics = getRuntimeContext().getMetricGroup().addGroup(JobMetrics.GROUP);
@@ -182,46 +157,12 @@ public final class ShardIndexFunction
 
   @Override
   public void initializeState(FunctionInitializationContext context) throws Exception {
-    shapesState = context.getOperatorStateStore().getListState(SHAPES);
-    restoredShapes = new HashMap<>();
-    var task = getRuntimeContext().getTaskInfo();
-    for (Tuple2<Integer, byte[]> shape : shapesState.get()) {
-      // Its own keys' only: after a rescale, entries are dealt out without regard to keys.
-      int subtask =
-          KeyGroupRangeAssignment.assignKeyToParallelOperator(
-              shape.f0, task.getMaxNumberOfParallelSubtasks(), task.getNumberOfParallelSubtasks());
-      if (subtask == task.getIndexOfThisSubtask()) {
-        restoredShapes.put(shape.f0, shape.f1);
-      }
-    }
+    shapes = TreeShapes.restore(context.getOperatorStateStore(), getRuntimeContext().getTaskInfo());
   }
 
   @Override
   public void snapshotState(FunctionSnapshotContext context) throws Exception {
-    List<Tuple2<Integer, byte[]>> shapes = new ArrayList<>();
-    Map<Integer, WrittenShape> written = new HashMap<>();
-    for (Map.Entry<Integer, ShardIndex> e : indexes.entrySet()) {
-      ShardIndex index = e.getValue();
-      // Targets stored again and not encoded yet come back without a vector.
-      Set<String> waiting = unencoded.getOrDefault(e.getKey(), new LinkedHashSet<>());
-      WrittenShape last = writtenShapes.get(e.getKey());
-      byte[] shape =
-          last != null
-                  && last.index == index
-                  && last.changes == index.changes()
-                  && waiting.isEmpty()
-              ? last.shape // between model updates under negatives.pool=all, most checkpoints
-              : index.shape(waiting::contains);
-      written.put(e.getKey(), new WrittenShape(index, index.changes(), shape));
-      shapes.add(Tuple2.of(e.getKey(), shape));
-    }
-    writtenShapes = written;
-    for (Map.Entry<Integer, byte[]> e : restoredShapes.entrySet()) {
-      if (!indexes.containsKey(e.getKey())) {
-        shapes.add(Tuple2.of(e.getKey(), e.getValue())); // not used yet: still the best start
-      }
-    }
-    shapesState.update(shapes);
+    shapes.save(indexes, unencoded);
   }
 
   @Override
@@ -773,7 +714,7 @@ public final class ShardIndexFunction
           targets.indexedVectors(model.version, pool(model.version), pending::add);
       long read = System.nanoTime();
       long seed = settings.seed() ^ key;
-      byte[] shape = restoredShapes.remove(key);
+      byte[] shape = shapes.take(key);
       String how = "in bulk";
       index = null;
       if (shape != null) {
