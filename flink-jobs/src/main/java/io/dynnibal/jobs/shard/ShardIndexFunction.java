@@ -47,9 +47,10 @@ import org.slf4j.LoggerFactory;
  * <p>State: {@link ShardTargets} (RocksDB map state, id -> text + cache vector at the version it
  * was written, and per key the maps from those versions to the current one) is the truth; the SG
  * tree of each shard is a heap cache of it ({@link ShardIndex}), rebuilt from it on the first use
- * after a start or restore. Each shard key keeps the model update it is at in keyed state (every
- * key receives its own copy of an update); the encoder and projection of a version ({@link
- * ShardModel}) are loaded from it once per subtask.
+ * after a start or restore, on the shape each checkpoint keeps of it ({@link TreeShapes}). Each
+ * shard key keeps the model update it is at in keyed state (every key receives its own copy of an
+ * update); the encoder and projection of a version ({@link ShardModel}) are loaded from it once per
+ * subtask.
  *
  * <p>Targets and queries are encoded here, with the version the shard holds, so a shard's cache and
  * its queries are always of one version and each reply says which. New and changed targets are
