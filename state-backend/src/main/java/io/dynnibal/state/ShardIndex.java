@@ -69,9 +69,10 @@ public final class ShardIndex {
   }
 
   /**
-   * Bulk-builds the tree (after a restore or an exact re-encode): far faster than inserting one by
-   * one on clustered data such as trained encodings; on near-isotropic vectors (an untrained tower
-   * over synthetic text, bench scale) it was no faster and its trees sampled slower.
+   * Bulk-builds the tree (after an exact re-encode, or a restore without a usable shape: see {@link
+   * #restore}): far faster than inserting one by one on clustered data such as trained encodings;
+   * on near-isotropic vectors (an untrained tower over synthetic text, bench scale) it was no
+   * faster and its trees sampled slower.
    */
   public static ShardIndex build(
       int dimension, double base, List<String> ids, List<float[]> vectors, long seed) {
