@@ -131,7 +131,12 @@ public final class ShardIndex {
     ByteBuffer in = ByteBuffer.wrap(shape);
     int[] slotOf;
     try {
-      slotOf = new int[Varints.read(in)];
+      int count = Varints.read(in);
+      if (count < 0 || count > shape.length) { // each slot takes a byte at least
+        throw new IllegalArgumentException(
+            "malformed shard index shape: " + count + " slots in " + shape.length + " bytes");
+      }
+      slotOf = new int[count];
       for (int old = 0; old < slotOf.length; old++) {
         int length = Varints.read(in) - 1;
         if (length < 0) {

@@ -367,5 +367,12 @@ class ShardIndexTest {
                     5,
                     java.util.Arrays.copyOf(shape, 40)));
     assertTrue(e.getMessage().contains("malformed"), e.getMessage());
+    // A slot count beyond what the bytes can hold: rejected, not allocated.
+    byte[] huge = {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x07};
+    IllegalArgumentException slots =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class,
+            () -> ShardIndex.restore(D, 1.3, List.of("t1"), List.of(random(random)), 5, huge));
+    assertTrue(slots.getMessage().contains("slots in"), slots.getMessage());
   }
 }

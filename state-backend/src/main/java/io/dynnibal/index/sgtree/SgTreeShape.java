@@ -213,6 +213,10 @@ public final class SgTreeShape {
       Open parent = open.peek();
       int header = Varints.read(in);
       int k = header >>> 1;
+      if (k > in.remaining()) { // each target takes a byte at least
+        throw new IllegalArgumentException(
+            "malformed SG tree shape: " + k + " targets in " + in.remaining() + " bytes");
+      }
       byte[] codes = null;
       float scale = 0;
       if ((header & 1) != 0) {

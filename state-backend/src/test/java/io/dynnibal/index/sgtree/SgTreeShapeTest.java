@@ -205,6 +205,15 @@ class SgTreeShapeTest {
             IllegalArgumentException.class,
             () -> SgTreeShape.read(shape, DIM + 1, 1.3, t -> t, new float[0][], 5));
     assertTrue(dimension.getMessage().contains("dimension"), dimension.getMessage());
+    // A node that claims 2^29 targets: rejected, not allocated.
+    byte[] huge = {
+      1, (byte) DIM, 1, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x04, 0, 0
+    };
+    IllegalArgumentException claimed =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> SgTreeShape.read(huge, DIM, 1.3, t -> t, vectors, 5));
+    assertTrue(claimed.getMessage().contains("targets in"), claimed.getMessage());
     assertFalse(shape.length > 20 * tree.size(), "a few bytes a node: " + shape.length);
   }
 }
