@@ -150,10 +150,9 @@ public final class ShardIndex {
     } catch (BufferUnderflowException | IndexOutOfBoundsException | NegativeArraySizeException e) {
       throw new IllegalArgumentException("malformed shard index shape: its ids are truncated", e);
     }
-    byte[] treeShape = Arrays.copyOfRange(shape, in.position(), shape.length);
     SgTreeShape.Restored restored =
         SgTreeShape.read(
-            treeShape,
+            in, // the tree's shape follows the ids
             dimension,
             base,
             old -> old >= 0 && old < slotOf.length ? slotOf[old] : -1,

@@ -284,32 +284,15 @@ public final class ShardTargets {
     return n;
   }
 
-  /**
-   * The heap index of this key's targets at {@code currentVersion}, bulk-built from its state.
-   * Targets stored without a cache vector yet (waiting to be encoded when the state was saved), or
-   * at a version no map leads from, are not indexed but handed to {@code waiting}.
-   *
-   * @param indexed which stored targets the index holds (all, or those pairs named: {@code
-   *     negatives.pool})
-   */
-  public ShardIndex buildIndex(
-      int dimension,
-      double treeBase,
-      long seed,
-      long currentVersion,
-      java.util.function.Predicate<String> indexed,
-      Consumer<String> waiting)
-      throws Exception {
-    Indexed v = indexedVectors(currentVersion, indexed, waiting);
-    return ShardIndex.build(dimension, treeBase, v.ids(), v.vectors(), seed);
-  }
-
   /** The ids and current vectors an index of the key holds, in the state's order. */
   public record Indexed(List<String> ids, List<float[]> vectors) {}
 
   /**
-   * What {@link #buildIndex} builds the tree over: every encoded target that {@code indexed}
-   * accepts, at the current version; targets without a usable cache vector go to {@code waiting}.
+   * What the key's heap index holds ({@link ShardIndex#build} or {@link ShardIndex#restore} over
+   * it): every encoded target that {@code indexed} accepts (all, or those pairs named: {@code
+   * negatives.pool}), at {@code currentVersion}. Targets stored without a cache vector yet (waiting
+   * to be encoded when the state was saved), or at a version no map leads from, are handed to
+   * {@code waiting} instead.
    */
   public Indexed indexedVectors(
       long currentVersion, java.util.function.Predicate<String> indexed, Consumer<String> waiting)

@@ -109,9 +109,9 @@ class ShardTargetsTest {
   void anIndexOfTheNamedTargetsHoldsThoseAndNoOthers() throws Exception {
     encode(0, 20, 0);
     ShardIndex named =
-        targets.buildIndex(D, 1.3, 5, 0, Set.of("t3", "t5", "t99")::contains, id -> {});
+        buildIndex(targets, D, 1.3, 5, 0, Set.of("t3", "t5", "t99")::contains, id -> {});
     assertEquals(List.of("t3", "t5"), named.ids().stream().sorted().toList());
-    assertEquals(20, targets.buildIndex(D, 1.3, 5, 0, id -> true, id -> {}).size());
+    assertEquals(20, buildIndex(targets, D, 1.3, 5, 0, id -> true, id -> {}).size());
   }
 
   @Test
@@ -133,7 +133,7 @@ class ShardTargetsTest {
     targets.move(a, 0);
     encode(40, 60, 1); // encoded between updates: a second base
     targets.move(b, 1);
-    ShardIndex index = targets.buildIndex(D, 1.3, 5, 2, id -> true, id -> {});
+    ShardIndex index = buildIndex(targets, D, 1.3, 5, 2, id -> true, id -> {});
     assertEquals(60, index.size());
     assertArrayEquals(Int8Quantizer.snap(moved(vector("t3"), a, b)), index.vectorOf("t3"), 1e-4f);
     assertArrayEquals(Int8Quantizer.snap(moved(vector("t45"), b)), index.vectorOf("t45"), 1e-4f);
@@ -169,7 +169,7 @@ class ShardTargetsTest {
     assertEquals(CacheBases.MAX_BASES, map.get("t4").version);
     float[] expected = moved(vector("t0"), maps.toArray(new CacheMap[0]));
     assertShipped("t0", expected, current);
-    ShardIndex index = targets.buildIndex(D, 1.3, 5, current, id -> true, id -> {});
+    ShardIndex index = buildIndex(targets, D, 1.3, 5, current, id -> true, id -> {});
     assertEquals(3 * (CacheBases.MAX_BASES + 1) + 2, index.size());
     assertArrayEquals(Int8Quantizer.snap(expected), index.vectorOf("t0"), 1e-4f);
   }
@@ -209,7 +209,7 @@ class ShardTargetsTest {
     stray.version = 7;
     map.put("t2", stray);
     List<String> waiting = new ArrayList<>();
-    ShardIndex index = targets.buildIndex(D, 1.3, 5, 0, id -> true, waiting::add);
+    ShardIndex index = buildIndex(targets, D, 1.3, 5, 0, id -> true, waiting::add);
     assertEquals(List.of("t2"), waiting);
     assertNull(map.get("t2").cache, "encoded again like a new target");
     assertEquals(4, index.size());
@@ -220,7 +220,7 @@ class ShardTargetsTest {
     encode(0, 30, 0);
     targets.store("waiting", "not encoded yet", 0);
     List<String> waiting = new ArrayList<>();
-    ShardIndex index = targets.buildIndex(D, 1.3, 5, 0, id -> true, waiting::add);
+    ShardIndex index = buildIndex(targets, D, 1.3, 5, 0, id -> true, waiting::add);
     assertEquals(30, index.size());
     assertEquals(List.of("waiting"), waiting);
   }
@@ -248,9 +248,23 @@ class ShardTargetsTest {
     assertArrayEquals(new int[] {4}, targets.shipped("t4", 0f, 3).featureIds);
     CacheMap a = random(1);
     targets.move(a, 3);
-    ShardIndex index = targets.buildIndex(D, 1.3, 5, 4, id -> true, id -> {});
+    ShardIndex index = buildIndex(targets, D, 1.3, 5, 4, id -> true, id -> {});
     assertEquals(10, index.size());
     assertArrayEquals(Int8Quantizer.snap(moved(vector("t2"), a)), index.vectorOf("t2"), 1e-4f);
     assertEquals(0, featurized.get(), "stored features are used as they are");
+  }
+
+  /** The key's index built in bulk over what the state holds, as a shard does without a shape. */
+  static ShardIndex buildIndex(
+      ShardTargets targets,
+      int dimension,
+      double base,
+      long seed,
+      long currentVersion,
+      java.util.function.Predicate<String> indexed,
+      java.util.function.Consumer<String> waiting)
+      throws Exception {
+    ShardTargets.Indexed v = targets.indexedVectors(currentVersion, indexed, waiting);
+    return ShardIndex.build(dimension, base, v.ids(), v.vectors(), seed);
   }
 }

@@ -114,6 +114,17 @@ public final class SgTreeShape {
       IntUnaryOperator slots,
       float[][] vectors,
       long seed) {
+    return read(ByteBuffer.wrap(shape), dimension, base, slots, vectors, seed);
+  }
+
+  /** {@link #read(byte[], int, double, IntUnaryOperator, float[][], long)} from a buffer's rest. */
+  public static Restored read(
+      ByteBuffer shape,
+      int dimension,
+      double base,
+      IntUnaryOperator slots,
+      float[][] vectors,
+      long seed) {
     SgTree tree = new SgTree(dimension, base);
     for (int s = 0; s < vectors.length; s++) {
       if (vectors[s] != null) {
@@ -122,7 +133,7 @@ public final class SgTreeShape {
     }
     BitSet placed = new BitSet(vectors.length);
     try {
-      place(ByteBuffer.wrap(shape), tree, slots, vectors, placed);
+      place(shape, tree, slots, vectors, placed);
     } catch (BufferUnderflowException | IndexOutOfBoundsException e) {
       throw new IllegalArgumentException("malformed SG tree shape: truncated", e);
     }
@@ -138,9 +149,8 @@ public final class SgTreeShape {
         node.size += child.size;
       }
       // Unknown on these vectors: the repair (which measures each child's distance to its parent
-      // first) compares every pair of siblings and recomputes every bound.
+      // first, and recomputes maxd, radius and mind exactly) then compares every pair of siblings.
       node.minChildDistance = 0;
-      node.maxDistance = 0;
     }
     TreeRepair.Report repair = TreeRepair.repair(tree, 0, TreeRepair.Mode.EXACT, seed);
     int placedCount = placed.cardinality();
@@ -257,13 +267,16 @@ public final class SgTreeShape {
           node = new SgNode(codes, scale, live, 0); // hollow
           hollow.add(node);
         } else if (liveCount > 0) {
-          float[] first = Int8Quantizer.snap(vectors[live[0]]);
-          scale = Int8Quantizer.scaleFor(first);
+          // Encoded straight from the vector: the codes and scale its snapped copy would get.
+          scale = Int8Quantizer.scaleFor(vectors[live[0]]);
           codes = new byte[dimension];
-          Int8Quantizer.encode(first, scale, codes);
+          Int8Quantizer.encode(vectors[live[0]], scale, codes);
           node = new SgNode(codes, scale, live, 1);
+          byte[] other = new byte[dimension];
           for (int i = 1; i < liveCount; i++) {
-            if (Arrays.equals(Int8Quantizer.snap(vectors[live[i]]), first)) {
+            float otherScale = Int8Quantizer.scaleFor(vectors[live[i]]);
+            Int8Quantizer.encode(vectors[live[i]], otherScale, other);
+            if (otherScale == scale && Arrays.equals(other, codes)) {
               node.addTarget(live[i]);
             }
           }
