@@ -118,6 +118,7 @@ public final class FindClustering {
     // The root's split does not count against the budget.
     open.push(root, root.dot(query), 1, root);
     int total = 1; // clusters closed + open
+    boolean checked = false; // whether the heap was checked for a fitting split since the last one
     while (open.size > 0) {
       int c = open.poll();
       SgNode node = open.nodes[c];
@@ -127,6 +128,15 @@ public final class FindClustering {
       if (split) {
         total += node.childCount();
         open.pushChildren(node, total, root);
+        checked = false;
+      } else if (!checked) {
+        // The budget is running out: once no candidate left fits in it, none will be split, and
+        // they are closed as they lie instead of polled one by one (most of a query's candidates,
+        // at the shards' budgets, were polled only to be closed).
+        checked = true;
+        if (cap - total < open.fewestChildren()) {
+          open.closeAll();
+        }
       }
     }
     List<Cluster> clusters = open.closed;
@@ -279,6 +289,23 @@ public final class FindClustering {
     private double distance(SgNode node, double score) {
       double dot = position == null ? score : node.dot(position);
       return VectorMath.distanceFromDot(dot, positionSquaredNorm, node.squaredNorm());
+    }
+
+    /** The fewest children among the candidates in the heap. */
+    int fewestChildren() {
+      int fewest = Integer.MAX_VALUE;
+      for (int k = 0; k < size; k++) {
+        fewest = Math.min(fewest, nodes[heap[k]].childCount());
+      }
+      return fewest;
+    }
+
+    /** Closes every candidate in the heap unsplit, in the heap's order. */
+    void closeAll() {
+      for (int k = 0; k < size; k++) {
+        close(heap[k], false);
+      }
+      size = 0;
     }
 
     int poll() {
