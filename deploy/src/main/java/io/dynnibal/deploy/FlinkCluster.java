@@ -92,7 +92,8 @@ public final class FlinkCluster {
   /**
    * flink-dist's {@code env.java.opts.all} for Java 17: Flink reflects into these JDK packages
    * (Kryo, the memory manager, the RPC system). One list for the CLI jar's manifest and these JVMs:
-   * the root pom's properties.
+   * the root pom's properties. Plus the Vector API's module, which the index's inner products run
+   * on ({@code VectorMath}).
    */
   static final List<String> JAVA_17_OPENINGS = javaModuleOpenings();
 
@@ -475,6 +476,8 @@ public final class FlinkCluster {
           "java-module-openings.properties is missing from the build", e);
     }
     List<String> flags = new ArrayList<>();
+    // The index's inner products run on the Vector API when the module is there (CodedDot).
+    flags.add("--add-modules=jdk.incubator.vector");
     for (String module : p.getProperty("exports").trim().split("\\s+")) {
       flags.add("--add-exports=" + module + "=ALL-UNNAMED");
     }

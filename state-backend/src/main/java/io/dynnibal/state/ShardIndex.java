@@ -2,7 +2,6 @@ package io.dynnibal.state;
 
 import io.dynnibal.index.Varints;
 import io.dynnibal.index.nystrom.CacheMap;
-import io.dynnibal.index.sampling.BatchScores;
 import io.dynnibal.index.sampling.NegativeSampler;
 import io.dynnibal.index.sampling.Samples;
 import io.dynnibal.index.sgtree.SgNode;
@@ -16,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.IntFunction;
 import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 
@@ -240,22 +238,6 @@ public final class ShardIndex {
    */
   public NegativeSampler.Prepared prepare(NegativeSampler sampler, float[] query) {
     return sampler.prepare(tree, frame.queryInTree(query), frame.positionInTree(query));
-  }
-
-  /**
-   * A batch's samplers over this shard: query {@code q}'s is {@link #prepare(NegativeSampler,
-   * float[])}'s for {@code queries[q]}, with the inner products FindClustering needs shared between
-   * the queries ({@link BatchScores}). Prepare them in order. Valid until the index changes.
-   */
-  public IntFunction<NegativeSampler.Prepared> prepareBatch(
-      NegativeSampler sampler, float[][] queries) {
-    float[][] inTree = new float[queries.length][];
-    for (int q = 0; q < queries.length; q++) {
-      inTree[q] = frame.queryInTree(queries[q]);
-    }
-    BatchScores scores = new BatchScores(inTree);
-    return q ->
-        sampler.prepare(tree, inTree[q], frame.positionInTree(queries[q]), scores.forQuery(q));
   }
 
   /**

@@ -1,41 +1,45 @@
 package io.dynnibal.index;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.Arrays;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class VectorMathTest {
 
+  /** The tests run with the module (surefire's argLine): the vector kernel is the one tested. */
+  @Test
+  void theTestsRunTheVectorKernel() {
+    assertTrue(
+        VectorMath.VECTORIZED || !System.getProperty("os.arch").matches("amd64|x86_64"),
+        "jdk.incubator.vector is missing from the test JVM");
+  }
+
   /**
-   * One vector against many gives {@link VectorMath#dot}'s values bit for bit, at every length (the
-   * four-wide loop and its tail), for an odd or even number of vectors, at any offset and stride.
+   * The inner products' vector kernels and scalar loops give the same bits at every length (whole
+   * lanes and the tail), whatever the magnitudes: a score never depends on which kernel a JVM runs.
    */
   @ParameterizedTest
-  @ValueSource(ints = {1, 2, 3, 4, 5, 7, 8, 13, 64, 67})
-  void dotsAreDotBitForBit(int dimension) {
+  @ValueSource(ints = {1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 15, 16, 17, 63, 64, 65, 67, 128})
+  void theVectorKernelsAreTheScalarLoopsBitForBit(int dimension) {
     SplittableRandom random = new SplittableRandom(dimension);
-    float[] v = randomVector(dimension, random);
-    float[][] xs = new float[9][];
-    for (int k = 0; k < xs.length; k++) {
-      xs[k] = randomVector(dimension, random);
-    }
-    for (int from = 0; from < 3; from++) {
-      for (int to = from; to <= xs.length; to++) {
-        int stride = 3;
-        double[] out = new double[1 + (xs.length + 1) * stride];
-        Arrays.fill(out, Double.NaN);
-        VectorMath.dots(v, xs, from, to, out, 1, stride);
-        for (int k = from; k < to; k++) {
-          assertEquals(
-              Double.doubleToLongBits(VectorMath.dot(xs[k], v)),
-              Double.doubleToLongBits(out[1 + (k - from) * stride]),
-              "vector " + k + " of [" + from + ", " + to + ")");
-        }
-        assertEquals(Double.NaN, out[0], "nothing written before the offset");
-      }
+    for (int trial = 0; trial < 50; trial++) {
+      float[] x = randomVector(dimension, random);
+      float[] v = randomVector(dimension, random);
+      float scale = Int8Quantizer.scaleFor(v);
+      byte[] codes = new byte[dimension];
+      Int8Quantizer.encode(v, scale, codes);
+      assertEquals(
+          Double.doubleToLongBits(VectorMath.scalarDot(x, codes, scale)),
+          Double.doubleToLongBits(VectorMath.dot(x, codes, scale)),
+          "trial " + trial);
+      assertEquals(
+          Double.doubleToLongBits(VectorMath.scalarDot(x, v)),
+          Double.doubleToLongBits(VectorMath.dot(x, v)),
+          "trial " + trial);
     }
   }
 

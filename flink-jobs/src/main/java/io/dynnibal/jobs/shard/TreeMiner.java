@@ -122,9 +122,7 @@ final class TreeMiner implements HardNegativeMiner {
   public Mined mine(Shard shard, List<Features> queries, QueryBatch batch, SplittableRandom random)
       throws Exception {
     float[][] z = shard.model().queryCaches(queries);
-    // Clustered per query, with the inner products the batch's queries share computed once.
     NegativeSampler sampler = samplerForTargets.apply(shard.index().size());
-    IntFunction<NegativeSampler.Prepared> batchSampler = shard.index().prepareBatch(sampler, z);
     Collected out = new Collected(z.length);
     for (int q = 0; q < z.length; q++) {
       String positive = batch.targetIds[q];
@@ -137,7 +135,7 @@ final class TreeMiner implements HardNegativeMiner {
       int taken = 0;
       // Clustered once for all rounds: a trained model often draws the query's own positive, and
       // clustering the tree anew for each round repeated the costliest part of mining.
-      NegativeSampler.Prepared prepared = batchSampler.apply(q);
+      NegativeSampler.Prepared prepared = shard.index().prepare(sampler, z[q]);
       for (int round = 0; round < (topK ? 1 : SAMPLE_ROUNDS) && taken < perExample; round++) {
         Samples samples;
         try {

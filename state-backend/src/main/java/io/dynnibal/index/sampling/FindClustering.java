@@ -84,16 +84,6 @@ public final class FindClustering {
    * differ unless the frame is a rotation, and only the refinement is about nearness.
    */
   public static Partition find(SgTree tree, float[] query, float[] position, Options options) {
-    return find(tree, query, position, options, ChildScores.of(query));
-  }
-
-  /**
-   * As {@link #find(SgTree, float[], float[], Options)}, with the inner products of {@code query}
-   * and the children of the nodes it splits from {@code scorer} (a batch's shared blocks, {@link
-   * BatchScores}): the same partition, whatever the source of the scores.
-   */
-  public static Partition find(
-      SgTree tree, float[] query, float[] position, Options options, ChildScores scorer) {
     SgNode root = tree.root();
     if (root == null) {
       return new Partition(List.of(), new double[0], 1);
@@ -113,8 +103,7 @@ public final class FindClustering {
             position,
             queryNorm,
             startRadius,
-            options,
-            scorer);
+            options);
     // The root's split does not count against the budget.
     open.push(root, root.dot(query), 1, root);
     int total = 1; // clusters closed + open
@@ -176,12 +165,12 @@ public final class FindClustering {
     double[] closedScores;
     private double[] childScores = new double[64];
 
+    private final float[] query;
     private final float[] position; // null when it is the query itself
     private final double queryNorm;
     private final double positionSquaredNorm;
     private final double startRadius;
     private final Options options;
-    private final ChildScores childScorer;
     private final long cap;
 
     Candidates(
@@ -191,15 +180,14 @@ public final class FindClustering {
         float[] position,
         double queryNorm,
         double startRadius,
-        Options options,
-        ChildScores childScorer) {
+        Options options) {
+      this.query = query;
       this.position = position == query ? null : position;
       this.queryNorm = queryNorm;
       double positionNorm = position == query ? queryNorm : VectorMath.norm(position);
       this.positionSquaredNorm = positionNorm * positionNorm;
       this.startRadius = startRadius;
       this.options = options;
-      this.childScorer = childScorer;
       this.cap = cap;
       int n = 16;
       nodes = new SgNode[n];
@@ -213,14 +201,16 @@ public final class FindClustering {
     /**
      * Pushes every child of a split node. The children are scored first, all together: their
      * vectors are scattered over the heap, and inner products with nothing between them let the
-     * processor fetch several at once (or a batch has them scored already).
+     * processor fetch several at once.
      */
     void pushChildren(SgNode node, long total, SgNode root) {
       int n = node.childCount();
       if (childScores.length < n) {
         childScores = new double[Math.max(n, 2 * childScores.length)];
       }
-      childScorer.score(node, childScores);
+      for (int i = 0; i < n; i++) {
+        childScores[i] = node.child(i).dot(query);
+      }
       for (int i = 0; i < n; i++) {
         push(node.child(i), childScores[i], total, root);
       }

@@ -122,8 +122,8 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
   }
 
   @Override
-  public Prepared prepare(SgTree tree, float[] query, float[] position, ChildScores scores) {
-    Partition partition = FindClustering.find(tree, query, position, options.clustering(), scores);
+  public Prepared prepare(SgTree tree, float[] query, float[] position) {
+    Partition partition = FindClustering.find(tree, query, position, options.clustering());
     double beta = options.clustering().beta();
     // The proposal over every cluster serves any count; the practical variant's depends on it.
     ClusterProposal all =

@@ -29,15 +29,7 @@ public interface NegativeSampler {
    * vectors are the scores, and every bound is taken from it; {@code position} is where the query
    * lies among the tree's vectors, which only decides where the clustering is refined.
    */
-  default Prepared prepare(SgTree tree, float[] query, float[] position) {
-    return prepare(tree, query, position, ChildScores.of(query));
-  }
-
-  /**
-   * As {@link #prepare(SgTree, float[], float[])}, with FindClustering's inner products of {@code
-   * query} from {@code scores} (a batch's shared blocks, {@link BatchScores}); the same samples.
-   */
-  Prepared prepare(SgTree tree, float[] query, float[] position, ChildScores scores);
+  Prepared prepare(SgTree tree, float[] query, float[] position);
 
   /** One query's sampler over one tree, as it stood when prepared. */
   interface Prepared {

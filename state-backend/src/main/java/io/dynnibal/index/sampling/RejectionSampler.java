@@ -39,8 +39,8 @@ public final class RejectionSampler implements NegativeSampler {
   }
 
   @Override
-  public Prepared prepare(SgTree tree, float[] query, float[] position, ChildScores scores) {
-    Partition partition = FindClustering.find(tree, query, position, clustering, scores);
+  public Prepared prepare(SgTree tree, float[] query, float[] position) {
+    Partition partition = FindClustering.find(tree, query, position, clustering);
     if (partition.size() == 0) {
       return (count, random) -> new Samples(new int[0], new double[0], 0, 0);
     }

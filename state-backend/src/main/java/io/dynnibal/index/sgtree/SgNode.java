@@ -82,7 +82,10 @@ public final class SgNode {
     return out;
   }
 
-  /** {@code <x, vector()>}, bit for bit, without decoding. */
+  /**
+   * {@code <x, vector()>} ({@link VectorMath#dot(float[], float[])}), bit for bit, without
+   * decoding.
+   */
   public double dot(float[] x) {
     return VectorMath.dot(x, codes, scale);
   }
@@ -100,16 +103,6 @@ public final class SgNode {
   /** The distance between two nodes' vectors. */
   public double distanceTo(SgNode other) {
     return VectorMath.distance(codes, scale, other.codes, other.scale);
-  }
-
-  /**
-   * {@code out[offset + (k - from) * stride] = <xs[k], vector()>} for {@code from <= k < to} (see
-   * {@link VectorMath#dots}), bit for bit what {@link #dot} gives.
-   */
-  public void dots(float[][] xs, int from, int to, double[] out, int offset, int stride) {
-    // Decoded once for all of the xs: the float kernel is several times faster than one that
-    // converts a byte per coordinate and query, and gives the same values (see VectorMath#dot).
-    VectorMath.dots(vector(), xs, from, to, out, offset, stride);
   }
 
   /** {@code |vector|^2}, kept so a distance to a query costs one inner product. */

@@ -1,6 +1,5 @@
 package io.dynnibal.index.sampling;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -163,37 +162,6 @@ class FindClusteringTest {
         assertEquals(scoresByCluster(expected), scoresByCluster(actual));
         assertEquals(expected.gammaBound(), actual.gammaBound());
       }
-    }
-  }
-
-  /**
-   * A batch sharing its inner products gives every query the partition it gets alone, block for
-   * block and score for score, whichever order the queries come in (a query before a shared block's
-   * first is scored on its own).
-   */
-  @ParameterizedTest
-  @CsvSource({"false, 1600", "true, 1600", "false, 40"})
-  void aBatchThatSharesItsInnerProductsGivesEachQueryItsOwnPartition(boolean reversed, int cap) {
-    SamplerFixture f = new SamplerFixture(2_000, 8, 35);
-    SplittableRandom random = new SplittableRandom(35);
-    float[][] queries = new float[40][];
-    for (int q = 0; q < queries.length; q++) {
-      // Every fourth query repeats the one before: the same nodes split, a block reused.
-      queries[q] =
-          q % 4 == 3
-              ? queries[q - 1].clone()
-              : ClusteredVectors.queryNear(
-                  f.vectors[random.nextInt(f.vectors.length)], 0.3, random);
-    }
-    FindClustering.Options options = new FindClustering.Options(20, 1e6, 0.3, cap);
-    BatchScores batch = new BatchScores(queries);
-    for (int k = 0; k < queries.length; k++) {
-      int q = reversed ? queries.length - 1 - k : k;
-      Partition shared =
-          FindClustering.find(f.tree, queries[q], queries[q], options, batch.forQuery(q));
-      Partition alone = FindClustering.find(f.tree, queries[q], options);
-      assertEquals(alone.clusters(), shared.clusters(), "query " + q);
-      assertArrayEquals(alone.representativeScores(), shared.representativeScores());
     }
   }
 
