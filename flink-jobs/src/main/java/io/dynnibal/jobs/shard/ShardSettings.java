@@ -16,6 +16,7 @@ import java.io.Serializable;
  * @param minedPerExample what the shards mine per query: the dose, or the candidates to re-score
  * @param unnamedShare which unnamed targets join a {@code positives} pool, per model version
  * @param uniformDrawsPerStep uniform draws each shard makes per batch
+ * @param reencodeEvery steps between model updates (how long a model version lasts)
  * @param targetsTopic names the source of a dead-lettered target
  * @param modelUpdatesTopic names the source of a dead-lettered model update
  */
@@ -42,6 +43,7 @@ public record ShardSettings(
     double rejectionGamma,
     int rejectionMaxClusters,
     int fidelityProbes,
+    int reencodeEvery,
     int reencodeExactPerBatch,
     String targetsTopic,
     String modelUpdatesTopic)
@@ -71,6 +73,7 @@ public record ShardSettings(
         config.rejectionGamma,
         config.rejectionMaxClusters,
         config.fidelityProbes,
+        config.reencodeEvery,
         config.reencodeExactPerBatch(),
         config.targetsTopic(),
         config.modelUpdatesTopic());

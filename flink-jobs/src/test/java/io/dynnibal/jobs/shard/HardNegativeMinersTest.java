@@ -169,13 +169,30 @@ class HardNegativeMinersTest {
     }
   }
 
+  /** The probe's pool is complete within half a model version's batches, a slice at a time. */
+  @Test
+  void theProbesPoolIsCompleteWithinHalfAVersion() {
+    FidelityProbe probe = new FidelityProbe(2, 1, 20, 1, 100);
+    closing.add(probe);
+    for (int targets : new int[] {1, 1_000, 31_833, 500_000}) {
+      int slice = probe.encodedPerBatch(targets);
+      assertTrue(slice * 50L >= targets, targets + " targets, " + slice + " a batch");
+      assertTrue(
+          slice == FidelityProbe.FEWEST_ENCODED_PER_BATCH || (slice - 1) * 50L < targets,
+          "no larger than it takes: " + slice);
+    }
+    assertEquals(637, probe.encodedPerBatch(31_833));
+    assertEquals(31_833, new FidelityProbe(2, 1, 20, 1, 1).encodedPerBatch(31_833));
+  }
+
   @Test
   void theProbeScoresTheTreeMinersOffersAtFullDimension() throws Exception {
     ShardSettings settings = settings("dynnibal-mh", 2, "sample");
     ShardModel model = ShardModel.initial(settings);
     closing.add(model);
     TreeMiner miner = TreeMiner.of(settings, new SimpleCounter());
-    FidelityProbe probe = new FidelityProbe(3, 2, settings.scoreScale(), 1);
+    // A version of one batch: the probe's pool is encoded whole, and this batch is measured.
+    FidelityProbe probe = new FidelityProbe(3, 2, settings.scoreScale(), 1, 1);
     closing.add(probe);
     HardNegativeMiner.Shard shard = shard(model);
     List<Features> queries = new ArrayList<>();
