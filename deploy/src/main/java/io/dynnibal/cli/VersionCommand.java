@@ -19,7 +19,8 @@ import picocli.CommandLine.Option;
 @Command(
     name = "version",
     description =
-        "Print the Flink, Kafka, Avro, DJL and libtorch versions and the training device.")
+        "Print the Flink, Kafka, Avro, DJL and libtorch versions, the training device and the"
+            + " index's inner-product kernels.")
 final class VersionCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON object instead of a table.")
   boolean json;
@@ -49,6 +50,11 @@ final class VersionCommand implements Callable<Integer> {
     versions.put("libtorch", torch.libtorchVersion());
     versions.put("gpu", torch.gpuCount() == 0 ? "none visible" : torch.gpuCount() + " visible");
     versions.put("device", torch.trainingDevice().toString());
+    versions.put(
+        "kernels",
+        io.dynnibal.index.VectorMath.VECTORIZED
+            ? "Vector API (jdk.incubator.vector)"
+            : "scalar (the JVM lacks --add-modules jdk.incubator.vector)");
     return versions;
   }
 

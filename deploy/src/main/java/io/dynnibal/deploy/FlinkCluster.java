@@ -476,8 +476,11 @@ public final class FlinkCluster {
           "java-module-openings.properties is missing from the build", e);
     }
     List<String> flags = new ArrayList<>();
-    // The index's inner products run on the Vector API when the module is there (CodedDot).
-    flags.add("--add-modules=jdk.incubator.vector");
+    // The index's inner products run on the Vector API when the module is there (VectorMath); the
+    // daemons run this JVM's java, which refuses to start if asked for a module its image lacks.
+    if (java.lang.module.ModuleFinder.ofSystem().find("jdk.incubator.vector").isPresent()) {
+      flags.add("--add-modules=jdk.incubator.vector");
+    }
     for (String module : p.getProperty("exports").trim().split("\\s+")) {
       flags.add("--add-exports=" + module + "=ALL-UNNAMED");
     }

@@ -114,8 +114,21 @@ class DynnibalCliTest {
     Map<String, String> versions = VersionCommand.versions();
     assertEquals(
         java.util.List.of(
-            "dynnibal", "java", "flink", "kafka", "avro", "djl", "libtorch", "gpu", "device"),
+            "dynnibal",
+            "java",
+            "flink",
+            "kafka",
+            "avro",
+            "djl",
+            "libtorch",
+            "gpu",
+            "device",
+            "kernels"),
         java.util.List.copyOf(versions.keySet()));
+    // The tests' JVMs have the module (surefire's argLine), as the CLI's launcher gives it.
+    if (System.getProperty("os.arch").matches("amd64|x86_64")) {
+      assertEquals("Vector API (jdk.incubator.vector)", versions.get("kernels"));
+    }
     assertTrue(versions.get("flink").matches("2\\.\\d+\\.\\d+"), versions.toString());
     assertTrue(versions.get("kafka").matches("4\\.\\d+\\.\\d+"), versions.toString());
     assertTrue(versions.get("libtorch").matches("\\d+\\.\\d+\\.\\d+.*"), versions.toString());
