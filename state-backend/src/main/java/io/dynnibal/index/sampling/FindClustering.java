@@ -157,6 +157,7 @@ public final class FindClustering {
     SgNode[] nodes;
     double[] scores;
     double[] priorities;
+    private int[] childCounts; // each candidate's children: the heap's fewest, scanned compactly
     private int[] heap;
     private int count; // candidates pushed into the heap so far
     int size; // candidates in the heap
@@ -189,10 +190,12 @@ public final class FindClustering {
       this.startRadius = startRadius;
       this.options = options;
       this.cap = cap;
-      int n = 16;
+      // Sized for every cluster the partition may hold: no candidate array grows while it fills.
+      int n = Math.max(16, expectedClusters);
       nodes = new SgNode[n];
       scores = new double[n];
       priorities = new double[n];
+      childCounts = new int[n];
       heap = new int[n];
       closed = new ArrayList<>(Math.max(2, expectedClusters));
       closedScores = new double[Math.max(2, expectedClusters)];
@@ -237,12 +240,14 @@ public final class FindClustering {
         nodes = Arrays.copyOf(nodes, n);
         scores = Arrays.copyOf(scores, n);
         priorities = Arrays.copyOf(priorities, n);
+        childCounts = Arrays.copyOf(childCounts, n);
       }
       if (size == heap.length) {
         heap = Arrays.copyOf(heap, heap.length * 2);
       }
       int c = count++;
       nodes[c] = node;
+      childCounts[c] = node.childCount();
       scores[c] = score;
       priorities[c] = Math.log(node.size()) + options.beta() * (score + queryNorm * maxd);
       int k = size++;
@@ -285,7 +290,7 @@ public final class FindClustering {
     int fewestChildren() {
       int fewest = Integer.MAX_VALUE;
       for (int k = 0; k < size; k++) {
-        fewest = Math.min(fewest, nodes[heap[k]].childCount());
+        fewest = Math.min(fewest, childCounts[heap[k]]);
       }
       return fewest;
     }
