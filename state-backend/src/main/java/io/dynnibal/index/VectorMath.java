@@ -8,13 +8,13 @@ package io.dynnibal.index;
  */
 public final class VectorMath {
   /**
-   * Whether the coded inner product ({@link #dot(float[], byte[], float)}, most of the index's time
-   * when it samples: FindClustering scores every child of each node it splits, the proposal the
-   * targets of the small clusters near the query) runs on the Vector API: when the JVM has {@code
-   * jdk.incubator.vector} (the CLI's launcher, the clusters it starts and the tests add it) on a
-   * processor with 256-bit vectors. Both kernels give the same bits; the vector one is about 4x
-   * faster at d' = 64 (13 against 55 ns a product). {@code -Ddynnibal.scalar.kernels=true} forces
-   * the scalar loop.
+   * Whether the inner products (the coded one, {@link #dot(float[], byte[], float)}, is most of the
+   * index's time when it samples: FindClustering scores every child of each node it splits, the
+   * proposal the targets of the small clusters near the query) run on the Vector API: when the JVM
+   * has {@code jdk.incubator.vector} (the CLI's launcher, the clusters it starts and the tests add
+   * it) on a processor with 256-bit vectors. Both kernels give the same bits; the vector one is
+   * about 4x faster at d' = 64 (13 against 55 ns a product). {@code -Ddynnibal.scalar.kernels=true}
+   * forces the scalar loop.
    */
   public static final boolean VECTORIZED = vectorApiUsable();
 
