@@ -40,9 +40,20 @@ import picocli.CommandLine.Spec;
       CommandLine.HelpCommand.class
     })
 public final class DynnibalCli implements Runnable {
+  /**
+   * Lucene (BM25 baselines, export) sees the Vector API module the launcher adds for the index
+   * (VectorMath) and warns on Java 17 that it is too old to use it itself: true, and nothing to act
+   * on. Held here, as java.util.logging keeps its loggers only weakly.
+   */
+  private static final java.util.logging.Logger LUCENE_VECTORIZATION =
+      java.util.logging.Logger.getLogger("org.apache.lucene.internal.vectorization");
+
   @Spec CommandSpec spec;
 
   public static void main(String[] args) {
+    if (Runtime.version().feature() < 20) {
+      LUCENE_VECTORIZATION.setLevel(java.util.logging.Level.SEVERE);
+    }
     System.exit(execute(args));
   }
 
