@@ -1,5 +1,7 @@
 package io.dynnibal.cli;
 
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -45,14 +47,14 @@ public final class DynnibalCli implements Runnable {
    * (VectorMath) and warns on Java 17 that it is too old to use it itself: true, and nothing to act
    * on. Held here, as java.util.logging keeps its loggers only weakly.
    */
-  private static final java.util.logging.Logger LUCENE_VECTORIZATION =
-      java.util.logging.Logger.getLogger("org.apache.lucene.internal.vectorization");
+  private static final Logger LUCENE_VECTORIZATION =
+      Logger.getLogger("org.apache.lucene.internal.vectorization");
 
   @Spec CommandSpec spec;
 
   public static void main(String[] args) {
     if (Runtime.version().feature() < 20) {
-      LUCENE_VECTORIZATION.setLevel(java.util.logging.Level.SEVERE);
+      LUCENE_VECTORIZATION.setLevel(Level.SEVERE);
     }
     System.exit(execute(args));
   }

@@ -1,5 +1,6 @@
 package io.dynnibal.cli;
 
+import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.bench.BenchJson;
 import io.dynnibal.training.TorchRuntime;
 import java.io.IOException;
@@ -52,7 +53,7 @@ final class VersionCommand implements Callable<Integer> {
     versions.put("device", torch.trainingDevice().toString());
     versions.put(
         "kernels",
-        io.dynnibal.index.VectorMath.VECTORIZED
+        VectorMath.VECTORIZED
             ? "Vector API (jdk.incubator.vector)"
             : "scalar (the JVM lacks --add-modules jdk.incubator.vector)");
     return versions;

@@ -157,7 +157,6 @@ public final class FindClustering {
     SgNode[] nodes;
     double[] scores;
     double[] priorities;
-    private int[] childCounts; // each candidate's children: the heap's fewest, scanned compactly
     private int[] heap;
     private int count; // candidates pushed into the heap so far
     int size; // candidates in the heap
@@ -195,7 +194,6 @@ public final class FindClustering {
       nodes = new SgNode[n];
       scores = new double[n];
       priorities = new double[n];
-      childCounts = new int[n];
       heap = new int[n];
       closed = new ArrayList<>(Math.max(2, expectedClusters));
       closedScores = new double[Math.max(2, expectedClusters)];
@@ -240,14 +238,12 @@ public final class FindClustering {
         nodes = Arrays.copyOf(nodes, n);
         scores = Arrays.copyOf(scores, n);
         priorities = Arrays.copyOf(priorities, n);
-        childCounts = Arrays.copyOf(childCounts, n);
       }
       if (size == heap.length) {
         heap = Arrays.copyOf(heap, heap.length * 2);
       }
       int c = count++;
       nodes[c] = node;
-      childCounts[c] = node.childCount();
       scores[c] = score;
       priorities[c] = Math.log(node.size()) + options.beta() * (score + queryNorm * maxd);
       int k = size++;
@@ -290,7 +286,7 @@ public final class FindClustering {
     int fewestChildren() {
       int fewest = Integer.MAX_VALUE;
       for (int k = 0; k < size; k++) {
-        fewest = Math.min(fewest, childCounts[heap[k]]);
+        fewest = Math.min(fewest, nodes[heap[k]].childCount());
       }
       return fewest;
     }
