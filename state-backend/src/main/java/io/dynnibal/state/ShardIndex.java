@@ -14,7 +14,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 
@@ -28,7 +30,9 @@ import java.util.random.RandomGenerator;
  * the {@link TreeFrame} equal the state's at the current version (the stored vectors moved by their
  * bases' maps), up to the tree's 8 bits per coordinate ({@link io.dynnibal.index.Int8Quantizer}:
  * each coordinate within 1/127 of the vector's largest when it was snapped, plus what later maps
- * made of that error) and float rounding.
+ * made of that error) and float rounding. The one exception is a target {@link #stage}d by a
+ * gradual exact pass: the state holds its exact vector, the index holds that vector aside, and the
+ * tree keeps the map's approximation until {@link #rebuilt} builds a tree from the staged vectors.
  */
 public final class ShardIndex {
   private final SgTree tree;
@@ -38,6 +42,13 @@ public final class ShardIndex {
 
   private long framesFlattened;
   private long changes;
+
+  /**
+   * Exact current vectors waiting for {@link #rebuilt}, by id; each target's tree vector is still
+   * the approximation it had. Heap only: a restore builds its tree from the state, which holds
+   * them.
+   */
+  private final Map<String, float[]> staged = new HashMap<>();
 
   private final TargetIds ids;
   private int[] live = new int[1024];
@@ -182,9 +193,10 @@ public final class ShardIndex {
     return ids.slotOf(id) >= 0;
   }
 
-  /** Adds or replaces a target, given its current vector. */
+  /** Adds or replaces a target, given its current vector (one staged before is dropped). */
   public void upsert(String id, float[] vector) {
     changes++;
+    staged.remove(id);
     int existing = ids.slotOf(id);
     if (existing >= 0) {
       tree.delete(existing); // same slot, new vector: a target updated many times holds one slot
@@ -211,6 +223,7 @@ public final class ShardIndex {
       return false;
     }
     changes++;
+    staged.remove(id);
     tree.delete(slot);
     int position = positionOfSlot[slot];
     int last = live[--liveCount];
@@ -309,6 +322,10 @@ public final class ShardIndex {
    */
   public Moved move(CacheMap map, long seed) {
     changes++;
+    float[] scratch = new float[map.dimension()];
+    for (float[] v : staged.values()) {
+      map.applyInPlace(v, scratch); // staged vectors are current ones: the map moves them too
+    }
     frame = frame.then(map);
     double distortion = frame.distortion(edges());
     if (distortion <= TreeFrame.MAX_DISTORTION) {
@@ -325,6 +342,43 @@ public final class ShardIndex {
     double drift = tree.moveVectors(v -> applied.applyInPlace(v, scratch));
     frame = TreeFrame.identity(tree.dimension());
     return TreeRepair.repair(tree, drift, TreeRepair.Mode.BOUNDED, seed);
+  }
+
+  /**
+   * Holds {@code vector} as the indexed target {@code id}'s current vector without touching the
+   * tree, which keeps serving the vector it had until {@link #rebuilt}. A gradual exact pass
+   * re-encodes a few thousand targets per batch while the tree serves the update's map: inserting
+   * each exact vector cost a delete and an insert, and when the map was singular (the landmarks'
+   * cycle) the first vector beyond the frame's reach flattened the frame and repaired the whole
+   * tree, seconds on the batch that first carried the update. A later {@link #upsert} or {@link
+   * #delete} of the target drops what is staged for it; a {@link #move} moves it by its map.
+   *
+   * @throws IllegalArgumentException if the target is not indexed
+   */
+  public void stage(String id, float[] vector) {
+    if (!contains(id)) {
+      throw new IllegalArgumentException("cannot stage a vector for " + id + ": it is not indexed");
+    }
+    staged.put(id, vector.clone());
+  }
+
+  /** How many targets have a {@link #stage}d vector. */
+  public int stagedCount() {
+    return staged.size();
+  }
+
+  /**
+   * A new index of the same targets, its tree built in bulk ({@link #build}) from the staged
+   * vectors and, for the targets without one, their current vectors as this index holds them.
+   */
+  public ShardIndex rebuilt(long seed) {
+    List<String> all = ids();
+    List<float[]> vectors = new ArrayList<>(all.size());
+    for (String id : all) {
+      float[] v = staged.get(id);
+      vectors.add(v != null ? v : vectorOf(id));
+    }
+    return build(tree.dimension(), tree.base(), all, vectors, seed);
   }
 
   /** Up to {@link #DISTORTION_EDGES} node-to-parent differences, spread over the live targets. */

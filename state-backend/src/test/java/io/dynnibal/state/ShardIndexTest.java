@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.index.Int8Quantizer;
@@ -300,6 +301,81 @@ class ShardIndexTest {
   }
 
   /**
+   * A gradual exact pass's view: staged vectors leave the tree as it was (the index still reads the
+   * old vectors back, and a second staging costs no frame flattening even beyond the frame's
+   * reach), and the rebuilt index holds every target at its staged vector, or at the one it had.
+   */
+  @Test
+  void stagedVectorsReachTheTreeOnlyWhenItIsRebuilt() {
+    SplittableRandom random = new SplittableRandom(12);
+    ShardIndex index = ShardIndex.empty(D, 1.3);
+    Map<String, float[]> before = new HashMap<>();
+    for (int i = 0; i < 600; i++) {
+      float[] v = random(random);
+      v[D - 1] = 0; // no target uses the last direction, as for a map that loses it
+      index.upsert("t" + i, v);
+      before.put("t" + i, v);
+    }
+    float[] m = new float[D * D];
+    for (int i = 0; i < D - 1; i++) {
+      m[i * D + ((i + 1) % (D - 1))] = 1.2f;
+    }
+    CacheMap losing = new CacheMap(D, m);
+    index.move(losing, 1);
+    before.replaceAll((id, v) -> applied(losing, v));
+    Map<String, float[]> exact = new HashMap<>();
+    for (int i = 0; i < 600; i += 2) {
+      float[] v = random(random); // beyond the frame's reach: upserting it would flatten the frame
+      index.stage("t" + i, v);
+      exact.put("t" + i, v);
+    }
+    assertEquals(300, index.stagedCount());
+    assertEquals(0, index.framesFlattened());
+    for (Map.Entry<String, float[]> e : before.entrySet()) {
+      assertClose(e.getValue(), index.vectorOf(e.getKey()), "served " + e.getKey());
+    }
+
+    ShardIndex rebuilt = index.rebuilt(3);
+    assertEquals(List.of(), rebuilt.checkInvariants());
+    assertEquals(600, rebuilt.size());
+    assertEquals(0, rebuilt.stagedCount());
+    for (Map.Entry<String, float[]> e : before.entrySet()) {
+      float[] expected = exact.getOrDefault(e.getKey(), e.getValue());
+      assertClose(expected, rebuilt.vectorOf(e.getKey()), "rebuilt " + e.getKey());
+    }
+  }
+
+  /**
+   * What happens to a target after it was staged wins: an upsert's vector, a delete, or a map that
+   * moves the staged vector along with every other.
+   */
+  @Test
+  void aStagedVectorYieldsToLaterUpsertsDeletesAndMaps() {
+    SplittableRandom random = new SplittableRandom(13);
+    ShardIndex index = ShardIndex.empty(D, 1.3);
+    for (int i = 0; i < 200; i++) {
+      index.upsert("t" + i, random(random));
+    }
+    float[] staged = random(random);
+    float[] upserted = random(random);
+    index.stage("t1", random(random));
+    index.upsert("t1", upserted);
+    index.stage("t2", random(random));
+    index.delete("t2");
+    index.stage("t3", staged);
+    assertEquals(1, index.stagedCount());
+    CacheMap map = rotationScaledUpTo(1.5, random);
+    index.move(map, 1);
+
+    ShardIndex rebuilt = index.rebuilt(3);
+    assertEquals(199, rebuilt.size());
+    assertFalse(rebuilt.contains("t2"));
+    assertClose(applied(map, upserted), rebuilt.vectorOf("t1"), "t1");
+    assertClose(applied(map, staged), rebuilt.vectorOf("t3"), "t3");
+    assertThrows(IllegalArgumentException.class, () -> index.stage("t2", staged));
+  }
+
+  /**
    * A restore's view of an index: the state lists the live targets in its own order, at their
    * current vectors (the frame applied), a few gone since the shape was written (whose subtrees are
    * inserted again) and a few new.
@@ -356,7 +432,7 @@ class ShardIndexTest {
     }
     byte[] shape = index.shape(id -> false);
     IllegalArgumentException e =
-        org.junit.jupiter.api.Assertions.assertThrows(
+        assertThrows(
             IllegalArgumentException.class,
             () ->
                 ShardIndex.restore(

@@ -243,22 +243,21 @@ public final class TrainingJobConfig implements Serializable {
   public double reencodeExactBelow = 0;
 
   /**
-   * An exact cycle off the shards' critical path: each shard key applies the cycle's map at once
-   * and re-encodes this many targets exactly per batch until all are (ExactRefinement), then
-   * rebuilds its tree. It trades the cycle's stall for a cache that is only the map's approximation
-   * meanwhile, and costs more shard time in all than one pass (each target is deleted and inserted
-   * into the tree on its own). With the bag tower, whose exact pass takes seconds, that lost: bench
-   * pipeline (Debian, 440 steps, one run each) ran 3.90 steps/s with fresh logits of the picks at
-   * .96 of exact mining's when cycles re-encoded at once, 2.88 and .91 at 512 per batch, 3.78 and
-   * .93 at 2,048. A transformer's pass takes minutes and holds every checkpoint meanwhile. Hence
-   * the default, -1: 512 for the transformer tower, 0 (all at once, before the next batch) for the
-   * others.
+   * An exact cycle off the shards' critical path: each shard key applies the cycle's map at once,
+   * answers the next batch at the new version, and re-encodes this many targets exactly after each
+   * batch until all are (ExactRefinement), the tree serving the map's approximation meanwhile and
+   * built once from the exact vectors at the end. Re-encoding at once stalls the key for the whole
+   * pass: seconds for the bag tower (the trainer waits; the update reaches it 4-8 s after it was
+   * emitted), minutes for a transformer, holding every checkpoint. For the bag tower 4,096 a batch
+   * finishes a Debian shard's pass in 8 batches: the update's first batch came 0.7-1.2 s after it
+   * was emitted, and the experiment's recall and fidelity did not move (see the README). Hence the
+   * default, -1: 512 for the transformer tower, 4,096 for the others.
    */
   @Setting(
       value =
           "exact re-encode cycles: targets each shard key re-encodes per batch after applying the"
               + " cycle's map at once (0: all at once, before the next batch; -1: 512 for the"
-              + " transformer tower, 0 for the others)",
+              + " transformer tower, 4096 for the others)",
       min = -1)
   public int reencodeExactPerBatch = -1;
 
@@ -267,7 +266,7 @@ public final class TrainingJobConfig implements Serializable {
     if (reencodeExactPerBatch >= 0) {
       return reencodeExactPerBatch;
     }
-    return TowerKind.of(modelTower) == TowerKind.TRANSFORMER ? 512 : 0;
+    return TowerKind.of(modelTower) == TowerKind.TRANSFORMER ? 512 : 4096;
   }
 
   @Setting(value = "Nyström landmarks d' (the cache's dimension)", min = 2)

@@ -194,11 +194,10 @@ public final class ShardIndexFunction
       }
       case ShardInput.QUERIES -> {
         encodeWaiting(key, index, ctx);
-        if (refine(key, index)) {
-          index = index(key); // rebuilt from the state
-        }
         admitPositives(key, index, in.batch);
         out.collect(answer(key, index, in.batch));
+        // After the answer: the batch that first carries an update is not held for a group.
+        refine(key, index);
       }
       default -> throw new IllegalStateException("unknown shard input kind " + in.kind);
     }
@@ -347,43 +346,45 @@ public final class ShardIndexFunction
   }
 
   /**
-   * One group of the key's exact re-encode, if one is due ({@link ExactRefinement}), before the
-   * batch is answered: the state and the tree take each exact vector at once. When the last group
-   * is in, the tree is rebuilt from the state: by then nearly every node it had is hollow (its
-   * target deleted and inserted again elsewhere), and hollow nodes cost FindClustering budget and
-   * keep stale bounds.
-   *
-   * @return whether the key's index was dropped to be rebuilt
+   * One group of the key's exact re-encode, if one is due ({@link ExactRefinement}), after a batch
+   * was answered: the state takes each exact vector at once, the index holds it aside ({@link
+   * ShardIndex#stage}), and the tree keeps serving the update's map until the last group is in;
+   * then a tree is built from the exact vectors. Inserting each vector as it came cost a delete and
+   * an insert per target, left most nodes hollow, and on the landmarks' cycle (a singular map) the
+   * first vector beyond the frame's reach had the whole tree moved and repaired: seconds on the
+   * first batch of the update.
    */
-  private boolean refine(int key, ShardIndex index) throws Exception {
+  private void refine(int key, ShardIndex index) throws Exception {
     if (!refinement.pending()) {
-      return false;
+      return;
     }
-    long flattened = index.framesFlattened();
     ExactRefinement.Step step =
         refinement.step(
             key, targets, settings.reencodeExactPerBatch(), g -> encode(model, g), model.version);
-    if (!step.finished()) { // the last group goes straight to the tree rebuilt below
-      for (TargetFeatures t : step.reencoded()) {
-        if (index.contains(t.id)) {
-          index.upsert(t.id, t.cache);
-        }
+    for (TargetFeatures t : step.reencoded()) {
+      if (index.contains(t.id)) {
+        index.stage(t.id, t.cache);
       }
-      logFlattened(key, index, flattened, "an exact vector");
     }
     if (!step.finished()) {
-      return false;
+      return;
     }
+    long start = System.nanoTime();
+    int staged = index.stagedCount();
+    ShardIndex exact = index.rebuilt(settings.seed() ^ key);
+    dropIndex(key, index);
+    putIndex(key, exact);
     LOG.info(
         "shard key {}: every target exact at model version {}: {} re-encoded over {} batches, {}"
-            + " ms in all; the tree is rebuilt",
+            + " ms in all; the tree built from {} exact vectors of {} in {} ms",
         key,
         model.version,
         step.reencodedSoFar(),
         step.stepsSoFar(),
-        step.nanosSoFar() / 1_000_000);
-    dropIndex(key, index);
-    return true;
+        step.nanosSoFar() / 1_000_000,
+        staged,
+        exact.size(),
+        (System.nanoTime() - start) / 1_000_000);
   }
 
   /** Forgets the key's heap index: it is rebuilt from the key's state on next use. */
@@ -556,6 +557,8 @@ public final class ShardIndexFunction
           currentVersion);
       return;
     }
+    // The trainer stamps an update as it emits it (one machine's clock in the benchmarks).
+    long receivedMs = System.currentTimeMillis() - update.getCreatedMs();
     ShardModel next;
     long loading = System.nanoTime();
     try {
@@ -633,22 +636,25 @@ public final class ShardIndexFunction
     if (map == null) {
       LOG.info(
           "shard key {}: re-encoded {} targets exactly for model update {} after batch {} in {} ms"
-              + " (its snapshot loaded in {} ms){}",
+              + " (received {} ms after it was made, its snapshot loaded in {} ms){}",
           key,
           outcome.targetsMoved(),
           update.getVersion(),
           lastBatchAnswered,
           millis,
+          receivedMs,
           loadMillis,
           index != null ? ", the tree built from the new vectors included" : "");
     } else if (outcome.index() != null && outcome.index().byFrame()) {
       LOG.info(
-          "shard key {}: applied model update {} after batch {} in {} ms (its snapshot loaded in {}"
-              + " ms): {} targets, by the tree's frame (distortion {})",
+          "shard key {}: applied model update {} after batch {} in {} ms (received {} ms after it"
+              + " was made, its snapshot loaded in {} ms): {} targets, by the tree's frame"
+              + " (distortion {})",
           key,
           update.getVersion(),
           lastBatchAnswered,
           millis,
+          receivedMs,
           loadMillis,
           index.size(),
           String.format("%.2f", outcome.index().distortion()));
@@ -656,13 +662,14 @@ public final class ShardIndexFunction
       TreeRepair.Report repair = outcome.index().repair();
       targetsRepaired.inc(repair.targetsMoved());
       LOG.info(
-          "shard key {}: applied model update {} after batch {} in {} ms (its snapshot loaded in {}"
-              + " ms): {} targets, frame distortion {} past {}: vectors moved, {} subtrees rebuilt, {}"
-              + " targets re-inserted",
+          "shard key {}: applied model update {} after batch {} in {} ms (received {} ms after it"
+              + " was made, its snapshot loaded in {} ms): {} targets, frame distortion {} past {}:"
+              + " vectors moved, {} subtrees rebuilt, {} targets re-inserted",
           key,
           update.getVersion(),
           lastBatchAnswered,
           millis,
+          receivedMs,
           loadMillis,
           repair.targets(),
           String.format("%.2f", outcome.index().distortion()),
@@ -747,8 +754,8 @@ public final class ShardIndexFunction
       }
       putIndex(key, index);
       // The tree is heap-only: rebuilt from the state after a restore (from the shape saved with
-      // the checkpoint, or in bulk) and after a gradual exact pass (an exact re-encode at once
-      // builds it from the vectors it writes). Its cost is what a restored shard waits for before
+      // the checkpoint, or in bulk); an exact re-encode builds it from the vectors it writes (at
+      // once, or at the end of a gradual pass). Its cost is what a restored shard waits for before
       // it answers its first batch.
       if (index.size() > 0) {
         double millis = (System.nanoTime() - start) / 1e6;

@@ -216,8 +216,8 @@ class TrainingJobConfigTest {
   }
 
   @Test
-  void exactCyclesRunInGroupsForTheTransformerAndAtOnceForTheOthersUnlessSet() {
-    assertEquals(0, new TrainingJobConfig().reencodeExactPerBatch());
+  void exactCyclesRunInGroupsSizedForTheTowerUnlessSet() {
+    assertEquals(4096, new TrainingJobConfig().reencodeExactPerBatch());
     assertEquals(
         512, new TrainingJobConfig().apply("model.tower", "transformer").reencodeExactPerBatch());
     assertEquals(
