@@ -249,7 +249,7 @@ public final class TrainingJobConfig implements Serializable {
    * built once from the exact vectors at the end. Re-encoding at once stalls the key for the whole
    * pass: seconds for the bag tower (the trainer waits; the update reaches it 4-8 s after it was
    * emitted), minutes for a transformer, holding every checkpoint. For the bag tower 4,096 a batch
-   * finishes a Debian shard's pass in 8 batches: the update's first batch came 0.7-1.2 s after it
+   * finishes a Debian shard's pass in 8 batches: the update's first batch came 0.8-1.3 s after it
    * was emitted, and the experiment's recall and fidelity did not move (see the README). Hence the
    * default, -1: 512 for the transformer tower, 4,096 for the others.
    */
@@ -257,7 +257,7 @@ public final class TrainingJobConfig implements Serializable {
       value =
           "exact re-encode cycles: targets each shard key re-encodes per batch after applying the"
               + " cycle's map at once (0: all at once, before the next batch; -1: 512 for the"
-              + " transformer tower, 4096 for the others)",
+              + " transformer tower, 16384 for the others)",
       min = -1)
   public int reencodeExactPerBatch = -1;
 
@@ -266,7 +266,7 @@ public final class TrainingJobConfig implements Serializable {
     if (reencodeExactPerBatch >= 0) {
       return reencodeExactPerBatch;
     }
-    return TowerKind.of(modelTower) == TowerKind.TRANSFORMER ? 512 : 4096;
+    return TowerKind.of(modelTower) == TowerKind.TRANSFORMER ? 512 : 16384;
   }
 
   @Setting(value = "Nyström landmarks d' (the cache's dimension)", min = 2)

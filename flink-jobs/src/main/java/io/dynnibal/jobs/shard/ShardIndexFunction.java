@@ -20,6 +20,7 @@ import io.dynnibal.stream.JobMetrics;
 import io.dynnibal.stream.QueryBatch;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -84,6 +85,13 @@ public final class ShardIndexFunction
   private transient NamedPositives named;
   private transient ExactRefinement refinement;
 
+  /**
+   * Keys that answer one batch at an exact update's version before their pass takes its first
+   * group: the merge needs every shard at the version, and a shard that took the update a batch
+   * after another would otherwise answer its first batch behind the other's first group.
+   */
+  private transient Set<Integer> passStartsAfterNextBatch;
+
   private transient ValueState<ModelUpdate> currentUpdate;
   private transient Map<Integer, ShardIndex> indexes;
 
@@ -139,6 +147,7 @@ public final class ShardIndexFunction
     lastBatchAnswered = -1;
     models = new java.util.TreeMap<>();
     indexes = new HashMap<>();
+    passStartsAfterNextBatch = new HashSet<>();
     if (shapes == null) { // a harness that initializes no state
       shapes = TreeShapes.none();
     }
@@ -347,15 +356,15 @@ public final class ShardIndexFunction
 
   /**
    * One group of the key's exact re-encode, if one is due ({@link ExactRefinement}), after a batch
-   * was answered: the state takes each exact vector at once, the index holds it aside ({@link
-   * ShardIndex#stage}), and the tree keeps serving the update's map until the last group is in;
-   * then a tree is built from the exact vectors. Inserting each vector as it came cost a delete and
-   * an insert per target, left most nodes hollow, and on the landmarks' cycle (a singular map) the
-   * first vector beyond the frame's reach had the whole tree moved and repaired: seconds on the
-   * first batch of the update.
+   * was answered (not the first at the update's version): the state takes each exact vector at
+   * once, the index holds it aside ({@link ShardIndex#stage}), and the tree keeps serving the
+   * update's map until the last group is in; then a tree is built from the exact vectors. Inserting
+   * each vector as it came cost a delete and an insert per target, left most nodes hollow, and on
+   * the landmarks' cycle (a singular map) the first vector beyond the frame's reach had the whole
+   * tree moved and repaired: seconds on the first batch of the update.
    */
   private void refine(int key, ShardIndex index) throws Exception {
-    if (!refinement.pending()) {
+    if (!refinement.pending() || passStartsAfterNextBatch.remove(key)) {
       return;
     }
     ExactRefinement.Step step =
@@ -611,6 +620,7 @@ public final class ShardIndexFunction
             settings.seed() ^ update.getVersion());
     if (migration == Migration.MAP_THEN_EXACT) {
       refinement.start(key, update.getVersion());
+      passStartsAfterNextBatch.add(key);
       LOG.info(
           "shard key {}: model update {} is exact: applied its map first, every target now"
               + " re-encoded exactly, {} per batch",
@@ -620,6 +630,7 @@ public final class ShardIndexFunction
     }
     if (map == null) {
       refinement.cancel(key);
+      passStartsAfterNextBatch.remove(key);
       if (rebuild) {
         dropIndex(key, index);
         putIndex(

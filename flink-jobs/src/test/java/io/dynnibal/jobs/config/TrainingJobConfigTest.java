@@ -217,7 +217,7 @@ class TrainingJobConfigTest {
 
   @Test
   void exactCyclesRunInGroupsSizedForTheTowerUnlessSet() {
-    assertEquals(4096, new TrainingJobConfig().reencodeExactPerBatch());
+    assertEquals(16384, new TrainingJobConfig().reencodeExactPerBatch());
     assertEquals(
         512, new TrainingJobConfig().apply("model.tower", "transformer").reencodeExactPerBatch());
     assertEquals(
