@@ -244,14 +244,15 @@ public final class TrainingJobConfig implements Serializable {
 
   /**
    * An exact cycle off the shards' critical path: each shard key applies the cycle's map at once,
-   * answers the next batch at the new version, and re-encodes this many targets exactly after each
-   * batch until all are (ExactRefinement), the tree serving the map's approximation meanwhile and
-   * built once from the exact vectors at the end. Re-encoding at once stalls the key for the whole
-   * pass: seconds for the bag tower (the trainer waits; the update reaches it 4-8 s after it was
-   * emitted), minutes for a transformer, holding every checkpoint. For the bag tower 4,096 a batch
-   * finishes a Debian shard's pass in 8 batches: the update's first batch came 0.8-1.3 s after it
-   * was emitted, and the experiment's recall and fidelity did not move (see the README). Hence the
-   * default, -1: 512 for the transformer tower, 4,096 for the others.
+   * answers the next batches at the new version, and from the second of them re-encodes this many
+   * targets exactly after each batch until all are (ExactRefinement), the tree serving the map's
+   * approximation meanwhile and built once from the exact vectors at the end. Re-encoding at once
+   * stalls the key for the whole pass: seconds for the bag tower (the trainer waits; such an update
+   * reached it 5.8-8.4 s after it was emitted in bench pipeline), minutes for a transformer,
+   * holding every checkpoint. For the bag tower 16,384 a batch finishes a Debian shard's pass in 2
+   * groups, a WordNet shard's in 4: the update's first batch came 0.6-1.2 s after it was emitted,
+   * and the experiment's recall did not move on either corpus (see the README). Hence the default,
+   * -1: 512 for the transformer tower, 16,384 for the others.
    */
   @Setting(
       value =
