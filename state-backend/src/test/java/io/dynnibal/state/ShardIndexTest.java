@@ -260,6 +260,31 @@ class ShardIndexTest {
   }
 
   /**
+   * {@code n} targets that leave the last direction unused, moved by a map that permutes and scales
+   * the used directions and loses the last (as maps between Nyström caches do): the map keeps the
+   * frame, and a vector with a component along the last direction is beyond its reach. {@code
+   * current} receives every target's current vector.
+   */
+  private static ShardIndex movedByALosingMap(
+      int n, SplittableRandom random, Map<String, float[]> current) {
+    ShardIndex index = ShardIndex.empty(D, 1.3);
+    for (int i = 0; i < n; i++) {
+      float[] v = random(random);
+      v[D - 1] = 0;
+      index.upsert("t" + i, v);
+      current.put("t" + i, v);
+    }
+    float[] m = new float[D * D];
+    for (int i = 0; i < D - 1; i++) {
+      m[i * D + ((i + 1) % (D - 1))] = 1.2f;
+    }
+    CacheMap losing = new CacheMap(D, m);
+    assertTrue(index.move(losing, 1).byFrame());
+    current.replaceAll((id, v) -> applied(losing, v));
+    return index;
+  }
+
+  /**
    * A map that loses a direction no target uses (as maps between Nyström caches do) keeps the
    * frame; a new target with a component along it is out of the frame's reach, so the index moves
    * its vectors first, and every target still reads back at its current vector.
@@ -267,21 +292,8 @@ class ShardIndexTest {
   @Test
   void aTargetOutsideTheFramesReachFlattensTheFrame() {
     SplittableRandom random = new SplittableRandom(11);
-    ShardIndex index = ShardIndex.empty(D, 1.3);
     Map<String, float[]> current = new HashMap<>();
-    for (int i = 0; i < 500; i++) {
-      float[] v = random(random);
-      v[D - 1] = 0; // no target uses the last direction
-      index.upsert("t" + i, v);
-      current.put("t" + i, v);
-    }
-    float[] m = new float[D * D];
-    for (int i = 0; i < D - 1; i++) {
-      m[i * D + ((i + 1) % (D - 1))] = 1.2f; // permute and scale the used directions, lose the last
-    }
-    CacheMap losing = new CacheMap(D, m);
-    assertTrue(index.move(losing, 1).byFrame());
-    current.replaceAll((id, v) -> applied(losing, v));
+    ShardIndex index = movedByALosingMap(500, random, current);
 
     float[] reached = random(random);
     reached[D - 1] = 0;
@@ -308,21 +320,8 @@ class ShardIndexTest {
   @Test
   void stagedVectorsReachTheTreeOnlyWhenItIsRebuilt() {
     SplittableRandom random = new SplittableRandom(12);
-    ShardIndex index = ShardIndex.empty(D, 1.3);
     Map<String, float[]> before = new HashMap<>();
-    for (int i = 0; i < 600; i++) {
-      float[] v = random(random);
-      v[D - 1] = 0; // no target uses the last direction, as for a map that loses it
-      index.upsert("t" + i, v);
-      before.put("t" + i, v);
-    }
-    float[] m = new float[D * D];
-    for (int i = 0; i < D - 1; i++) {
-      m[i * D + ((i + 1) % (D - 1))] = 1.2f;
-    }
-    CacheMap losing = new CacheMap(D, m);
-    index.move(losing, 1);
-    before.replaceAll((id, v) -> applied(losing, v));
+    ShardIndex index = movedByALosingMap(600, random, before);
     Map<String, float[]> exact = new HashMap<>();
     for (int i = 0; i < 600; i += 2) {
       float[] v = random(random); // beyond the frame's reach: upserting it would flatten the frame
