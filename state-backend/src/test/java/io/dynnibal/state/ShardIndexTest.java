@@ -259,6 +259,15 @@ class ShardIndexTest {
     }
   }
 
+  /** An index of targets t0 .. t(n-1) at random vectors. */
+  private static ShardIndex randomTargets(int n, SplittableRandom random) {
+    ShardIndex index = ShardIndex.empty(D, 1.3);
+    for (int i = 0; i < n; i++) {
+      index.upsert("t" + i, random(random));
+    }
+    return index;
+  }
+
   /**
    * {@code n} targets that leave the last direction unused, moved by a map that permutes and scales
    * the used directions and loses the last (as maps between Nyström caches do): the map keeps the
@@ -351,10 +360,7 @@ class ShardIndexTest {
   @Test
   void aStagedVectorYieldsToLaterUpsertsDeletesAndMaps() {
     SplittableRandom random = new SplittableRandom(13);
-    ShardIndex index = ShardIndex.empty(D, 1.3);
-    for (int i = 0; i < 200; i++) {
-      index.upsert("t" + i, random(random));
-    }
+    ShardIndex index = randomTargets(200, random);
     float[] staged = random(random);
     float[] upserted = random(random);
     index.stage("t1", random(random));
@@ -382,10 +388,7 @@ class ShardIndexTest {
   @Test
   void anIndexRestoredFromItsShapeHoldsTheStatesTargetsAtTheirVectors() {
     SplittableRandom random = new SplittableRandom(9);
-    ShardIndex index = ShardIndex.empty(D, 1.3);
-    for (int i = 0; i < 3_000; i++) {
-      index.upsert("t" + i, random(random));
-    }
+    ShardIndex index = randomTargets(3_000, random);
     for (int i = 0; i < 3_000; i += 7) {
       index.delete("t" + i);
     }
@@ -424,11 +427,8 @@ class ShardIndexTest {
 
   @Test
   void aTruncatedShapeIsRejected() {
-    ShardIndex index = ShardIndex.empty(D, 1.3);
     SplittableRandom random = new SplittableRandom(3);
-    for (int i = 0; i < 100; i++) {
-      index.upsert("t" + i, random(random));
-    }
+    ShardIndex index = randomTargets(100, random);
     byte[] shape = index.shape(id -> false);
     IllegalArgumentException e =
         assertThrows(
