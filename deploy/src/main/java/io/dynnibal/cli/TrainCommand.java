@@ -6,6 +6,7 @@ import io.dynnibal.model.features.FeatureConfig;
 import io.dynnibal.negatives.NegativesPool;
 import io.dynnibal.snapshot.ParameterSnapshots;
 import io.dynnibal.training.LocalTraining;
+import io.dynnibal.training.SamplingCorrection;
 import io.dynnibal.training.TrainerConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -81,6 +82,15 @@ final class TrainCommand implements Callable<Integer> {
               + " training pairs name, from the first step; the job's pool grows as batches name"
               + " them) (default ${DEFAULT-VALUE}).")
   String negativesPool;
+
+  @Option(
+      names = "--correction",
+      descriptionKey = "negatives.correction",
+      description =
+          "How the loss counts each candidate: logq (its logit less the log of how often the step"
+              + " expected to draw it: the candidates estimate the softmax over every target) or"
+              + " none (the softmax over the candidates as drawn) (default ${DEFAULT-VALUE}).")
+  String correction;
 
   @Option(
       names = "--unnamed-share",
@@ -249,6 +259,7 @@ final class TrainCommand implements Callable<Integer> {
             uniform,
             pool(),
             unnamedShare,
+            correction(),
             seed,
             model,
             learningRate,
@@ -285,6 +296,14 @@ final class TrainCommand implements Callable<Integer> {
     }
     BenchCommand.print(figures, json);
     return 0;
+  }
+
+  private SamplingCorrection.Mode correction() {
+    try {
+      return SamplingCorrection.Mode.of(correction);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
   }
 
   private NegativesPool pool() {

@@ -72,16 +72,19 @@ public final class NegativeCache<T> {
     return new ArrayList<>(entries.values());
   }
 
+  /** A drawn entry and the probability the softmax gave it. */
+  public record Draw<T>(Entry<T> entry, double probability) {}
+
   /**
    * For each query, {@code draws} independent draws from the softmax over the cache (the same entry
-   * may be drawn more than once). Scores come from one DJL matrix product on {@code manager}'s
-   * device.
+   * may be drawn more than once), each with its probability under that softmax. Scores come from
+   * one DJL matrix product on {@code manager}'s device.
    *
-   * @return per query, the drawn entries
+   * @return per query, the draws
    */
-  public List<List<Entry<T>>> sample(
+  public List<List<Draw<T>>> sample(
       NDManager manager, float[][] queries, int draws, float scale, RandomGenerator random) {
-    List<List<Entry<T>>> out = new ArrayList<>(queries.length);
+    List<List<Draw<T>>> out = new ArrayList<>(queries.length);
     List<Entry<T>> members = entries();
     int n = members.size();
     if (n == 0 || draws == 0) {
@@ -102,13 +105,29 @@ public final class NegativeCache<T> {
               .toFloatArray();
     }
     for (int q = 0; q < queries.length; q++) {
-      List<Entry<T>> drawn = new ArrayList<>(draws);
+      double logMass = logMass(scores, q * n, n, scale);
+      List<Draw<T>> drawn = new ArrayList<>(draws);
       for (int d = 0; d < draws; d++) {
-        drawn.add(members.get(gumbelMax(scores, q * n, n, scale, random)));
+        int i = gumbelMax(scores, q * n, n, scale, random);
+        drawn.add(
+            new Draw<>(members.get(i), Math.exp(scale * (double) scores[q * n + i] - logMass)));
       }
       out.add(drawn);
     }
     return out;
+  }
+
+  /** {@code log sum_i exp(scale * s_i)} over one query's scores. */
+  private static double logMass(float[] scores, int offset, int n, float scale) {
+    double max = Double.NEGATIVE_INFINITY;
+    for (int i = 0; i < n; i++) {
+      max = Math.max(max, scale * (double) scores[offset + i]);
+    }
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+      sum += Math.exp(scale * (double) scores[offset + i] - max);
+    }
+    return max + Math.log(sum);
   }
 
   /**

@@ -17,6 +17,13 @@ public class MergedBatch {
   public TargetFeatures[] sampled;
 
   /**
+   * Aligned with {@link #sampled}: the probability that the batch's draws included each (1 for a
+   * negative chosen in top-k mode; see {@link io.dynnibal.negatives.Inclusions}). Null: unknown,
+   * counted as 1.
+   */
+  public float[] sampledInclusion;
+
+  /**
    * When the trainer re-scores: each query's candidates, {@code candidateQuery[i]} the query (index
    * in the batch) of {@code candidates[i]}; empty otherwise.
    */

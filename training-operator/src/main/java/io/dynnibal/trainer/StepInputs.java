@@ -5,9 +5,12 @@ import io.dynnibal.model.features.Features;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.MergedBatch;
 import io.dynnibal.stream.QueryBatch;
+import io.dynnibal.training.SamplingCorrection;
 import io.dynnibal.training.TrainingBatch;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A merged batch as one training step sees it: the queries whose positive some shard holds, their
@@ -26,12 +29,21 @@ final class StepInputs {
   /** Indexes (in the batch) of the queries whose target is in no shard. */
   final List<Integer> unknownPositives = new ArrayList<>();
 
+  /** By target id, the probability that the step's hard negatives include it. */
+  private final Map<String, Double> hardInclusion = new HashMap<>();
+
+  private int uniformCount;
+
+  /** Targets the uniform draws came from (the shards' indexes); 0: unknown. */
+  private final long indexTargets;
+
   /**
    * @param hardNegatives whether the shards' hard negatives join the step (not during the uniform
    *     warm-up)
    */
   StepInputs(MergedBatch merged, DualEncoder encoder, boolean hardNegatives) {
     QueryBatch batch = merged.batch;
+    indexTargets = merged.indexTargets;
     for (int q = 0; q < batch.size(); q++) {
       TargetFeatures positive = merged.positives[q];
       if (positive.id == null) {
@@ -45,23 +57,52 @@ final class StepInputs {
       positiveTargets.add(positive);
     }
     if (hardNegatives) {
-      addNegatives(List.of(merged.sampled));
+      float[] inclusion = merged.sampledInclusion;
+      for (int i = 0; i < merged.sampled.length; i++) {
+        addHardNegative(merged.sampled[i], inclusion == null ? 1 : inclusion[i]);
+      }
     }
-    addNegatives(List.of(merged.uniform));
+    for (TargetFeatures t : merged.uniform) {
+      add(t);
+    }
+    uniformCount = merged.uniform.length;
   }
 
-  void addNegatives(List<TargetFeatures> targets) {
-    for (TargetFeatures t : targets) {
-      negativeIds.add(t.id);
-      negatives.add(Features.of(t));
-    }
+  /**
+   * A hard negative, with the probability that the step's draws included it (1: chosen for
+   * certain).
+   */
+  void addHardNegative(TargetFeatures target, double inclusion) {
+    add(target);
+    hardInclusion.merge(target.id, inclusion, (a, b) -> 1 - (1 - a) * (1 - b));
+  }
+
+  private void add(TargetFeatures t) {
+    negativeIds.add(t.id);
+    negatives.add(Features.of(t));
   }
 
   boolean isEmpty() {
     return queries.isEmpty();
   }
 
-  TrainingBatch batch() {
-    return new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives);
+  /**
+   * The step's batch; under {@code logq} each candidate's logit is corrected by the number of times
+   * the step expected it: the batch's positives and uniform draws taken as uniform over the index,
+   * plus the chance the hard draws included it.
+   */
+  TrainingBatch batch(SamplingCorrection.Mode correction) {
+    float[] offsets = null;
+    if (correction == SamplingCorrection.Mode.LOGQ) {
+      // Without the index's size (a batch no shard answered) the random draws count as drawn.
+      double random =
+          indexTargets > 0
+              ? SamplingCorrection.uniformRate(queries.size() + uniformCount, indexTargets)
+              : 1;
+      offsets =
+          SamplingCorrection.offsets(
+              positiveIds, negativeIds, id -> random + hardInclusion.getOrDefault(id, 0.0));
+    }
+    return new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives, offsets);
   }
 }

@@ -261,24 +261,31 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
       reservoir.add(t);
     }
     if (hard && merged.candidates.length > 0) {
-      inputs.addNegatives(
+      // Re-scored picks count as chosen for certain: their two-stage draw probability is not
+      // tracked, so the correction leaves their weight as drawn.
+      for (TargetFeatures t :
           CandidateRescoring.draw(
               trainer.encoder(),
               merged,
               settings.negativesPerExample(),
               settings.negativesMode(),
-              settings.seed()));
+              settings.seed())) {
+        inputs.addHardNegative(t, 1);
+      }
     }
     if (hard && negativeCache != null) {
-      inputs.addNegatives(
-          negativeCache.draw(trainer.encoder(), inputs.queries, inputs.positiveIds, batch.batchId));
+      TrainerNegativeCache.Drawn drawn =
+          negativeCache.draw(trainer.encoder(), inputs.queries, inputs.positiveIds, batch.batchId);
+      for (TargetFeatures t : drawn.negatives()) {
+        inputs.addHardNegative(t, drawn.inclusions().of(t.id));
+      }
     }
     watched.count(inputs.negativeIds);
     metrics.aboutToStep();
     faults.beforeStep(trainer.step() + 1);
     StepResult result;
     try {
-      result = trainer.step(inputs.batch());
+      result = trainer.step(inputs.batch(settings.negativesCorrection()));
     } catch (SkippedStep e) {
       // A non-finite loss or gradient leaves the parameters untouched; the batch is reported and
       // skipped.

@@ -2,6 +2,7 @@ package io.dynnibal.trainer;
 
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.model.features.Features;
+import io.dynnibal.negatives.Inclusions;
 import io.dynnibal.negatives.NegativeCache;
 import io.dynnibal.negatives.SharedNegatives;
 import io.dynnibal.state.TargetFeatures;
@@ -28,15 +29,20 @@ final class TrainerNegativeCache {
   }
 
   /**
+   * The batch's shared negatives from the cache, with how likely its draws were to include each.
+   */
+  record Drawn(List<TargetFeatures> negatives, Inclusions inclusions) {}
+
+  /**
    * Each query draws {@code negatives.per.example} targets from the softmax over the cache (its
    * current query embedding against the cached, stale target embeddings), its own positive excluded
    * (drawn again, a few rounds at most); the batch shares the union like the shards' hard
    * negatives. Lindgren et al.'s cache samples, so it does so in either negatives mode.
    */
-  List<TargetFeatures> draw(
-      DualEncoder encoder, List<Features> queries, List<String> positiveIds, long batchId) {
+  Drawn draw(DualEncoder encoder, List<Features> queries, List<String> positiveIds, long batchId) {
+    Inclusions inclusions = new Inclusions();
     if (cache.size() == 0) {
-      return List.of();
+      return new Drawn(List.of(), inclusions);
     }
     SplittableRandom random = new SplittableRandom(seed * 0x2545F4914F6CDD1DL + batchId);
     float[][] embedded = encoder.encodeQueries(queries);
@@ -45,14 +51,16 @@ final class TrainerNegativeCache {
       candidates.add(new ArrayList<>());
     }
     for (int round = 0; round < 4; round++) {
-      List<List<NegativeCache.Entry<TargetFeatures>>> drawn =
+      List<List<NegativeCache.Draw<TargetFeatures>>> drawn =
           cache.sample(encoder.manager(), embedded, perExample, scoreScale, random);
       boolean anyShort = false;
       for (int q = 0; q < drawn.size(); q++) {
         List<TargetFeatures> own = candidates.get(q);
-        for (NegativeCache.Entry<TargetFeatures> e : drawn.get(q)) {
+        for (NegativeCache.Draw<TargetFeatures> d : drawn.get(q)) {
+          NegativeCache.Entry<TargetFeatures> e = d.entry();
           if (own.size() < perExample && !e.id().equals(positiveIds.get(q))) {
             own.add(e.payload());
+            inclusions.drawn(e.id(), d.probability(), perExample);
           }
         }
         anyShort |= own.size() < perExample;
@@ -61,7 +69,8 @@ final class TrainerNegativeCache {
         break;
       }
     }
-    return SharedNegatives.union(candidates, new HashSet<>(positiveIds), t -> t.id);
+    return new Drawn(
+        SharedNegatives.union(candidates, new HashSet<>(positiveIds), t -> t.id), inclusions);
   }
 
   /** The batch's positives enter with their embeddings under the parameters just updated. */

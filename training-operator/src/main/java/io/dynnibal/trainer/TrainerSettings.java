@@ -5,6 +5,7 @@ import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.negatives.NegativesMode;
 import io.dynnibal.negatives.Sampler;
 import io.dynnibal.training.LearningRateSchedule;
+import io.dynnibal.training.SamplingCorrection;
 import io.dynnibal.training.TrainerConfig;
 import java.io.Serializable;
 import java.util.List;
@@ -35,6 +36,7 @@ public record TrainerSettings(
     int regressionSamples,
     int negativesPerExample,
     NegativesMode negativesMode,
+    SamplingCorrection.Mode negativesCorrection,
     int negativeCacheSize,
     int keepModelEvery,
     String snapshotDir,

@@ -66,7 +66,8 @@ public final class DualEncoderTrainer {
   public StepResult step(TrainingBatch batch) {
     long start = System.nanoTime();
     int next = step + 1;
-    float[] mask = SampledSoftmaxLoss.mask(batch.positiveIds(), batch.negativeIds());
+    float[] mask =
+        SampledSoftmaxLoss.mask(batch.positiveIds(), batch.negativeIds(), batch.columnOffsets());
     List<Features> candidates =
         new ArrayList<>(batch.positives().size() + batch.negatives().size());
     candidates.addAll(batch.positives());

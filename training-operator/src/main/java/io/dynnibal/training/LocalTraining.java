@@ -41,6 +41,8 @@ public final class LocalTraining {
    * @param unnamedShare under {@code positives}, the weight of a target no pair names against a
    *     named one's in the uniform draws (the job's {@code negatives.unnamed.share}: the job admits
    *     that share of them per model version, so each is drawn at the same rate on average)
+   * @param correction whether each candidate's logit is corrected by how often the step expected to
+   *     draw it ({@link SamplingCorrection}; the job's {@code negatives.correction})
    */
   public record Options(
       Path targets,
@@ -52,6 +54,7 @@ public final class LocalTraining {
       int uniformNegatives,
       NegativesPool negativesPool,
       double unnamedShare,
+      SamplingCorrection.Mode correction,
       long seed,
       DualEncoderConfig model,
       float learningRate,
@@ -169,6 +172,7 @@ public final class LocalTraining {
                   targetFeatures,
                   pool,
                   options.uniformNegatives(),
+                  options.correction(),
                   random);
           StepResult result;
           try {
@@ -258,6 +262,7 @@ public final class LocalTraining {
       List<Features> targetFeatures,
       UniformPool pool,
       int uniform,
+      SamplingCorrection.Mode correction,
       Random random) {
     List<Features> queries = new ArrayList<>(pairs.size());
     List<String> positiveIds = new ArrayList<>(pairs.size());
@@ -274,7 +279,14 @@ public final class LocalTraining {
       negativeIds.add(targets.get(t).targetId());
       negatives.add(targetFeatures.get(t));
     }
-    return new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives);
+    float[] offsets =
+        correction == SamplingCorrection.Mode.LOGQ
+            ? SamplingCorrection.offsets(
+                positiveIds,
+                negativeIds,
+                id -> pool.expectedCount(targetIndex.get(id), pairs.size(), uniform))
+            : null;
+    return new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives, offsets);
   }
 
   private static List<LabelledQuery> limit(List<LabelledQuery> queries, int limit, long seed) {

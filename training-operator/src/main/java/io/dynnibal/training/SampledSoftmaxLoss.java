@@ -23,6 +23,15 @@ public final class SampledSoftmaxLoss {
 
   /** Row-major B x C additive mask; C = B + number of negatives. */
   public static float[] mask(List<String> positiveIds, List<String> negativeIds) {
+    return mask(positiveIds, negativeIds, null);
+  }
+
+  /**
+   * As {@link #mask(List, List)}, with {@code columnOffsets[j]} (C entries, or null: none) added to
+   * column j in every row but j's own ({@link SamplingCorrection}).
+   */
+  public static float[] mask(
+      List<String> positiveIds, List<String> negativeIds, float[] columnOffsets) {
     int b = positiveIds.size();
     int c = b + negativeIds.size();
     float[] mask = new float[b * c];
@@ -32,6 +41,8 @@ public final class SampledSoftmaxLoss {
         String candidate = j < b ? positiveIds.get(j) : negativeIds.get(j - b);
         if (j != i && positive.equals(candidate)) {
           mask[i * c + j] = MASKED;
+        } else if (j != i && columnOffsets != null) {
+          mask[i * c + j] = columnOffsets[j];
         }
       }
     }
@@ -42,7 +53,7 @@ public final class SampledSoftmaxLoss {
   public static int maskedCount(float[] mask) {
     int n = 0;
     for (float m : mask) {
-      if (m != 0f) {
+      if (m == MASKED) {
         n++;
       }
     }

@@ -10,13 +10,27 @@ import java.util.List;
  *
  * <p>Target ids decide masking: a candidate with the same id as a query's positive is never that
  * query's negative.
+ *
+ * <p>{@code columnOffsets}, when not null, are added to every candidate's logit (positives first,
+ * then negatives) except on the diagonal: the {@link SamplingCorrection}.
  */
 public record TrainingBatch(
     List<Features> queries,
     List<String> positiveIds,
     List<Features> positives,
     List<String> negativeIds,
-    List<Features> negatives) {
+    List<Features> negatives,
+    float[] columnOffsets) {
+
+  /** A batch whose candidates count as drawn (no sampling correction). */
+  public TrainingBatch(
+      List<Features> queries,
+      List<String> positiveIds,
+      List<Features> positives,
+      List<String> negativeIds,
+      List<Features> negatives) {
+    this(queries, positiveIds, positives, negativeIds, negatives, null);
+  }
 
   public TrainingBatch {
     if (queries.isEmpty()) {
@@ -34,6 +48,13 @@ public record TrainingBatch(
     if (negativeIds.size() != negatives.size()) {
       throw new IllegalArgumentException(
           negativeIds.size() + " negative ids but " + negatives.size() + " negatives");
+    }
+    if (columnOffsets != null && columnOffsets.length != positives.size() + negatives.size()) {
+      throw new IllegalArgumentException(
+          columnOffsets.length
+              + " column offsets for "
+              + (positives.size() + negatives.size())
+              + " candidates");
     }
   }
 

@@ -33,6 +33,22 @@ record UniformPool(int[] named, int[] unnamed, double unnamedShare) {
   }
 
   /**
+   * How many times a step of {@code batch} pairs and {@code uniform} draws expects target {@code t}
+   * among its candidates: the uniform draws by its weight, and the batch's positives taken as
+   * uniform over the named targets (the data's own frequencies are not tracked).
+   */
+  double expectedCount(int t, int batch, int uniform) {
+    double unnamedMass = unnamedShare * unnamed.length;
+    double weight = unnamed.length > 0 && !isNamed(t) ? unnamedShare : 1;
+    return SamplingCorrection.uniformRate(batch, named.length)
+        + uniform * weight / (named.length + unnamedMass);
+  }
+
+  private boolean isNamed(int t) {
+    return java.util.Arrays.binarySearch(unnamed, t) < 0;
+  }
+
+  /**
    * One target, with probability proportional to its weight. Without unnamed weight it is one draw
    * from the random stream, as before the share existed (runs stay reproducible).
    */

@@ -59,9 +59,10 @@ class NegativeCacheTest {
     int draws = 60_000;
     double[] seen = new double[12];
     try (NDManager manager = NDManager.newBaseManager(Device.cpu())) {
-      for (NegativeCache.Entry<Integer> e :
+      for (NegativeCache.Draw<Integer> d :
           cache.sample(manager, new float[][] {query}, draws, scale, random).get(0)) {
-        seen[e.payload()]++;
+        seen[d.entry().payload()]++;
+        assertEquals(exact[d.entry().payload()] / z, d.probability(), 1e-5);
       }
     }
     double totalVariation = 0;

@@ -11,6 +11,7 @@ import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.MergedBatch;
 import io.dynnibal.stream.QueryBatch;
+import io.dynnibal.training.SamplingCorrection;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
@@ -86,6 +87,7 @@ class TrainerOperatorTest {
             8,
             1,
             NegativesMode.SAMPLE,
+            SamplingCorrection.Mode.LOGQ,
             0,
             0,
             dir.resolve(name).toString(),

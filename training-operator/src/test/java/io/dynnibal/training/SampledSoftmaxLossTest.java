@@ -38,6 +38,29 @@ class SampledSoftmaxLossTest {
   }
 
   @Test
+  void columnOffsetsApplyOffTheDiagonalAndNeverUnmask() {
+    float[] offsets = {1, 2, 3, 4, 5, 6};
+    float[] mask = SampledSoftmaxLoss.mask(List.of("a", "b", "a"), List.of("x", "b", "a"), offsets);
+    int c = 6;
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < c; j++) {
+        float expected = j == i ? 0 : isMasked(i, j) ? SampledSoftmaxLoss.MASKED : offsets[j];
+        assertEquals(expected, mask[i * c + j], "row " + i + " column " + j);
+      }
+    }
+    assertEquals(5, SampledSoftmaxLoss.maskedCount(mask));
+  }
+
+  /** The masked cells of {@link #theQuerysOwnPositiveAmongTheNegativesIsMasked}'s batch. */
+  private static boolean isMasked(int row, int column) {
+    return switch (row) {
+      case 0 -> column == 2 || column == 5;
+      case 1 -> column == 4;
+      default -> column == 0 || column == 5;
+    };
+  }
+
+  @Test
   void lossEqualsTheExactSoftmaxCrossEntropy() {
     Random random = new Random(11);
     int b = 4;

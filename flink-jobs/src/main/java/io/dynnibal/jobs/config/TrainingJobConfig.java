@@ -7,6 +7,7 @@ import io.dynnibal.negatives.NegativesMode;
 import io.dynnibal.negatives.NegativesPool;
 import io.dynnibal.negatives.Sampler;
 import io.dynnibal.negatives.UnnamedShare;
+import io.dynnibal.training.SamplingCorrection;
 import io.dynnibal.training.TrainerConfig;
 import java.io.IOException;
 import java.io.Reader;
@@ -168,6 +169,13 @@ public final class TrainingJobConfig implements Serializable {
       "how hard negatives are chosen: sample (from the softmax exp(beta score)) or top-k (the"
           + " highest-scoring)")
   public String negativesMode = NegativesMode.SAMPLE.id;
+
+  /** See {@link SamplingCorrection} for what the correction estimates and why it matters. */
+  @Setting(
+      "how the loss counts each candidate: logq (its logit less the log of how many times the"
+          + " step expected to draw it, so the candidates estimate the softmax over every target)"
+          + " or none (the softmax over the candidates as drawn)")
+  public String negativesCorrection = SamplingCorrection.Mode.LOGQ.id;
 
   /** See {@link NegativesPool} for why a pool of named positives exists and what it changes. */
   @Setting(
@@ -450,6 +458,11 @@ public final class TrainingJobConfig implements Serializable {
     return NegativesMode.of(negativesMode);
   }
 
+  /** The negatives.correction setting (validate first). */
+  public SamplingCorrection.Mode negativesCorrection() {
+    return SamplingCorrection.Mode.of(negativesCorrection);
+  }
+
   /** The negatives.pool setting (validate first). */
   public NegativesPool negativesPool() {
     return NegativesPool.of(negativesPool);
@@ -601,6 +614,13 @@ public final class TrainingJobConfig implements Serializable {
     }
     if (!NegativesMode.NAMES.contains(negativesMode)) {
       p.add("negatives.mode must be one of " + NegativesMode.NAMES + ", got " + negativesMode);
+    }
+    if (!SamplingCorrection.Mode.NAMES.contains(negativesCorrection)) {
+      p.add(
+          "negatives.correction must be one of "
+              + SamplingCorrection.Mode.NAMES
+              + ", got "
+              + negativesCorrection);
     }
     if (!NegativesPool.NAMES.contains(negativesPool)) {
       p.add("negatives.pool must be one of " + NegativesPool.NAMES + ", got " + negativesPool);

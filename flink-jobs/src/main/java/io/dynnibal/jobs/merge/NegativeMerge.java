@@ -1,6 +1,7 @@
 package io.dynnibal.jobs.merge;
 
 import io.dynnibal.jobs.shard.ShardReply;
+import io.dynnibal.negatives.Inclusions;
 import io.dynnibal.negatives.NegativesMode;
 import io.dynnibal.negatives.SharedNegatives;
 import io.dynnibal.negatives.SoftmaxFidelity;
@@ -15,6 +16,7 @@ import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
@@ -152,6 +154,8 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
     merged.shardMillis = new double[replies.size()];
     // The exact logit of each offer to a probe query (fidelity.probes), by offer.
     Map<TargetFeatures, Float> exactLogits = new IdentityHashMap<>();
+    // The log probability of each offer under its shard's sampler for its query, by offer.
+    Map<TargetFeatures, Float> logProbabilities = new IdentityHashMap<>();
     for (int s = 0; s < replies.size(); s++) {
       ShardReply r = replies.get(s);
       for (int i = 0; i < r.positives.length; i++) {
@@ -162,6 +166,9 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
         if (r.sampledExactLogits != null) {
           exactLogits.put(r.sampled[i], r.sampledExactLogits[i]);
         }
+        logProbabilities.put(
+            r.sampled[i],
+            r.sampledLogProbabilities == null ? Float.NaN : r.sampledLogProbabilities[i]);
       }
       merged.minModelVersion = Math.min(merged.minModelVersion, r.modelVersion);
       merged.minModelStep = Math.min(merged.minModelStep, r.modelStep);
@@ -198,6 +205,11 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
     merged.sampled =
         SharedNegatives.union(picks, new HashSet<>(Arrays.asList(batch.targetIds)), t -> t.id)
             .toArray(new TargetFeatures[0]);
+    Inclusions inclusions = inclusions(replies, offers, picks, logProbabilities, mode, perExample);
+    merged.sampledInclusion = new float[merged.sampled.length];
+    for (int i = 0; i < merged.sampled.length; i++) {
+      merged.sampledInclusion[i] = (float) inclusions.of(merged.sampled[i].id);
+    }
     merged.uniform =
         uniform(
             replies,
@@ -240,6 +252,45 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
     merged.fidelityOverlapTopk = f.overlapTopk();
     merged.fidelityLogitRatio = f.logitRatio();
     merged.fidelityMassRatio = f.massRatio();
+  }
+
+  /**
+   * How likely the batch's picks were to include each target: a query's pick from shard s is that
+   * shard's draw with probability {@code mass_s / sum of masses}, and the shard's draw is the
+   * target with the probability its sampler reported. Top-k picks are chosen, not drawn: certain.
+   */
+  private static Inclusions inclusions(
+      List<ShardReply> replies,
+      List<List<List<TargetFeatures>>> offers,
+      List<List<TargetFeatures>> picks,
+      Map<TargetFeatures, Float> logProbabilities,
+      NegativesMode mode,
+      int perExample) {
+    Inclusions inclusions = new Inclusions();
+    for (int q = 0; q < picks.size(); q++) {
+      double[] mass = shardMasses(logMass(replies, q));
+      double total = 0;
+      for (double m : mass) {
+        total += m;
+      }
+      Map<TargetFeatures, Integer> shardOf = new IdentityHashMap<>();
+      for (int s = 0; s < offers.get(q).size(); s++) {
+        for (TargetFeatures t : offers.get(q).get(s)) {
+          shardOf.put(t, s);
+        }
+      }
+      Set<String> seen = new HashSet<>();
+      for (TargetFeatures t : picks.get(q)) {
+        if (seen.add(t.id)) {
+          double p =
+              mode == NegativesMode.TOP_K
+                  ? Double.NaN
+                  : mass[shardOf.get(t)] / total * Math.exp(logProbabilities.get(t));
+          inclusions.drawn(t.id, p, perExample);
+        }
+      }
+    }
+    return inclusions;
   }
 
   /** The {@code k} highest-logit distinct offers of all shards (ties by id). */

@@ -28,23 +28,30 @@ interface HardNegativeMiner extends AutoCloseable {
 
   /**
    * Each offered negative with the query (index in the batch) it was mined for, in the order drawn
-   * (sample mode) or best first (top-k mode); per query the shard's log softmax mass without the
-   * query's positive (NaN where unknown; see {@link ShardReply#logMass}); the MH chains' proposal
-   * and acceptance counts (zero for other miners).
+   * (sample mode) or best first (top-k mode), and the log of the probability that one draw of the
+   * shard's sampler for that query is this target (NaN in top-k mode: chosen, not drawn); per query
+   * the shard's log softmax mass without the query's positive (NaN where unknown; see {@link
+   * ShardReply#logMass}); the MH chains' proposal and acceptance counts (zero for other miners).
    */
   record Mined(
       List<Integer> queryOf,
       List<TargetFeatures> targets,
+      List<Float> logProbabilities,
       double[] logMass,
       long proposals,
       long accepted) {
     static Mined none() {
-      return new Mined(List.of(), List.of(), null, 0, 0);
+      return new Mined(List.of(), List.of(), List.of(), null, 0, 0);
     }
 
     public Mined {
-      if (queryOf.size() != targets.size()) {
-        throw new IllegalArgumentException(queryOf.size() + " queries for " + targets.size());
+      if (queryOf.size() != targets.size() || logProbabilities.size() != targets.size()) {
+        throw new IllegalArgumentException(
+            queryOf.size()
+                + " queries and "
+                + logProbabilities.size()
+                + " probabilities for "
+                + targets.size());
       }
     }
   }
@@ -77,6 +84,7 @@ interface HardNegativeMiner extends AutoCloseable {
   final class Collected {
     private final List<Integer> queryOf = new ArrayList<>();
     private final List<TargetFeatures> targets = new ArrayList<>();
+    private final List<Float> logProbabilities = new ArrayList<>();
     private final double[] logMass;
     long proposals;
     long accepted;
@@ -86,9 +94,16 @@ interface HardNegativeMiner extends AutoCloseable {
       java.util.Arrays.fill(logMass, Double.NaN);
     }
 
+    /** A negative chosen for the query (top-k mode), not drawn. */
     void add(int query, TargetFeatures target) {
+      add(query, target, Float.NaN);
+    }
+
+    /** A negative drawn for the query with probability {@code exp(logProbability)}. */
+    void add(int query, TargetFeatures target, float logProbability) {
       queryOf.add(query);
       targets.add(target);
+      logProbabilities.add(logProbability);
     }
 
     void logMass(int query, double value) {
@@ -96,7 +111,7 @@ interface HardNegativeMiner extends AutoCloseable {
     }
 
     Mined result() {
-      return new Mined(queryOf, targets, logMass, proposals, accepted);
+      return new Mined(queryOf, targets, logProbabilities, logMass, proposals, accepted);
     }
   }
 

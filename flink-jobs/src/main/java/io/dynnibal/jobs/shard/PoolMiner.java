@@ -65,7 +65,9 @@ final class PoolMiner implements HardNegativeMiner {
         String id = members.id(drawn.members()[q][j]);
         if (shard.index().contains(id)) { // deleted since the pool was built: skipped
           float logit = settings.scoreScale() * drawn.scores()[q][j];
-          out.add(q, shard.targets().get(id).withoutCache(logit));
+          // Drawn from the pool's own softmax: its unscaled mass is the draw's normaliser.
+          out.add(
+              q, shard.targets().get(id).withoutCache(logit), (float) (logit - drawn.logMass()[q]));
         }
       }
     }

@@ -493,6 +493,10 @@ public final class ShardIndexFunction
     reply.modelStep = model.step;
     reply.sampledQuery = mined.queryOf().stream().mapToInt(Integer::intValue).toArray();
     reply.sampled = mined.targets().toArray(new TargetFeatures[0]);
+    reply.sampledLogProbabilities = new float[reply.sampled.length];
+    for (int i = 0; i < reply.sampled.length; i++) {
+      reply.sampledLogProbabilities[i] = mined.logProbabilities().get(i);
+    }
     reply.uniform = uniform.toArray(new TargetFeatures[0]);
     reply.positiveQuery = positiveQuery.stream().mapToInt(Integer::intValue).toArray();
     reply.positives = positives.toArray(new TargetFeatures[0]);

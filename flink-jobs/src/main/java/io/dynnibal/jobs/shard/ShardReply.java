@@ -38,6 +38,13 @@ public class ShardReply {
   public TargetFeatures[] sampled;
 
   /**
+   * Aligned with {@link #sampled}: the log of the probability that one draw of this shard's sampler
+   * for the offer's query is that target (the softmax over this shard's targets but the query's
+   * positive); NaN in top-k mode, where offers are chosen, not drawn. Null when nothing was mined.
+   */
+  public float[] sampledLogProbabilities;
+
+  /**
    * Per query, this shard's estimate of {@code log sum exp(logit)} over its targets but the query's
    * positive (NaN when its miner has none): in sample mode the merge picks shards in proportion to
    * their mass, so the merged draws follow the softmax over all shards. Null when nothing was

@@ -136,6 +136,7 @@ final class TreeMiner implements HardNegativeMiner {
       // Clustered once for all rounds: a trained model often draws the query's own positive, and
       // clustering the tree anew for each round repeated the costliest part of mining.
       NegativeSampler.Prepared prepared = shard.index().prepare(sampler, z[q]);
+      double drawMass = Double.NaN; // the normaliser of the softmax the draws follow
       for (int round = 0; round < (topK ? 1 : SAMPLE_ROUNDS) && taken < perExample; round++) {
         Samples samples;
         try {
@@ -162,11 +163,11 @@ final class TreeMiner implements HardNegativeMiner {
         out.proposals += samples.proposals();
         out.accepted += samples.accepted();
         if (round == 0 && !Double.isNaN(samples.logMass())) {
-          out.logMass(
-              q,
+          drawMass =
               Double.isNaN(positiveLogit)
                   ? samples.logMass()
-                  : HardNegativeMiner.withoutOne(samples.logMass(), positiveLogit));
+                  : HardNegativeMiner.withoutOne(samples.logMass(), positiveLogit);
+          out.logMass(q, drawMass);
         }
         for (int i = 0; i < samples.size(); i++) {
           String id = shard.index().idOf(samples.targets()[i]);
@@ -176,7 +177,12 @@ final class TreeMiner implements HardNegativeMiner {
           if (topK) {
             best.putIfAbsent(id, shard.targets().get(id).withoutCache((float) samples.logits()[i]));
           } else if (taken < perExample) {
-            out.add(q, shard.targets().get(id).withoutCache((float) samples.logits()[i]));
+            // MH's chains and rejection sampling follow the softmax over the shard's caches (a
+            // draw of the positive is drawn again: without it).
+            out.add(
+                q,
+                shard.targets().get(id).withoutCache((float) samples.logits()[i]),
+                (float) (samples.logits()[i] - drawMass));
             taken++;
           }
         }

@@ -99,6 +99,26 @@ class NegativeMergeTest {
   }
 
   @Test
+  void eachSharedNegativeCarriesTheChanceThatTheBatchsDrawsIncludedIt() {
+    // Query 0's pick comes from shard 0 with probability 3/4, and shard 0's draw is "h1" with
+    // probability 0.2; query 1's comes from shard 1 alone, whose draw is "l1" with probability 0.5.
+    QueryBatch batch = batch(2);
+    ShardReply heavy = reply(batch, 0, 10, new int[] {0}, new String[] {"h1"}, new float[] {1});
+    heavy.logMass = new double[] {Math.log(3), Double.NEGATIVE_INFINITY};
+    heavy.sampledLogProbabilities = new float[] {(float) Math.log(0.2)};
+    ShardReply light = reply(batch, 1, 10, new int[] {1}, new String[] {"l1"}, new float[] {1});
+    light.logMass = new double[] {0, 0};
+    light.sampledLogProbabilities = new float[] {(float) Math.log(0.5)};
+    MergedBatch sampled =
+        NegativeMerge.merge(new ArrayList<>(List.of(heavy, light)), 1, NegativesMode.SAMPLE, 0, 3);
+    assertArrayEquals(new String[] {"h1", "l1"}, ids(sampled.sampled));
+    assertArrayEquals(new float[] {0.75f * 0.2f, 0.5f}, sampled.sampledInclusion, 1e-6f);
+    MergedBatch chosen =
+        NegativeMerge.merge(new ArrayList<>(List.of(heavy, light)), 1, NegativesMode.TOP_K, 0, 3);
+    assertArrayEquals(new float[] {1f, 1f}, chosen.sampledInclusion, "top-k picks are certain");
+  }
+
+  @Test
   void sampleModeTakesEachShardsDrawsInOrderAndFallsBackWhenOneRunsOut() {
     List<List<TargetFeatures>> byShard =
         List.of(List.of(target("a1"), target("a2")), List.of(target("b1")));

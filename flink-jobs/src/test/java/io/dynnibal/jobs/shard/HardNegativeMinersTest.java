@@ -264,11 +264,30 @@ class HardNegativeMinersTest {
     List<Features> queries = new ArrayList<>();
     QueryBatch batch = batch(model, new SplittableRandom(6), queries);
     HardNegativeMiner.Mined mined = miner.mine(shard, queries, batch, new SplittableRandom(2));
+    // Brute force: every target at full dimension, the softmax over all but the query's positive.
+    float[][] q = model.encoder.encodeQueries(queries);
+    List<Features> all = new ArrayList<>();
+    for (int t = 0; t < TARGETS; t++) {
+      all.add(Features.of(shard.targets().get("t" + t)));
+    }
+    float[][] targets = model.encoder.encodeTargets(all);
     int[] perQuery = new int[QUERIES];
     for (int i = 0; i < mined.queryOf().size(); i++) {
       int query = mined.queryOf().get(i);
       perQuery[query]++;
-      assertNotEquals(batch.targetIds[query], mined.targets().get(i).id);
+      String id = mined.targets().get(i).id;
+      assertNotEquals(batch.targetIds[query], id);
+      double logMass = Double.NEGATIVE_INFINITY;
+      for (int t = 0; t < TARGETS; t++) {
+        if (!("t" + t).equals(batch.targetIds[query])) {
+          double logit = settings.scoreScale() * dot(q[query], targets[t]);
+          logMass = Math.max(logMass, logit) + Math.log1p(Math.exp(-Math.abs(logMass - logit)));
+        }
+      }
+      double expected =
+          settings.scoreScale() * dot(q[query], targets[Integer.parseInt(id.substring(1))])
+              - logMass;
+      assertEquals(expected, mined.logProbabilities().get(i), 1e-3, "the draw's log probability");
     }
     for (int query = 0; query < QUERIES; query++) {
       assertEquals(3, perQuery[query], "query " + query);
