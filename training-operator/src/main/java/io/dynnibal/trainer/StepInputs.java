@@ -32,7 +32,7 @@ final class StepInputs {
   /** By target id, the probability that the step's hard negatives include it. */
   private final Map<String, Double> hardInclusion = new HashMap<>();
 
-  private int uniformCount;
+  private final int uniformCount;
 
   /** Targets the uniform draws came from (the shards' indexes); 0: unknown. */
   private final long indexTargets;

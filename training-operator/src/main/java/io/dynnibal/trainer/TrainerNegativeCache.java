@@ -59,8 +59,11 @@ final class TrainerNegativeCache {
         for (NegativeCache.Draw<TargetFeatures> d : drawn.get(q)) {
           NegativeCache.Entry<TargetFeatures> e = d.entry();
           if (own.size() < perExample && !e.id().equals(positiveIds.get(q))) {
+            if (own.stream().noneMatch(t -> t.id.equals(e.id()))) {
+              // A query's k draws include the target with 1 - (1 - p)^k, however often it came.
+              inclusions.drawn(e.id(), d.probability(), perExample);
+            }
             own.add(e.payload());
-            inclusions.drawn(e.id(), d.probability(), perExample);
           }
         }
         anyShort |= own.size() < perExample;

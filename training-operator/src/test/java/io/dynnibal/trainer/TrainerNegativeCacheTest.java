@@ -1,0 +1,90 @@
+package io.dynnibal.trainer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import io.dynnibal.model.DualEncoder;
+import io.dynnibal.model.DualEncoderConfig;
+import io.dynnibal.model.features.FeatureConfig;
+import io.dynnibal.model.features.Features;
+import io.dynnibal.negatives.NegativesMode;
+import io.dynnibal.negatives.Sampler;
+import io.dynnibal.state.TargetFeatures;
+import io.dynnibal.training.SamplingCorrection;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class TrainerNegativeCacheTest {
+  private static final DualEncoderConfig SMALL =
+      new DualEncoderConfig(new FeatureConfig(1 << 10, 16, 4, 3, 4), 8, 16, 8, true, 20f);
+  private static final int PER_EXAMPLE = 2;
+
+  @Test
+  void eachNegativeCarriesTheChanceThatTheQuerysDrawsIncludedIt() {
+    String[] words = {"audio", "player", "kernel", "docs", "editor", "mail", "game", "shell"};
+    try (DualEncoder encoder = DualEncoder.create(SMALL, 3)) {
+      List<TargetFeatures> targets = new ArrayList<>();
+      for (int i = 0; i < words.length; i++) {
+        Features f = encoder.featurizeTarget(words[i] + " " + words[(i + 1) % words.length]);
+        targets.add(new TargetFeatures("t" + i, f.ids(), f.weights(), null));
+      }
+      TrainerNegativeCache cache = new TrainerNegativeCache(settings());
+      cache.addPositives(encoder, targets);
+      List<Features> query = List.of(encoder.featurizeQuery("audio player"));
+      TrainerNegativeCache.Drawn drawn = cache.draw(encoder, query, List.of("t0"), 5);
+      assertFalse(drawn.negatives().isEmpty());
+      // Brute force: the query's softmax over the cached embeddings (as encoded when added;
+      // nothing trained since).
+      float[] q = encoder.encodeQueries(query)[0];
+      float[][] t = encoder.encodeTargets(targets.stream().map(Features::of).toList());
+      double z = 0;
+      for (float[] target : t) {
+        z += Math.exp(20 * dot(q, target));
+      }
+      for (TargetFeatures negative : drawn.negatives()) {
+        assertNotEquals("t0", negative.id, "never the query's own positive");
+        double p = Math.exp(20 * dot(q, t[Integer.parseInt(negative.id.substring(1))])) / z;
+        assertEquals(
+            1 - Math.pow(1 - p, PER_EXAMPLE),
+            drawn.inclusions().of(negative.id),
+            1e-4,
+            negative.id);
+      }
+    }
+  }
+
+  private static double dot(float[] a, float[] b) {
+    double s = 0;
+    for (int i = 0; i < a.length; i++) {
+      s += a[i] * b[i];
+    }
+    return s;
+  }
+
+  private static TrainerSettings settings() {
+    return new TrainerSettings(
+        SMALL,
+        Sampler.NEGATIVE_CACHE,
+        7,
+        0.05f,
+        1f,
+        0,
+        0,
+        100,
+        0,
+        1000,
+        0.9,
+        4,
+        8,
+        PER_EXAMPLE,
+        NegativesMode.SAMPLE,
+        SamplingCorrection.Mode.LOGQ,
+        16,
+        0,
+        "/tmp/unused",
+        "pairs",
+        List.of());
+  }
+}
