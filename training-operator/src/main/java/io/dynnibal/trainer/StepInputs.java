@@ -2,15 +2,14 @@ package io.dynnibal.trainer;
 
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.model.features.Features;
+import io.dynnibal.negatives.Inclusions;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.MergedBatch;
 import io.dynnibal.stream.QueryBatch;
 import io.dynnibal.training.SamplingCorrection;
 import io.dynnibal.training.TrainingBatch;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A merged batch as one training step sees it: the queries whose positive some shard holds, their
@@ -29,8 +28,8 @@ final class StepInputs {
   /** Indexes (in the batch) of the queries whose target is in no shard. */
   final List<Integer> unknownPositives = new ArrayList<>();
 
-  /** By target id, the probability that the step's hard negatives include it. */
-  private final Map<String, Double> hardInclusion = new HashMap<>();
+  /** The chance that the step's hard negatives include each target. */
+  private final Inclusions hardInclusions = new Inclusions();
 
   private final int uniformCount;
 
@@ -74,7 +73,8 @@ final class StepInputs {
    */
   void addHardNegative(TargetFeatures target, double inclusion) {
     add(target);
-    hardInclusion.merge(target.id, inclusion, (a, b) -> 1 - (1 - a) * (1 - b));
+    // One draw that includes it with that chance: sources combine as independent draws.
+    hardInclusions.drawn(target.id, inclusion, 1);
   }
 
   private void add(TargetFeatures t) {
@@ -101,7 +101,7 @@ final class StepInputs {
               : 1;
       offsets =
           SamplingCorrection.offsets(
-              positiveIds, negativeIds, id -> random + hardInclusion.getOrDefault(id, 0.0));
+              positiveIds, negativeIds, id -> random + hardInclusions.of(id));
     }
     return new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives, offsets);
   }
