@@ -154,8 +154,9 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
     merged.shardMillis = new double[replies.size()];
     // The exact logit of each offer to a probe query (fidelity.probes), by offer.
     Map<TargetFeatures, Float> exactLogits = new IdentityHashMap<>();
-    // The log probability of each offer under its shard's sampler for its query, by offer.
+    // The log probability of each offer under its shard's sampler for its query, and its shard.
     Map<TargetFeatures, Float> logProbabilities = new IdentityHashMap<>();
+    Map<TargetFeatures, Integer> shardOf = new IdentityHashMap<>();
     for (int s = 0; s < replies.size(); s++) {
       ShardReply r = replies.get(s);
       for (int i = 0; i < r.positives.length; i++) {
@@ -169,6 +170,7 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
         logProbabilities.put(
             r.sampled[i],
             r.sampledLogProbabilities == null ? Float.NaN : r.sampledLogProbabilities[i]);
+        shardOf.put(r.sampled[i], s);
       }
       merged.minModelVersion = Math.min(merged.minModelVersion, r.modelVersion);
       merged.minModelStep = Math.min(merged.minModelStep, r.modelStep);
@@ -205,7 +207,7 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
     merged.sampled =
         SharedNegatives.union(picks, new HashSet<>(Arrays.asList(batch.targetIds)), t -> t.id)
             .toArray(new TargetFeatures[0]);
-    Inclusions inclusions = inclusions(replies, offers, picks, logProbabilities, mode, perExample);
+    Inclusions inclusions = inclusions(replies, picks, logProbabilities, shardOf, mode, perExample);
     merged.sampledInclusion = new float[merged.sampled.length];
     for (int i = 0; i < merged.sampled.length; i++) {
       merged.sampledInclusion[i] = (float) inclusions.of(merged.sampled[i].id);
@@ -261,9 +263,9 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
    */
   private static Inclusions inclusions(
       List<ShardReply> replies,
-      List<List<List<TargetFeatures>>> offers,
       List<List<TargetFeatures>> picks,
       Map<TargetFeatures, Float> logProbabilities,
+      Map<TargetFeatures, Integer> shardOf,
       NegativesMode mode,
       int perExample) {
     Inclusions inclusions = new Inclusions();
@@ -272,12 +274,6 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
       double total = 0;
       for (double m : mass) {
         total += m;
-      }
-      Map<TargetFeatures, Integer> shardOf = new IdentityHashMap<>();
-      for (int s = 0; s < offers.get(q).size(); s++) {
-        for (TargetFeatures t : offers.get(q).get(s)) {
-          shardOf.put(t, s);
-        }
       }
       Set<String> seen = new HashSet<>();
       for (TargetFeatures t : picks.get(q)) {
