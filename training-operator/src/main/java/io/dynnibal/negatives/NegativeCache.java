@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.random.RandomGenerator;
 
 /**
@@ -64,6 +65,11 @@ public final class NegativeCache<T> {
     return (long) entries.size() * dimension;
   }
 
+  /** The ids of the entries held now. */
+  public Set<String> ids() {
+    return Set.copyOf(entries.keySet());
+  }
+
   /**
    * The entries, oldest first (what a checkpoint saves; adding them in this order restores the
    * cache).
@@ -72,8 +78,11 @@ public final class NegativeCache<T> {
     return new ArrayList<>(entries.values());
   }
 
-  /** A drawn entry and the probability the softmax gave it. */
-  public record Draw<T>(Entry<T> entry, double probability) {}
+  /**
+   * A drawn entry, the probability the softmax gave it, and the log of that softmax's mass (its
+   * query's {@code log sum exp(scale * s)} over the cache).
+   */
+  public record Draw<T>(Entry<T> entry, double probability, double queryLogMass) {}
 
   /**
    * For each query, {@code draws} independent draws from the softmax over the cache (the same entry
@@ -110,7 +119,8 @@ public final class NegativeCache<T> {
       for (int d = 0; d < draws; d++) {
         int i = gumbelMax(scores, q * n, n, scale, random);
         drawn.add(
-            new Draw<>(members.get(i), Math.exp(scale * (double) scores[q * n + i] - logMass)));
+            new Draw<>(
+                members.get(i), Math.exp(scale * (double) scores[q * n + i] - logMass), logMass));
       }
       out.add(drawn);
     }

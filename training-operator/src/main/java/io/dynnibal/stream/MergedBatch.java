@@ -24,6 +24,13 @@ public class MergedBatch {
   public float[] sampledInclusion;
 
   /**
+   * Aligned with the batch's queries: the log of the mass of the softmax each query's hard
+   * negatives were drawn from, over every shard (NaN: unknown). Null when the picks were not drawn
+   * from a softmax (top-k, or candidates the trainer re-scores).
+   */
+  public float[] queryLogMass;
+
+  /**
    * When the trainer re-scores: each query's candidates, {@code candidateQuery[i]} the query (index
    * in the batch) of {@code candidates[i]}; empty otherwise.
    */

@@ -6,10 +6,12 @@ import io.dynnibal.negatives.Inclusions;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.MergedBatch;
 import io.dynnibal.stream.QueryBatch;
+import io.dynnibal.training.HardDrawEstimate;
 import io.dynnibal.training.SamplingCorrection;
 import io.dynnibal.training.TrainingBatch;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * A merged batch as one training step sees it: the queries whose positive some shard holds, their
@@ -30,6 +32,15 @@ final class StepInputs {
 
   /** The chance that the step's hard negatives include each target. */
   private final Inclusions hardInclusions = new Inclusions();
+
+  /**
+   * Per query (aligned with {@link #queries}), the log of its hard sampler's mass over that
+   * sampler's pool ({@link HardDrawEstimate}); null: no hard draws from a known softmax.
+   */
+  private float[] hardLogMass;
+
+  /** Whether the hard sampler could have drawn a target (its pool). */
+  private Predicate<String> hardPool = id -> true;
 
   private final int uniformCount;
 
@@ -55,6 +66,15 @@ final class StepInputs {
       positives.add(Features.of(positive));
       positiveTargets.add(positive);
     }
+    if (hardNegatives && merged.queryLogMass != null) {
+      hardLogMass = new float[queries.size()];
+      int trained = 0;
+      for (int q = 0; q < batch.size(); q++) {
+        if (merged.positives[q].id != null) {
+          hardLogMass[trained++] = merged.queryLogMass[q];
+        }
+      }
+    }
     if (hardNegatives) {
       float[] inclusion = merged.sampledInclusion;
       for (int i = 0; i < merged.sampled.length; i++) {
@@ -77,6 +97,19 @@ final class StepInputs {
     hardInclusions.drawn(target.id, inclusion, 1);
   }
 
+  /**
+   * The hard draws came from a sampler the trainer ran (the negative cache): each query's log mass
+   * over its pool, and the pool.
+   */
+  void hardSampler(float[] logMassPerQuery, Predicate<String> pool) {
+    if (logMassPerQuery.length != queries.size()) {
+      throw new IllegalArgumentException(
+          logMassPerQuery.length + " masses for " + queries.size() + " queries");
+    }
+    hardLogMass = logMassPerQuery;
+    hardPool = pool;
+  }
+
   private void add(TargetFeatures t) {
     negativeIds.add(t.id);
     negatives.add(Features.of(t));
@@ -89,20 +122,34 @@ final class StepInputs {
   /**
    * The step's batch; under {@code logq} each candidate's logit is corrected by the number of times
    * the step expected it: the batch's positives and uniform draws taken as uniform over the index,
-   * plus the chance the hard draws included it.
+   * plus the chance the hard draws included it. Under {@code balance} a candidate the hard draws
+   * did not draw also counts the chance they would have (from the step's logits, {@link
+   * HardDrawEstimate}).
+   *
+   * @param hardDrawsPerQuery hard draws each query made ({@code negatives.per.example})
    */
-  TrainingBatch batch(SamplingCorrection.Mode correction) {
-    float[] offsets = null;
-    if (correction == SamplingCorrection.Mode.LOGQ) {
-      // Without the index's size (a batch no shard answered) the random draws count as drawn.
-      double random =
-          indexTargets > 0
-              ? SamplingCorrection.uniformRate(queries.size() + uniformCount, indexTargets)
-              : 1;
-      offsets =
-          SamplingCorrection.offsets(
-              positiveIds, negativeIds, id -> random + hardInclusions.of(id));
+  TrainingBatch batch(SamplingCorrection.Mode correction, int hardDrawsPerQuery) {
+    if (correction == SamplingCorrection.Mode.NONE) {
+      return new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives);
     }
-    return new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives, offsets);
+    // Without the index's size (a batch no shard answered) the random draws count as drawn.
+    double random =
+        indexTargets > 0
+            ? SamplingCorrection.uniformRate(queries.size() + uniformCount, indexTargets)
+            : 1;
+    float[] offsets =
+        SamplingCorrection.offsets(positiveIds, negativeIds, id -> random + hardInclusions.of(id));
+    HardDrawEstimate hardDraws = null;
+    if (correction == SamplingCorrection.Mode.BALANCE && hardLogMass != null) {
+      boolean[] estimated = new boolean[offsets.length];
+      for (int j = 0; j < estimated.length; j++) {
+        String id =
+            j < positiveIds.size() ? positiveIds.get(j) : negativeIds.get(j - positiveIds.size());
+        estimated[j] = !hardInclusions.contains(id) && hardPool.test(id);
+      }
+      hardDraws = new HardDrawEstimate(hardLogMass, estimated, hardDrawsPerQuery);
+    }
+    return new TrainingBatch(
+        queries, positiveIds, positives, negativeIds, negatives, offsets, hardDraws);
   }
 }

@@ -10,7 +10,9 @@ import io.dynnibal.model.features.FeatureConfig;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.MergedBatch;
 import io.dynnibal.stream.QueryBatch;
+import io.dynnibal.training.HardDrawEstimate;
 import io.dynnibal.training.SamplingCorrection;
+import io.dynnibal.training.TrainingBatch;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +43,7 @@ class StepInputsTest {
       assertEquals(List.of("a", "k"), inputs.positiveIds);
       inputs.addHardNegative(target("c1"), 1);
       assertEquals(List.of("s1", "u1", "u2", "c1"), inputs.negativeIds);
-      assertEquals(2, inputs.batch(SamplingCorrection.Mode.NONE).size());
+      assertEquals(2, inputs.batch(SamplingCorrection.Mode.NONE, 1).size());
       assertEquals(4, inputs.negatives.size());
       StepInputs warmingUp = new StepInputs(merged, encoder, false);
       assertEquals(List.of("u1", "u2"), warmingUp.negativeIds, "no hard negative in the warm-up");
@@ -62,8 +64,8 @@ class StepInputsTest {
     merged.indexTargets = 1000;
     try (DualEncoder encoder = DualEncoder.create(SMALL, 1)) {
       StepInputs inputs = new StepInputs(merged, encoder, true);
-      assertNull(inputs.batch(SamplingCorrection.Mode.NONE).columnOffsets());
-      float[] offsets = inputs.batch(SamplingCorrection.Mode.LOGQ).columnOffsets();
+      assertNull(inputs.batch(SamplingCorrection.Mode.NONE, 1).columnOffsets());
+      float[] offsets = inputs.batch(SamplingCorrection.Mode.LOGQ, 1).columnOffsets();
       // 2 positives and 2 uniform draws over 1,000 targets: 0.004 expected of any one target.
       double random = 4 / 1000.0;
       float[] expected = {
@@ -75,6 +77,43 @@ class StepInputsTest {
         (float) -Math.log(random + 0.5) // s1 again, drawn uniformly too: the same target's count
       };
       assertArrayEquals(expected, offsets, 1e-6f);
+    }
+  }
+
+  @Test
+  void balanceEstimatesTheCandidatesTheHardDrawsMissedAndOnlyThose() {
+    MergedBatch merged = new MergedBatch();
+    merged.batch = new QueryBatch();
+    merged.batch.pairIds = new String[] {"p0", "p1", "p2"};
+    merged.batch.queryTexts = new String[] {"audio player", "lost", "kernel docs"};
+    merged.batch.targetIds = new String[] {"a", "gone", "k"};
+    merged.positives = new TargetFeatures[] {target("a"), target(null), target("k")};
+    merged.sampled = new TargetFeatures[] {target("s1")};
+    merged.sampledInclusion = new float[] {0.25f};
+    merged.queryLogMass = new float[] {3f, 4f, 5f};
+    merged.uniform = new TargetFeatures[] {target("u1"), target("s1")};
+    merged.indexTargets = 1000;
+    try (DualEncoder encoder = DualEncoder.create(SMALL, 1)) {
+      StepInputs inputs = new StepInputs(merged, encoder, true);
+      TrainingBatch logq = inputs.batch(SamplingCorrection.Mode.LOGQ, 2);
+      assertNull(logq.hardDraws());
+      TrainingBatch balance = inputs.batch(SamplingCorrection.Mode.BALANCE, 2);
+      assertArrayEquals(logq.columnOffsets(), balance.columnOffsets());
+      HardDrawEstimate estimate = balance.hardDraws();
+      assertArrayEquals(new float[] {3f, 5f}, estimate.rowLogMass(), "the trained queries' masses");
+      assertEquals(2, estimate.draws());
+      // a, k, s1 (drawn: its chance is known), u1, s1 (again, known)
+      assertArrayEquals(new boolean[] {true, true, false, true, false}, estimate.estimated());
+      assertNull(
+          new StepInputs(merged, encoder, false)
+              .batch(SamplingCorrection.Mode.BALANCE, 2)
+              .hardDraws(),
+          "no hard draws in the warm-up: nothing to estimate");
+      inputs.hardSampler(new float[] {1f, 2f}, id -> id.equals("a"));
+      assertArrayEquals(
+          new boolean[] {true, false, false, false, false},
+          inputs.batch(SamplingCorrection.Mode.BALANCE, 2).hardDraws().estimated(),
+          "only what the trainer's own sampler could have drawn");
     }
   }
 }

@@ -212,6 +212,12 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
     for (int i = 0; i < merged.sampled.length; i++) {
       merged.sampledInclusion[i] = (float) inclusions.of(merged.sampled[i].id);
     }
+    if (mode == NegativesMode.SAMPLE && !candidatesOnly && perExample > 0) {
+      merged.queryLogMass = new float[n];
+      for (int q = 0; q < n; q++) {
+        merged.queryLogMass[q] = (float) totalLogMass(logMass(replies, q));
+      }
+    }
     merged.uniform =
         uniform(
             replies,
@@ -366,6 +372,31 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
       }
     }
     return mass;
+  }
+
+  /**
+   * The log of the shards' masses together; a shard without an estimate (NaN) counts as the mean of
+   * the others, as in {@link #byMass}. NaN when no shard has one.
+   */
+  static double totalLogMass(double[] logMass) {
+    double max = Double.NEGATIVE_INFINITY;
+    int known = 0;
+    for (double l : logMass) {
+      if (!Double.isNaN(l)) {
+        max = Math.max(max, l);
+        known++;
+      }
+    }
+    if (known == 0 || max == Double.NEGATIVE_INFINITY) {
+      return known == 0 ? Double.NaN : max;
+    }
+    double sum = 0;
+    for (double l : logMass) {
+      if (!Double.isNaN(l)) {
+        sum += Math.exp(l - max);
+      }
+    }
+    return max + Math.log(sum * logMass.length / known);
   }
 
   private static double[] logMass(List<ShardReply> replies, int query) {
