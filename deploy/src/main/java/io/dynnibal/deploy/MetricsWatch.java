@@ -232,6 +232,10 @@ public final class MetricsWatch {
               f.get("mass_ratio"),
               f.getOrDefault("logit_ratio", Double.NaN),
               f.getOrDefault("overlap_topk", Double.NaN));
+      if (f.containsKey("normaliser_error")) {
+        // log of the shards' softmax normaliser over the exact one: what the correction rests on.
+        text += String.format(" normaliser %+.2f", f.get("normaliser_error"));
+      }
     }
     return text;
   }

@@ -295,11 +295,15 @@ public final class Experiment {
     if (mean.isEmpty()) {
       return "";
     }
-    return String.format(
-        "  fidelity overlap %.2f logit %.2f mass %.2f",
-        mean.getOrDefault("overlap_topk", Double.NaN),
-        mean.getOrDefault("logit_ratio", Double.NaN),
-        mean.getOrDefault("mass_ratio", Double.NaN));
+    String line =
+        String.format(
+            "  fidelity overlap %.2f logit %.2f mass %.2f",
+            mean.getOrDefault("overlap_topk", Double.NaN),
+            mean.getOrDefault("logit_ratio", Double.NaN),
+            mean.getOrDefault("mass_ratio", Double.NaN));
+    return mean.containsKey("normaliser_error")
+        ? line + String.format(" normaliser %+.2f", mean.get("normaliser_error"))
+        : line;
   }
 
   /**

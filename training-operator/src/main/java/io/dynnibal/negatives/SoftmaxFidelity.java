@@ -26,7 +26,12 @@ import java.util.Set;
  *       sum p_i (1 - (1 - p_i)^k)}.
  * </ul>
  *
- * The expected mass is exact over the targets the parts list and first-order in the rest: a tail
+ * And one figure of the sampler's bookkeeping rather than its picks: {@code normaliser_error}, the
+ * shards' estimate of {@code log Z} (what each draw's reported probability, and so the loss's
+ * sampling correction, rests on) less the exact one, in nats; negative when the estimate is low
+ * (the probabilities then read too high).
+ *
+ * <p>The expected mass is exact over the targets the parts list and first-order in the rest: a tail
  * target contributes {@code k p_i^2}, and the parts carry {@code sum p_i^2} for that.
  */
 public final class SoftmaxFidelity {
@@ -108,14 +113,21 @@ public final class SoftmaxFidelity {
   }
 
   /** The figures' names in metrics and reports, in {@link Figures}' order. */
-  public static final List<String> NAMES = List.of("overlap_topk", "logit_ratio", "mass_ratio");
+  public static final List<String> NAMES =
+      List.of("overlap_topk", "logit_ratio", "mass_ratio", "normaliser_error");
 
   /** The three figures of one query (NaN where undefined, e.g. a non-positive exact logit). */
-  public record Figures(double overlapTopk, double logitRatio, double massRatio) {
+  public record Figures(
+      double overlapTopk, double logitRatio, double massRatio, double normaliserError) {
     public static final Figures NONE = new Figures(Double.NaN, Double.NaN, Double.NaN);
 
+    /** The picks' figures alone (no estimate of the normaliser to judge). */
+    public Figures(double overlapTopk, double logitRatio, double massRatio) {
+      this(overlapTopk, logitRatio, massRatio, Double.NaN);
+    }
+
     double[] values() {
-      return new double[] {overlapTopk, logitRatio, massRatio};
+      return new double[] {overlapTopk, logitRatio, massRatio, normaliserError};
     }
 
     /** The defined figures by name ({@link #NAMES}). */
@@ -152,7 +164,7 @@ public final class SoftmaxFidelity {
       for (int i = 0; i < m.length; i++) {
         m[i] = counts[i] == 0 ? Double.NaN : sums[i] / counts[i];
       }
-      return new Figures(m[0], m[1], m[2]);
+      return new Figures(m[0], m[1], m[2], m[3]);
     }
   }
 
@@ -167,6 +179,20 @@ public final class SoftmaxFidelity {
    */
   public static Figures measure(
       List<Part> parts, List<String> pickIds, float[] pickLogits, int k, NegativesMode mode) {
+    return measure(parts, pickIds, pickLogits, k, mode, Double.NaN);
+  }
+
+  /**
+   * As {@link #measure(List, List, float[], int, NegativesMode)}, with the shards' estimate of the
+   * query's {@code log Z} (NaN: none) for {@code normaliser_error}.
+   */
+  public static Figures measure(
+      List<Part> parts,
+      List<String> pickIds,
+      float[] pickLogits,
+      int k,
+      NegativesMode mode,
+      double estimatedLogMass) {
     double logMass = Double.NEGATIVE_INFINITY;
     for (Part p : parts) {
       logMass = logAdd(logMass, p.logMass);
@@ -235,7 +261,8 @@ public final class SoftmaxFidelity {
     return new Figures(
         overlap / (double) topK.size(),
         exactLogit > 0 ? meanPick / exactLogit : Double.NaN,
-        exactMass > 0 ? pickMass / exactMass : Double.NaN);
+        exactMass > 0 ? pickMass / exactMass : Double.NaN,
+        estimatedLogMass - logZ);
   }
 
   private static double logAdd(double a, double b) {

@@ -49,6 +49,7 @@ public class MergedBatch {
 
   public double fidelityLogitRatio = Double.NaN;
   public double fidelityMassRatio = Double.NaN;
+  public double fidelityNormaliserError = Double.NaN;
 
   public long minModelVersion;
   public long minModelStep;

@@ -167,7 +167,10 @@ final class StepMetrics {
   private Map<String, Double> fidelity(MergedBatch merged) {
     SoftmaxFidelity.Figures f =
         new SoftmaxFidelity.Figures(
-            merged.fidelityOverlapTopk, merged.fidelityLogitRatio, merged.fidelityMassRatio);
+            merged.fidelityOverlapTopk,
+            merged.fidelityLogitRatio,
+            merged.fidelityMassRatio,
+            merged.fidelityNormaliserError);
     fidelityRun.add(f);
     return f.asMap();
   }

@@ -159,6 +159,17 @@ class SoftmaxFidelityTest {
             parts(positive, 16), idsOf(picks), logitsOf(picks), K, NegativesMode.SAMPLE);
     assertEquals(pickMean / expectedLogit, f.logitRatio(), 1e-5);
     assertEquals(pickMass / expectedMass, f.massRatio(), 1e-3 * pickMass / expectedMass);
+    assertTrue(Double.isNaN(f.normaliserError()), "no estimate given, none judged");
+    SoftmaxFidelity.Figures judged =
+        SoftmaxFidelity.measure(
+            parts(positive, 16),
+            idsOf(picks),
+            logitsOf(picks),
+            K,
+            NegativesMode.SAMPLE,
+            logZ - 0.5);
+    assertEquals(-0.5, judged.normaliserError(), 1e-9, "an estimate half a nat low");
+    assertEquals(f.massRatio(), judged.massRatio());
   }
 
   @Test

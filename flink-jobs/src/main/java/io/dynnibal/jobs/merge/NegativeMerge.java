@@ -190,7 +190,19 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
               ? best(offers.get(q), perExample)
               : byMass(offers.get(q), logMass(replies, q), perExample, random));
     }
-    measureFidelity(merged, replies, picks, exactLogits, perExample, mode);
+    // Each query's softmax mass over every shard, as the shards estimated it: what the picks'
+    // probabilities rest on (the trainer's balance correction, the fidelity's normaliser error).
+    double[] queryLogMass = new double[n];
+    for (int q = 0; q < n; q++) {
+      queryLogMass[q] = totalLogMass(logMass(replies, q));
+    }
+    if (mode == NegativesMode.SAMPLE && !candidatesOnly && perExample > 0) {
+      merged.queryLogMass = new float[n];
+      for (int q = 0; q < n; q++) {
+        merged.queryLogMass[q] = (float) queryLogMass[q];
+      }
+    }
+    measureFidelity(merged, replies, picks, exactLogits, queryLogMass, perExample, mode);
     if (candidatesOnly) {
       List<TargetFeatures> candidates = new ArrayList<>();
       List<Integer> candidateQuery = new ArrayList<>();
@@ -212,12 +224,6 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
     for (int i = 0; i < merged.sampled.length; i++) {
       merged.sampledInclusion[i] = (float) inclusions.of(merged.sampled[i].id);
     }
-    if (mode == NegativesMode.SAMPLE && !candidatesOnly && perExample > 0) {
-      merged.queryLogMass = new float[n];
-      for (int q = 0; q < n; q++) {
-        merged.queryLogMass[q] = (float) totalLogMass(logMass(replies, q));
-      }
-    }
     merged.uniform =
         uniform(
             replies,
@@ -235,6 +241,7 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
       List<ShardReply> replies,
       List<List<TargetFeatures>> picks,
       Map<TargetFeatures, Float> exactLogits,
+      double[] queryLogMass,
       int perExample,
       NegativesMode mode) {
     int probes = Integer.MAX_VALUE;
@@ -254,12 +261,18 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
       }
       mean.add(
           SoftmaxFidelity.measure(
-              parts, mine.stream().map(t -> t.id).toList(), logits, perExample, mode));
+              parts,
+              mine.stream().map(t -> t.id).toList(),
+              logits,
+              perExample,
+              mode,
+              queryLogMass[q]));
     }
     SoftmaxFidelity.Figures f = mean.mean();
     merged.fidelityOverlapTopk = f.overlapTopk();
     merged.fidelityLogitRatio = f.logitRatio();
     merged.fidelityMassRatio = f.massRatio();
+    merged.fidelityNormaliserError = f.normaliserError();
   }
 
   /**

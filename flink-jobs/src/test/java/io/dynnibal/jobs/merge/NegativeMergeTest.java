@@ -218,6 +218,14 @@ class NegativeMergeTest {
     assertEquals(1.0, merged.fidelityOverlapTopk, 1e-9);
     assertEquals(expected.logitRatio(), merged.fidelityLogitRatio, 1e-9);
     assertEquals(expected.massRatio(), merged.fidelityMassRatio, 1e-9);
+    assertTrue(Double.isNaN(merged.fidelityNormaliserError), "no shard estimated a mass");
+    // The shards' masses for query 0 add up to the exact normaliser less half a nat.
+    double exact = Math.log(Math.exp(9) + Math.exp(5) + Math.exp(8) + Math.exp(8.5) + Math.exp(1));
+    a.logMass = new double[] {Math.log(0.5) + exact - 0.5, 0};
+    b.logMass = new double[] {Math.log(0.5) + exact - 0.5, 0};
+    MergedBatch estimated =
+        NegativeMerge.merge(new ArrayList<>(List.of(a, b)), 2, NegativesMode.TOP_K, 0, 1);
+    assertEquals(-0.5, estimated.fidelityNormaliserError, 1e-6);
     MergedBatch unprobed =
         NegativeMerge.merge(
             new ArrayList<>(
