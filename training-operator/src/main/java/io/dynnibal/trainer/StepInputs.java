@@ -42,6 +42,12 @@ final class StepInputs {
   /** Whether the hard sampler could have drawn a target (its pool). */
   private Predicate<String> hardPool = id -> true;
 
+  /**
+   * Whether {@link #hardLogMass} is the sampler's exact mass over its pool (the trainer's own
+   * cache) rather than the shards' estimate, which the balance correction solves for instead.
+   */
+  private boolean hardMassExact;
+
   private final int uniformCount;
 
   /** Targets the uniform draws came from (the shards' indexes); 0: unknown. */
@@ -108,6 +114,7 @@ final class StepInputs {
     }
     hardLogMass = logMassPerQuery;
     hardPool = pool;
+    hardMassExact = true;
   }
 
   private void add(TargetFeatures t) {
@@ -122,9 +129,11 @@ final class StepInputs {
   /**
    * The step's batch; under {@code logq} each candidate's logit is corrected by the number of times
    * the step expected it: the batch's positives and uniform draws taken as uniform over the index,
-   * plus the chance the hard draws included it. Under {@code balance} a candidate the hard draws
-   * did not draw also counts the chance they would have (from the step's logits, {@link
-   * HardDrawEstimate}).
+   * plus the chance the hard draws included it. Under {@code balance} every candidate the hard
+   * sampler could have drawn counts the chance that its draws would have included it, from the
+   * step's logits ({@link HardDrawEstimate}): against the cache's exact mass for the negative cache
+   * (whose own draws keep the chance it computed), against a normaliser solved from the candidates
+   * for the shards' samplers (whose masses run low).
    *
    * @param hardDrawsPerQuery hard draws each query made ({@code negatives.per.example})
    */
@@ -137,19 +146,31 @@ final class StepInputs {
         indexTargets > 0
             ? SamplingCorrection.uniformRate(queries.size() + uniformCount, indexTargets)
             : 1;
-    float[] offsets =
-        SamplingCorrection.offsets(positiveIds, negativeIds, id -> random + hardInclusions.of(id));
-    HardDrawEstimate hardDraws = null;
-    if (correction == SamplingCorrection.Mode.BALANCE && hardLogMass != null) {
-      boolean[] estimated = new boolean[offsets.length];
-      for (int j = 0; j < estimated.length; j++) {
-        String id =
-            j < positiveIds.size() ? positiveIds.get(j) : negativeIds.get(j - positiveIds.size());
-        estimated[j] = !hardInclusions.contains(id) && hardPool.test(id);
-      }
-      hardDraws = new HardDrawEstimate(hardLogMass, estimated, hardDrawsPerQuery);
+    if (correction == SamplingCorrection.Mode.LOGQ || hardLogMass == null) {
+      float[] offsets =
+          SamplingCorrection.offsets(
+              positiveIds, negativeIds, id -> random + hardInclusions.of(id));
+      return new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives, offsets);
     }
+    // Balance. The cache's draws keep the chance it computed exactly; the rest of its pool is
+    // estimated against its exact mass. The shards' masses run low, so their every candidate's
+    // chance is estimated against a normaliser solved from the step's own logits.
+    boolean[] estimated = new boolean[positiveIds.size() + negativeIds.size()];
+    for (int j = 0; j < estimated.length; j++) {
+      String id =
+          j < positiveIds.size() ? positiveIds.get(j) : negativeIds.get(j - positiveIds.size());
+      estimated[j] = hardPool.test(id) && !(hardMassExact && hardInclusions.contains(id));
+    }
+    float[] offsets =
+        SamplingCorrection.offsets(
+            positiveIds, negativeIds, id -> random + (hardMassExact ? hardInclusions.of(id) : 0));
     return new TrainingBatch(
-        queries, positiveIds, positives, negativeIds, negatives, offsets, hardDraws);
+        queries,
+        positiveIds,
+        positives,
+        negativeIds,
+        negatives,
+        offsets,
+        new HardDrawEstimate(hardLogMass, estimated, hardDrawsPerQuery, !hardMassExact));
   }
 }

@@ -3,9 +3,9 @@ package io.dynnibal.training;
 import java.util.Arrays;
 
 /**
- * The chance that a step's hard draws would have included the candidates they did not draw (a
- * uniform draw, another query's positive), estimated from the step's own logits: the term that
- * {@link SamplingCorrection.Mode#BALANCE} adds to each such candidate's expected count.
+ * The chance that a step's hard draws would have included each candidate, estimated from the step's
+ * own logits: the term that {@link SamplingCorrection.Mode#BALANCE} adds to a candidate's expected
+ * count.
  *
  * <p>Why: under {@code logq} a uniform draw that lands on a target hard for some query counts as
  * uniform only, {@code 1 / E[n(y)]} about 330 on Debian, while the hard draws cover that target
@@ -14,25 +14,51 @@ import java.util.Arrays;
  * every source that could have drawn it (the balance heuristic) keeps the estimate unbiased and
  * bounds each candidate's weight by {@code 1 / (its hard draws' chance)}.
  *
- * <p>How: query {@code i}'s sampler drew {@code draws} times from the softmax {@code exp(s) /
- * exp(rowLogMass[i])} over its pool (the shards' cache logits, or the negative cache). The step's
- * fresh logit {@code s_i(y)} stands in for the sampler's stale one, so {@code p_i(y) = min(1,
- * exp(s_i(y) - rowLogMass[i]))}, and the draws include {@code y} with {@code 1 - prod_i (1 -
- * p_i(y))^draws}. Rows with an unknown mass (NaN) drew nothing from a known softmax and add
- * nothing; a query's own positive (the diagonal, and any masked cell) is never its draw. Columns
- * the hard draws did draw keep the chance their sampler reported (exact), so only {@code estimated}
- * columns are touched.
+ * <p>How: query {@code i} drew {@code draws} times from a softmax {@code p_i(y) = exp(s_i(y)) /
+ * Z_i} with the step's fresh logit {@code s_i(y)} standing in for the sampler's own, and the draws
+ * include {@code y} with {@code 1 - prod_i (1 - p_i(y))^draws}. Rows whose {@code rowLogMass} is
+ * NaN drew nothing from a softmax and add nothing; a query's own positive (the diagonal, and any
+ * masked cell) is never its draw. Only {@code estimated} columns gain the chance (the others:
+ * outside the sampler's pool, or drawn with a chance already counted in their offset). {@code Z_i}
+ * is either
  *
- * @param rowLogMass per query (row), the log of its sampler's mass over its pool; NaN: none
- * @param estimated per candidate column, whether its hard chance is estimated here (false: drawn,
- *     with a known chance, or outside the hard sampler's pool)
+ * <ul>
+ *   <li>given ({@code selfNormalised} false): {@code exp(rowLogMass[i])}, the mass the sampler
+ *       computed over its pool (the negative cache's is exact over the cache); or
+ *   <li>solved from the candidates ({@code selfNormalised} true): the normaliser whose candidates'
+ *       balance estimate reproduces it, {@code Z_i = sum_y exp(s_i(y)) / E[n(y); Z]}, a few
+ *       fixed-point rounds from the uniform-only estimate (a ratio estimator, so biased: +11 % in
+ *       the test's setting, where {@code logq} is +41 % and the exact mass 0). For the shards'
+ *       samplers, whose own estimates of {@code Z_i} come from stale low-rank caches and run
+ *       0.5-1.5 nats low on a trained Debian model ({@code normaliser_error}): divided into the
+ *       fresh logits they would inflate every chance by a factor 2-4.
+ * </ul>
+ *
+ * @param rowLogMass per query (row), the log of its sampler's mass over its pool; NaN: the query
+ *     drew nothing from a softmax (when self-normalised only whether it is NaN counts)
+ * @param estimated per candidate column, whether its hard chance is added here
  * @param draws hard draws per query ({@code negatives.per.example})
+ * @param selfNormalised solve each row's normaliser from the candidates instead of {@code
+ *     rowLogMass}
  */
-public record HardDrawEstimate(float[] rowLogMass, boolean[] estimated, int draws) {
+public record HardDrawEstimate(
+    float[] rowLogMass, boolean[] estimated, int draws, boolean selfNormalised) {
+  /**
+   * Fixed-point rounds for a self-normalised estimate: the iteration is monotone (a larger {@code
+   * Z} gives smaller chances, so larger weights and a larger {@code Z}) and within 1 % of its fixed
+   * point after 8 rounds in {@code HardDrawEstimateTest}'s setting.
+   */
+  static final int ROUNDS = 8;
+
   public HardDrawEstimate {
     if (draws < 1) {
       throw new IllegalArgumentException("draws must be >= 1, got " + draws);
     }
+  }
+
+  /** With each row's mass given. */
+  public HardDrawEstimate(float[] rowLogMass, boolean[] estimated, int draws) {
+    this(rowLogMass, estimated, draws, false);
   }
 
   /**
@@ -61,34 +87,85 @@ public record HardDrawEstimate(float[] rowLogMass, boolean[] estimated, int draw
               + estimated.length
               + " columns estimated");
     }
-    float[] out = Arrays.copyOf(columnOffsets, c);
+    double[] base = new double[c];
     for (int j = 0; j < c; j++) {
-      if (estimated[j]) {
-        double chance = chance(j, logits, mask, c);
-        out[j] =
-            (float)
-                -Math.log(
-                    Math.max(
-                        SamplingCorrection.MIN_EXPECTED,
-                        Math.exp(-(double) columnOffsets[j]) + chance));
+      base[j] = Math.exp(-(double) columnOffsets[j]);
+    }
+    double[] logZ = new double[b];
+    for (int i = 0; i < b; i++) {
+      logZ[i] = rowLogMass[i];
+    }
+    double[] expected = Arrays.copyOf(base, c);
+    if (selfNormalised) {
+      for (int i = 0; i < b; i++) {
+        logZ[i] = Float.isNaN(rowLogMass[i]) ? Double.NaN : normaliser(i, logits, mask, expected);
       }
+      for (int round = 0; round < ROUNDS; round++) {
+        expected = expectedCounts(base, logZ, logits, mask);
+        for (int i = 0; i < b; i++) {
+          if (!Double.isNaN(logZ[i])) {
+            logZ[i] = normaliser(i, logits, mask, expected);
+          }
+        }
+      }
+    }
+    expected = expectedCounts(base, logZ, logits, mask);
+    float[] out = new float[c];
+    for (int j = 0; j < c; j++) {
+      out[j] = (float) -Math.log(Math.max(SamplingCorrection.MIN_EXPECTED, expected[j]));
     }
     return out;
   }
 
-  /** {@code 1 - prod_i (1 - p_i(y_j))^draws} over the rows that drew from a known softmax. */
-  private double chance(int j, float[] logits, float[] mask, int c) {
+  /** Each column's expected count: its base, plus the hard draws' chance where estimated. */
+  private double[] expectedCounts(double[] base, double[] logZ, float[] logits, float[] mask) {
+    int c = base.length;
+    double[] expected = Arrays.copyOf(base, c);
+    for (int j = 0; j < c; j++) {
+      if (estimated[j]) {
+        expected[j] += chance(j, logZ, logits, mask, c);
+      }
+    }
+    return expected;
+  }
+
+  /** {@code 1 - prod_i (1 - p_i(y_j))^draws} over the rows that drew from a softmax. */
+  private double chance(int j, double[] logZ, float[] logits, float[] mask, int c) {
     double logMissed = 0;
-    for (int i = 0; i < rowLogMass.length; i++) {
-      if (i == j || Float.isNaN(rowLogMass[i]) || mask[i * c + j] == SampledSoftmaxLoss.MASKED) {
+    for (int i = 0; i < logZ.length; i++) {
+      if (i == j || Double.isNaN(logZ[i]) || mask[i * c + j] == SampledSoftmaxLoss.MASKED) {
         continue;
       }
-      double p = Math.min(1, Math.exp(logits[i * c + j] - (double) rowLogMass[i]));
+      double p = Math.min(1, Math.exp(logits[i * c + j] - logZ[i]));
       if (p >= 1) {
         return 1;
       }
       logMissed += draws * Math.log1p(-p);
     }
     return -Math.expm1(logMissed);
+  }
+
+  /**
+   * {@code log sum_y exp(s_i(y)) / E[n(y)]} over row i's candidates but its own positive: the
+   * balance estimate of the normaliser its sampler drew from.
+   */
+  private static double normaliser(int i, float[] logits, float[] mask, double[] expected) {
+    int c = expected.length;
+    double max = Double.NEGATIVE_INFINITY;
+    for (int j = 0; j < c; j++) {
+      if (j != i && mask[i * c + j] != SampledSoftmaxLoss.MASKED) {
+        max = Math.max(max, logits[i * c + j] - Math.log(expected[j]));
+      }
+    }
+    if (max == Double.NEGATIVE_INFINITY) {
+      return Double.NaN;
+    }
+    double sum = 0;
+    for (int j = 0; j < c; j++) {
+      if (j != i && mask[i * c + j] != SampledSoftmaxLoss.MASKED) {
+        sum += Math.exp(logits[i * c + j] - Math.log(expected[j]) - max);
+      }
+    }
+    return max + Math.log(sum);
   }
 }

@@ -2,7 +2,9 @@ package io.dynnibal.trainer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.model.DualEncoderConfig;
@@ -98,22 +100,30 @@ class StepInputsTest {
       TrainingBatch logq = inputs.batch(SamplingCorrection.Mode.LOGQ, 2);
       assertNull(logq.hardDraws());
       TrainingBatch balance = inputs.batch(SamplingCorrection.Mode.BALANCE, 2);
-      assertArrayEquals(logq.columnOffsets(), balance.columnOffsets());
+      // The shards' draws: every candidate's hard chance comes from the logits, none from the
+      // sampler's reported probabilities, against normalisers solved from the step.
+      float random = (float) -Math.log(4 / 1000.0);
+      assertArrayEquals(
+          new float[] {random, random, random, random, random}, balance.columnOffsets(), 1e-6f);
       HardDrawEstimate estimate = balance.hardDraws();
+      assertTrue(estimate.selfNormalised());
       assertArrayEquals(new float[] {3f, 5f}, estimate.rowLogMass(), "the trained queries' masses");
       assertEquals(2, estimate.draws());
-      // a, k, s1 (drawn: its chance is known), u1, s1 (again, known)
-      assertArrayEquals(new boolean[] {true, true, false, true, false}, estimate.estimated());
+      assertArrayEquals(new boolean[] {true, true, true, true, true}, estimate.estimated());
       assertNull(
           new StepInputs(merged, encoder, false)
               .batch(SamplingCorrection.Mode.BALANCE, 2)
               .hardDraws(),
           "no hard draws in the warm-up: nothing to estimate");
-      inputs.hardSampler(new float[] {1f, 2f}, id -> id.equals("a"));
+      inputs.hardSampler(new float[] {1f, 2f}, id -> id.equals("a") || id.equals("s1"));
+      TrainingBatch cache = inputs.batch(SamplingCorrection.Mode.BALANCE, 2);
       assertArrayEquals(
           new boolean[] {true, false, false, false, false},
-          inputs.batch(SamplingCorrection.Mode.BALANCE, 2).hardDraws().estimated(),
-          "only what the trainer's own sampler could have drawn");
+          cache.hardDraws().estimated(),
+          "only what the cache could have drawn and did not");
+      assertFalse(cache.hardDraws().selfNormalised(), "the cache's mass is exact");
+      assertArrayEquals(
+          logq.columnOffsets(), cache.columnOffsets(), "its draws' chances as logq's");
     }
   }
 }
