@@ -26,11 +26,6 @@ public final class Inclusions {
     logMissed.merge(id, missed, Double::sum);
   }
 
-  /** Whether some query drew {@code id}. */
-  public boolean contains(String id) {
-    return logMissed.containsKey(id);
-  }
-
   /** The probability that the batch's draws included {@code id}; 0 for a target none drew. */
   public double of(String id) {
     Double missed = logMissed.get(id);

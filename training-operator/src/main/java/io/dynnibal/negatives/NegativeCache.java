@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
 import java.util.random.RandomGenerator;
 
 /**
@@ -65,11 +64,6 @@ public final class NegativeCache<T> {
     return (long) entries.size() * dimension;
   }
 
-  /** The ids of the entries held now. */
-  public Set<String> ids() {
-    return Set.copyOf(entries.keySet());
-  }
-
   /**
    * The entries, oldest first (what a checkpoint saves; adding them in this order restores the
    * cache).
@@ -78,11 +72,8 @@ public final class NegativeCache<T> {
     return new ArrayList<>(entries.values());
   }
 
-  /**
-   * A drawn entry, the probability the softmax gave it, and the log of that softmax's mass (its
-   * query's {@code log sum exp(scale * s)} over the cache).
-   */
-  public record Draw<T>(Entry<T> entry, double probability, double queryLogMass) {}
+  /** A drawn entry and the probability the softmax gave it. */
+  public record Draw<T>(Entry<T> entry, double probability) {}
 
   /**
    * For each query, {@code draws} independent draws from the softmax over the cache (the same entry
@@ -119,8 +110,7 @@ public final class NegativeCache<T> {
       for (int d = 0; d < draws; d++) {
         int i = gumbelMax(scores, q * n, n, scale, random);
         drawn.add(
-            new Draw<>(
-                members.get(i), Math.exp(scale * (double) scores[q * n + i] - logMass), logMass));
+            new Draw<>(members.get(i), Math.exp(scale * (double) scores[q * n + i] - logMass)));
       }
       out.add(drawn);
     }

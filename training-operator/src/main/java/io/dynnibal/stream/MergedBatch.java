@@ -24,13 +24,6 @@ public class MergedBatch {
   public float[] sampledInclusion;
 
   /**
-   * Aligned with the batch's queries: the log of the mass of the softmax each query's hard
-   * negatives were drawn from, over every shard (NaN: unknown). Null when the picks were not drawn
-   * from a softmax (top-k, or candidates the trainer re-scores).
-   */
-  public float[] queryLogMass;
-
-  /**
    * When the trainer re-scores: each query's candidates, {@code candidateQuery[i]} the query (index
    * in the batch) of {@code candidates[i]}; empty otherwise.
    */
@@ -49,6 +42,8 @@ public class MergedBatch {
 
   public double fidelityLogitRatio = Double.NaN;
   public double fidelityMassRatio = Double.NaN;
+
+  /** The probes' log normaliser as the shards estimated it, less the exact one (nats). */
   public double fidelityNormaliserError = Double.NaN;
 
   public long minModelVersion;

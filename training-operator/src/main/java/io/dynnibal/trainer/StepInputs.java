@@ -6,12 +6,10 @@ import io.dynnibal.negatives.Inclusions;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.MergedBatch;
 import io.dynnibal.stream.QueryBatch;
-import io.dynnibal.training.HardDrawEstimate;
 import io.dynnibal.training.SamplingCorrection;
 import io.dynnibal.training.TrainingBatch;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Predicate;
 
 /**
  * A merged batch as one training step sees it: the queries whose positive some shard holds, their
@@ -32,21 +30,6 @@ final class StepInputs {
 
   /** The chance that the step's hard negatives include each target. */
   private final Inclusions hardInclusions = new Inclusions();
-
-  /**
-   * Per query (aligned with {@link #queries}), the log of its hard sampler's mass over that
-   * sampler's pool ({@link HardDrawEstimate}); null: no hard draws from a known softmax.
-   */
-  private float[] hardLogMass;
-
-  /** Whether the hard sampler could have drawn a target (its pool). */
-  private Predicate<String> hardPool = id -> true;
-
-  /**
-   * Whether {@link #hardLogMass} is the sampler's exact mass over its pool (the trainer's own
-   * cache) rather than the shards' estimate, which the balance correction solves for instead.
-   */
-  private boolean hardMassExact;
 
   private final int uniformCount;
 
@@ -72,15 +55,6 @@ final class StepInputs {
       positives.add(Features.of(positive));
       positiveTargets.add(positive);
     }
-    if (hardNegatives && merged.queryLogMass != null) {
-      hardLogMass = new float[queries.size()];
-      int trained = 0;
-      for (int q = 0; q < batch.size(); q++) {
-        if (merged.positives[q].id != null) {
-          hardLogMass[trained++] = merged.queryLogMass[q];
-        }
-      }
-    }
     if (hardNegatives) {
       float[] inclusion = merged.sampledInclusion;
       for (int i = 0; i < merged.sampled.length; i++) {
@@ -103,20 +77,6 @@ final class StepInputs {
     hardInclusions.drawn(target.id, inclusion, 1);
   }
 
-  /**
-   * The hard draws came from a sampler the trainer ran (the negative cache): each query's log mass
-   * over its pool, and the pool.
-   */
-  void hardSampler(float[] logMassPerQuery, Predicate<String> pool) {
-    if (logMassPerQuery.length != queries.size()) {
-      throw new IllegalArgumentException(
-          logMassPerQuery.length + " masses for " + queries.size() + " queries");
-    }
-    hardLogMass = logMassPerQuery;
-    hardPool = pool;
-    hardMassExact = true;
-  }
-
   private void add(TargetFeatures t) {
     negativeIds.add(t.id);
     negatives.add(Features.of(t));
@@ -129,48 +89,20 @@ final class StepInputs {
   /**
    * The step's batch; under {@code logq} each candidate's logit is corrected by the number of times
    * the step expected it: the batch's positives and uniform draws taken as uniform over the index,
-   * plus the chance the hard draws included it. Under {@code balance} every candidate the hard
-   * sampler could have drawn counts the chance that its draws would have included it, from the
-   * step's logits ({@link HardDrawEstimate}): against the cache's exact mass for the negative cache
-   * (whose own draws keep the chance it computed), against a normaliser solved from the candidates
-   * for the shards' samplers (whose masses run low).
-   *
-   * @param hardDrawsPerQuery hard draws each query made ({@code negatives.per.example})
+   * plus the chance the hard draws included it.
    */
-  TrainingBatch batch(SamplingCorrection.Mode correction, int hardDrawsPerQuery) {
-    if (correction == SamplingCorrection.Mode.NONE) {
-      return new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives);
-    }
-    // Without the index's size (a batch no shard answered) the random draws count as drawn.
-    double random =
-        indexTargets > 0
-            ? SamplingCorrection.uniformRate(queries.size() + uniformCount, indexTargets)
-            : 1;
-    if (correction == SamplingCorrection.Mode.LOGQ || hardLogMass == null) {
-      float[] offsets =
+  TrainingBatch batch(SamplingCorrection.Mode correction) {
+    float[] offsets = null;
+    if (correction == SamplingCorrection.Mode.LOGQ) {
+      // Without the index's size (a batch no shard answered) the random draws count as drawn.
+      double random =
+          indexTargets > 0
+              ? SamplingCorrection.uniformRate(queries.size() + uniformCount, indexTargets)
+              : 1;
+      offsets =
           SamplingCorrection.offsets(
               positiveIds, negativeIds, id -> random + hardInclusions.of(id));
-      return new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives, offsets);
     }
-    // Balance. The cache's draws keep the chance it computed exactly; the rest of its pool is
-    // estimated against its exact mass. The shards' masses run low, so their every candidate's
-    // chance is estimated against a normaliser solved from the step's own logits.
-    boolean[] estimated = new boolean[positiveIds.size() + negativeIds.size()];
-    for (int j = 0; j < estimated.length; j++) {
-      String id =
-          j < positiveIds.size() ? positiveIds.get(j) : negativeIds.get(j - positiveIds.size());
-      estimated[j] = hardPool.test(id) && !(hardMassExact && hardInclusions.contains(id));
-    }
-    float[] offsets =
-        SamplingCorrection.offsets(
-            positiveIds, negativeIds, id -> random + (hardMassExact ? hardInclusions.of(id) : 0));
-    return new TrainingBatch(
-        queries,
-        positiveIds,
-        positives,
-        negativeIds,
-        negatives,
-        offsets,
-        new HardDrawEstimate(hardLogMass, estimated, hardDrawsPerQuery, !hardMassExact));
+    return new TrainingBatch(queries, positiveIds, positives, negativeIds, negatives, offsets);
   }
 }

@@ -279,16 +279,13 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
       for (TargetFeatures t : drawn.negatives()) {
         inputs.addHardNegative(t, drawn.inclusions().of(t.id));
       }
-      inputs.hardSampler(drawn.logMass(), drawn.pool()::contains);
     }
     watched.count(inputs.negativeIds);
     metrics.aboutToStep();
     faults.beforeStep(trainer.step() + 1);
     StepResult result;
     try {
-      result =
-          trainer.step(
-              inputs.batch(settings.negativesCorrection(), settings.negativesPerExample()));
+      result = trainer.step(inputs.batch(settings.negativesCorrection()));
     } catch (SkippedStep e) {
       // A non-finite loss or gradient leaves the parameters untouched; the batch is reported and
       // skipped.

@@ -7,10 +7,8 @@ import io.dynnibal.negatives.NegativeCache;
 import io.dynnibal.negatives.SharedNegatives;
 import io.dynnibal.state.TargetFeatures;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
@@ -31,12 +29,9 @@ final class TrainerNegativeCache {
   }
 
   /**
-   * The batch's shared negatives from the cache, with how likely its draws were to include each;
-   * each query's log mass of the softmax it drew from (NaN: it drew nothing) and the cache's ids at
-   * the time (the pool), for {@link io.dynnibal.training.HardDrawEstimate}.
+   * The batch's shared negatives from the cache, with how likely its draws were to include each.
    */
-  record Drawn(
-      List<TargetFeatures> negatives, Inclusions inclusions, float[] logMass, Set<String> pool) {}
+  record Drawn(List<TargetFeatures> negatives, Inclusions inclusions) {}
 
   /**
    * Each query draws {@code negatives.per.example} targets from the softmax over the cache (its
@@ -46,10 +41,8 @@ final class TrainerNegativeCache {
    */
   Drawn draw(DualEncoder encoder, List<Features> queries, List<String> positiveIds, long batchId) {
     Inclusions inclusions = new Inclusions();
-    float[] logMass = new float[queries.size()];
-    Arrays.fill(logMass, Float.NaN);
     if (cache.size() == 0) {
-      return new Drawn(List.of(), inclusions, logMass, Set.of());
+      return new Drawn(List.of(), inclusions);
     }
     SplittableRandom random = new SplittableRandom(seed * 0x2545F4914F6CDD1DL + batchId);
     float[][] embedded = encoder.encodeQueries(queries);
@@ -64,7 +57,6 @@ final class TrainerNegativeCache {
       for (int q = 0; q < drawn.size(); q++) {
         List<TargetFeatures> own = candidates.get(q);
         for (NegativeCache.Draw<TargetFeatures> d : drawn.get(q)) {
-          logMass[q] = (float) d.queryLogMass();
           NegativeCache.Entry<TargetFeatures> e = d.entry();
           if (own.size() < perExample && !e.id().equals(positiveIds.get(q))) {
             if (own.stream().noneMatch(t -> t.id.equals(e.id()))) {
@@ -81,10 +73,7 @@ final class TrainerNegativeCache {
       }
     }
     return new Drawn(
-        SharedNegatives.union(candidates, new HashSet<>(positiveIds), t -> t.id),
-        inclusions,
-        logMass,
-        cache.ids());
+        SharedNegatives.union(candidates, new HashSet<>(positiveIds), t -> t.id), inclusions);
   }
 
   /** The batch's positives enter with their embeddings under the parameters just updated. */

@@ -4,7 +4,6 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.training.GradientCollector;
 import io.dynnibal.model.DualEncoder;
-import io.dynnibal.model.GraphScalars;
 import io.dynnibal.model.Tower;
 import io.dynnibal.model.features.Features;
 import java.util.ArrayList;
@@ -67,12 +66,8 @@ public final class DualEncoderTrainer {
   public StepResult step(TrainingBatch batch) {
     long start = System.nanoTime();
     int next = step + 1;
-    // Offsets that depend on the logits join the mask once the forward pass has them.
     float[] mask =
-        SampledSoftmaxLoss.mask(
-            batch.positiveIds(),
-            batch.negativeIds(),
-            batch.hardDraws() == null ? batch.columnOffsets() : null);
+        SampledSoftmaxLoss.mask(batch.positiveIds(), batch.negativeIds(), batch.columnOffsets());
     List<Features> candidates =
         new ArrayList<>(batch.positives().size() + batch.negatives().size());
     candidates.addAll(batch.positives());
@@ -84,18 +79,6 @@ public final class DualEncoderTrainer {
       try (GradientCollector collector = encoder.manager().getEngine().newGradientCollector()) {
         queries = encoder.queryTower().forwardForTraining(batch.queries(), scope);
         targets = encoder.targetTower().forwardForTraining(candidates, scope);
-        if (batch.hardDraws() != null) {
-          float[] logits =
-              GraphScalars.times(
-                      queries
-                          .output()
-                          .stopGradient()
-                          .matMul(targets.output().stopGradient().transpose()),
-                      encoder.config().scoreScale())
-                  .toFloatArray();
-          SampledSoftmaxLoss.addOffsets(
-              mask, batch.size(), batch.hardDraws().apply(batch.columnOffsets(), logits, mask));
-        }
         NDArray loss =
             SampledSoftmaxLoss.loss(
                 queries.output(), targets.output(), mask, encoder.config().scoreScale(), scope);

@@ -280,7 +280,7 @@ public final class LocalTraining {
       negatives.add(targetFeatures.get(t));
     }
     float[] offsets =
-        correction != SamplingCorrection.Mode.NONE // no hard draws: balance is logq here
+        correction == SamplingCorrection.Mode.LOGQ
             ? SamplingCorrection.offsets(
                 positiveIds,
                 negativeIds,

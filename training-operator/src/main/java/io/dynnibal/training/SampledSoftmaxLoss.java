@@ -41,32 +41,12 @@ public final class SampledSoftmaxLoss {
         String candidate = j < b ? positiveIds.get(j) : negativeIds.get(j - b);
         if (j != i && positive.equals(candidate)) {
           mask[i * c + j] = MASKED;
+        } else if (j != i && columnOffsets != null) {
+          mask[i * c + j] = columnOffsets[j];
         }
       }
-    }
-    if (columnOffsets != null) {
-      addOffsets(mask, b, columnOffsets);
     }
     return mask;
-  }
-
-  /**
-   * Adds {@code columnOffsets[j]} to column j of a B x C mask in every row but j's own, leaving
-   * masked cells masked.
-   */
-  public static void addOffsets(float[] mask, int b, float[] columnOffsets) {
-    int c = columnOffsets.length;
-    if (mask.length != b * c) {
-      throw new IllegalArgumentException(
-          "a " + b + " x " + c + " mask has " + b * c + " cells, got " + mask.length);
-    }
-    for (int i = 0; i < b; i++) {
-      for (int j = 0; j < c; j++) {
-        if (j != i && mask[i * c + j] != MASKED) {
-          mask[i * c + j] += columnOffsets[j];
-        }
-      }
-    }
   }
 
   /** Number of entries {@link #mask} removed. */

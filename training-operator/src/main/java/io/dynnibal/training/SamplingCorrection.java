@@ -24,11 +24,7 @@ import java.util.function.ToDoubleFunction;
  * the chance that the hard draws included it ({@link io.dynnibal.negatives.Inclusions}), known only
  * for the targets they did draw. A target a uniform draw hits that is hard for some query therefore
  * counts as uniform only, and the estimate of {@code Z(x)} lies between {@code Z(x)} and twice it,
- * the excess being the mass of the hard region (where the hard draws alone are exact). The {@code
- * balance} mode removes that excess: every candidate also counts the chance that the hard draws
- * would have included it ({@link HardDrawEstimate}), which makes the estimate the balance heuristic
- * of multiple importance sampling (each candidate weighed by its expected count over every source,
- * not by the source that happened to draw it).
+ * the excess being the mass of the hard region (where the hard draws alone are exact).
  *
  * <p>The query's own positive is one known term of {@code Z(x)}: no offset on the diagonal.
  */
@@ -38,12 +34,7 @@ public final class SamplingCorrection {
     /** The softmax over the candidates as drawn. */
     NONE("none"),
     /** Each candidate's logit less {@code log E[n(y)]}: the full softmax's estimate. */
-    LOGQ("logq"),
-    /**
-     * As {@link #LOGQ}, with the hard draws' chance of every candidate, not only of those they drew
-     * ({@link HardDrawEstimate}).
-     */
-    BALANCE("balance");
+    LOGQ("logq");
 
     public final String id;
 

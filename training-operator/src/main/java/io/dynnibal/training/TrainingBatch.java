@@ -12,9 +12,7 @@ import java.util.List;
  * query's negative.
  *
  * <p>{@code columnOffsets}, when not null, are added to every candidate's logit (positives first,
- * then negatives) except on the diagonal: the {@link SamplingCorrection}. {@code hardDraws}, when
- * not null, raises some columns' expected counts by what the step's logits say the hard draws would
- * have given them before the offsets apply ({@link HardDrawEstimate}; needs {@code columnOffsets}).
+ * then negatives) except on the diagonal: the {@link SamplingCorrection}.
  */
 public record TrainingBatch(
     List<Features> queries,
@@ -22,19 +20,7 @@ public record TrainingBatch(
     List<Features> positives,
     List<String> negativeIds,
     List<Features> negatives,
-    float[] columnOffsets,
-    HardDrawEstimate hardDraws) {
-
-  /** A batch whose candidates' offsets do not depend on the step's logits. */
-  public TrainingBatch(
-      List<Features> queries,
-      List<String> positiveIds,
-      List<Features> positives,
-      List<String> negativeIds,
-      List<Features> negatives,
-      float[] columnOffsets) {
-    this(queries, positiveIds, positives, negativeIds, negatives, columnOffsets, null);
-  }
+    float[] columnOffsets) {
 
   /** A batch whose candidates count as drawn (no sampling correction). */
   public TrainingBatch(
@@ -43,7 +29,7 @@ public record TrainingBatch(
       List<Features> positives,
       List<String> negativeIds,
       List<Features> negatives) {
-    this(queries, positiveIds, positives, negativeIds, negatives, null, null);
+    this(queries, positiveIds, positives, negativeIds, negatives, null);
   }
 
   public TrainingBatch {
@@ -69,13 +55,6 @@ public record TrainingBatch(
               + " column offsets for "
               + (positives.size() + negatives.size())
               + " candidates");
-    }
-    if (hardDraws != null
-        && (columnOffsets == null
-            || hardDraws.rowLogMass().length != queries.size()
-            || hardDraws.estimated().length != positives.size() + negatives.size())) {
-      throw new IllegalArgumentException(
-          "hard draws' estimate needs column offsets, a mass per query and a flag per candidate");
     }
   }
 

@@ -2,9 +2,7 @@ package io.dynnibal.trainer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.model.DualEncoderConfig;
@@ -12,9 +10,7 @@ import io.dynnibal.model.features.FeatureConfig;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.MergedBatch;
 import io.dynnibal.stream.QueryBatch;
-import io.dynnibal.training.HardDrawEstimate;
 import io.dynnibal.training.SamplingCorrection;
-import io.dynnibal.training.TrainingBatch;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -45,7 +41,7 @@ class StepInputsTest {
       assertEquals(List.of("a", "k"), inputs.positiveIds);
       inputs.addHardNegative(target("c1"), 1);
       assertEquals(List.of("s1", "u1", "u2", "c1"), inputs.negativeIds);
-      assertEquals(2, inputs.batch(SamplingCorrection.Mode.NONE, 1).size());
+      assertEquals(2, inputs.batch(SamplingCorrection.Mode.NONE).size());
       assertEquals(4, inputs.negatives.size());
       StepInputs warmingUp = new StepInputs(merged, encoder, false);
       assertEquals(List.of("u1", "u2"), warmingUp.negativeIds, "no hard negative in the warm-up");
@@ -66,8 +62,8 @@ class StepInputsTest {
     merged.indexTargets = 1000;
     try (DualEncoder encoder = DualEncoder.create(SMALL, 1)) {
       StepInputs inputs = new StepInputs(merged, encoder, true);
-      assertNull(inputs.batch(SamplingCorrection.Mode.NONE, 1).columnOffsets());
-      float[] offsets = inputs.batch(SamplingCorrection.Mode.LOGQ, 1).columnOffsets();
+      assertNull(inputs.batch(SamplingCorrection.Mode.NONE).columnOffsets());
+      float[] offsets = inputs.batch(SamplingCorrection.Mode.LOGQ).columnOffsets();
       // 2 positives and 2 uniform draws over 1,000 targets: 0.004 expected of any one target.
       double random = 4 / 1000.0;
       float[] expected = {
@@ -79,51 +75,6 @@ class StepInputsTest {
         (float) -Math.log(random + 0.5) // s1 again, drawn uniformly too: the same target's count
       };
       assertArrayEquals(expected, offsets, 1e-6f);
-    }
-  }
-
-  @Test
-  void balanceEstimatesTheCandidatesTheHardDrawsMissedAndOnlyThose() {
-    MergedBatch merged = new MergedBatch();
-    merged.batch = new QueryBatch();
-    merged.batch.pairIds = new String[] {"p0", "p1", "p2"};
-    merged.batch.queryTexts = new String[] {"audio player", "lost", "kernel docs"};
-    merged.batch.targetIds = new String[] {"a", "gone", "k"};
-    merged.positives = new TargetFeatures[] {target("a"), target(null), target("k")};
-    merged.sampled = new TargetFeatures[] {target("s1")};
-    merged.sampledInclusion = new float[] {0.25f};
-    merged.queryLogMass = new float[] {3f, 4f, 5f};
-    merged.uniform = new TargetFeatures[] {target("u1"), target("s1")};
-    merged.indexTargets = 1000;
-    try (DualEncoder encoder = DualEncoder.create(SMALL, 1)) {
-      StepInputs inputs = new StepInputs(merged, encoder, true);
-      TrainingBatch logq = inputs.batch(SamplingCorrection.Mode.LOGQ, 2);
-      assertNull(logq.hardDraws());
-      TrainingBatch balance = inputs.batch(SamplingCorrection.Mode.BALANCE, 2);
-      // The shards' draws: every candidate's hard chance comes from the logits, none from the
-      // sampler's reported probabilities, against normalisers solved from the step.
-      float random = (float) -Math.log(4 / 1000.0);
-      assertArrayEquals(
-          new float[] {random, random, random, random, random}, balance.columnOffsets(), 1e-6f);
-      HardDrawEstimate estimate = balance.hardDraws();
-      assertTrue(estimate.selfNormalised());
-      assertArrayEquals(new float[] {3f, 5f}, estimate.rowLogMass(), "the trained queries' masses");
-      assertEquals(2, estimate.draws());
-      assertArrayEquals(new boolean[] {true, true, true, true, true}, estimate.estimated());
-      assertNull(
-          new StepInputs(merged, encoder, false)
-              .batch(SamplingCorrection.Mode.BALANCE, 2)
-              .hardDraws(),
-          "no hard draws in the warm-up: nothing to estimate");
-      inputs.hardSampler(new float[] {1f, 2f}, id -> id.equals("a") || id.equals("s1"));
-      TrainingBatch cache = inputs.batch(SamplingCorrection.Mode.BALANCE, 2);
-      assertArrayEquals(
-          new boolean[] {true, false, false, false, false},
-          cache.hardDraws().estimated(),
-          "only what the cache could have drawn and did not");
-      assertFalse(cache.hardDraws().selfNormalised(), "the cache's mass is exact");
-      assertArrayEquals(
-          logq.columnOffsets(), cache.columnOffsets(), "its draws' chances as logq's");
     }
   }
 }

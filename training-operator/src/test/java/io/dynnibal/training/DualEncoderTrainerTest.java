@@ -125,66 +125,6 @@ class DualEncoderTrainerTest {
     assertTrue(differs, "clipping every step changed nothing");
   }
 
-  @Test
-  void theHardDrawsEstimateComesFromTheStepsOwnLogits() {
-    SyntheticRetrievalTask task = new SyntheticRetrievalTask(50, 100, 6, 2, 26);
-    TrainingBatch drawn;
-    float[] fromLogits;
-    HardDrawEstimate estimate;
-    float[] zero;
-    try (DualEncoder encoder = DualEncoder.create(SMALL, 4, Device.cpu())) {
-      drawn = task.batch(encoder, new Random(9), 8, 4);
-      int c = drawn.positives().size() + drawn.negatives().size();
-      zero = new float[c];
-      float[] mass = new float[drawn.size()];
-      java.util.Arrays.fill(mass, 15f);
-      boolean[] every = new boolean[c];
-      java.util.Arrays.fill(every, true);
-      estimate = new HardDrawEstimate(mass, every, 2);
-      // The logits the step will see, computed apart: the same encoder, before any step.
-      float[][] q = encoder.encodeQueries(drawn.queries());
-      java.util.List<io.dynnibal.model.features.Features> candidates =
-          new java.util.ArrayList<>(drawn.positives());
-      candidates.addAll(drawn.negatives());
-      float[][] t = encoder.encodeTargets(candidates);
-      float[] logits = new float[drawn.size() * c];
-      for (int i = 0; i < drawn.size(); i++) {
-        for (int j = 0; j < c; j++) {
-          float dot = 0;
-          for (int k = 0; k < q[i].length; k++) {
-            dot += q[i][k] * t[j][k];
-          }
-          logits[i * c + j] = SMALL.scoreScale() * dot;
-        }
-      }
-      fromLogits =
-          estimate.apply(
-              zero, logits, SampledSoftmaxLoss.mask(drawn.positiveIds(), drawn.negativeIds()));
-    }
-    float estimated = firstLoss(with(drawn, zero, estimate));
-    float given = firstLoss(with(drawn, fromLogits, null));
-    float without = firstLoss(with(drawn, zero, null));
-    assertEquals(given, estimated, 1e-4f);
-    assertTrue(Math.abs(without - estimated) > 1e-3, without + " against " + estimated);
-  }
-
-  private static TrainingBatch with(TrainingBatch b, float[] offsets, HardDrawEstimate hardDraws) {
-    return new TrainingBatch(
-        b.queries(),
-        b.positiveIds(),
-        b.positives(),
-        b.negativeIds(),
-        b.negatives(),
-        offsets,
-        hardDraws);
-  }
-
-  private static float firstLoss(TrainingBatch batch) {
-    try (DualEncoder encoder = DualEncoder.create(SMALL, 4, Device.cpu())) {
-      return new DualEncoderTrainer(encoder, TrainerConfig.fromScratch(2, 6)).step(batch).loss();
-    }
-  }
-
   /** What {@link #trainFewSteps} leaves: target embeddings, clipped steps, step 1's norm. */
   private record Trained(float[][] targets, int clippedSteps, float[] norms) {}
 

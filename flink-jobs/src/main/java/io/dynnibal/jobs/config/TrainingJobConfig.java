@@ -173,10 +173,8 @@ public final class TrainingJobConfig implements Serializable {
   /** See {@link SamplingCorrection} for what the correction estimates and why it matters. */
   @Setting(
       "how the loss counts each candidate: logq (its logit less the log of how many times the"
-          + " step expected to draw it, so the candidates estimate the softmax over every target),"
-          + " balance (as logq, each candidate also counting the chance that the hard draws would"
-          + " have included it, from the step's logits: the balance heuristic) or none (the"
-          + " softmax over the candidates as drawn)")
+          + " step expected to draw it, so the candidates estimate the softmax over every target)"
+          + " or none (the softmax over the candidates as drawn)")
   public String negativesCorrection = SamplingCorrection.Mode.LOGQ.id;
 
   /** See {@link NegativesPool} for why a pool of named positives exists and what it changes. */

@@ -190,19 +190,7 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
               ? best(offers.get(q), perExample)
               : byMass(offers.get(q), logMass(replies, q), perExample, random));
     }
-    // Each query's softmax mass over every shard, as the shards estimated it: what the picks'
-    // probabilities rest on (the trainer's balance correction, the fidelity's normaliser error).
-    double[] queryLogMass = new double[n];
-    for (int q = 0; q < n; q++) {
-      queryLogMass[q] = totalLogMass(logMass(replies, q));
-    }
-    if (mode == NegativesMode.SAMPLE && !candidatesOnly && perExample > 0) {
-      merged.queryLogMass = new float[n];
-      for (int q = 0; q < n; q++) {
-        merged.queryLogMass[q] = (float) queryLogMass[q];
-      }
-    }
-    measureFidelity(merged, replies, picks, exactLogits, queryLogMass, perExample, mode);
+    measureFidelity(merged, replies, picks, exactLogits, perExample, mode);
     if (candidatesOnly) {
       List<TargetFeatures> candidates = new ArrayList<>();
       List<Integer> candidateQuery = new ArrayList<>();
@@ -241,7 +229,6 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
       List<ShardReply> replies,
       List<List<TargetFeatures>> picks,
       Map<TargetFeatures, Float> exactLogits,
-      double[] queryLogMass,
       int perExample,
       NegativesMode mode) {
     int probes = Integer.MAX_VALUE;
@@ -266,7 +253,8 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
               logits,
               perExample,
               mode,
-              queryLogMass[q]));
+              // What the picks' probabilities rest on: the shards' masses for the query together.
+              totalLogMass(logMass(replies, q))));
     }
     SoftmaxFidelity.Figures f = mean.mean();
     merged.fidelityOverlapTopk = f.overlapTopk();
