@@ -196,9 +196,11 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
    *
    * <p>Why not the proposal's normaliser: it weighs a cluster too large to score by {@code |C|
    * exp(beta <x, rep(C)>)}, below the cluster's mass by Jensen's inequality (the softmax is
-   * convex), about half a nat below the softmax's on a trained Debian model. Every draw's logit is
-   * computed for the chain anyway, and each corrects its cluster's weight by {@code exp(beta (<x,
-   * y> - <x, rep(C)>))}: the estimate costs nothing more.
+   * convex): a nat below on the coarse partition of {@code MetropolisHastingsSamplerTest}, less
+   * where the heaviest clusters are weighed exactly ({@code mh.exact.targets}). Every draw's logit
+   * is computed for the chain anyway, and each corrects its cluster's weight by {@code exp(beta
+   * (<x, y> - <x, rep(C)>))}: the estimate costs nothing more. The merge weighs shards by this mass
+   * and the loss's correction divides by it.
    */
   private static final class ImportanceMass {
     private double max = Double.NEGATIVE_INFINITY;
