@@ -290,7 +290,7 @@ public final class Experiment {
         curve);
   }
 
-  /** " fidelity overlap .41 logit .97 mass .88", or nothing when not measured. */
+  /** " fidelity overlap .41 logit .97 mass .88 normaliser -0.72", or nothing when not measured. */
   static String fidelityLine(Map<String, Double> mean) {
     if (mean.isEmpty()) {
       return "";
