@@ -155,20 +155,17 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
     Map<Integer, Double> seen = new HashMap<>();
     long proposals = 0;
     long accepted = 0;
-    ImportanceMass mass = new ImportanceMass();
     for (int chain = 0; chain < chains; chain++) {
       // A chain's start is a draw, not a proposal: counting it as accepted would put the
       // acceptance rate of chains of 2 at 0.5 or more whatever the proposal's quality.
       ClusterProposal.Draw current = proposal.draw(random);
       double currentLogit = current.logit(query, beta);
-      mass.add(currentLogit, current.logQ());
       if (options.keepTopScoring()) {
         seen.put(current.target(), currentLogit);
       }
       for (int step = 1; step < options.chainLength(); step++) {
         ClusterProposal.Draw next = proposal.draw(random);
         double nextLogit = next.logit(query, beta);
-        mass.add(nextLogit, next.logQ());
         proposals++;
         // log of P(y') Q(y) / (P(y) Q(y')); the normalisers of P and Q cancel.
         double logRatio = (nextLogit - next.logQ()) - (currentLogit - current.logQ());
@@ -185,42 +182,9 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
       logits[chain] = currentLogit;
     }
     if (options.keepTopScoring()) {
-      return Samples.best(seen, count, proposals, accepted, mass.logMass());
+      return Samples.best(seen, count, proposals, accepted, proposal.logNormaliser());
     }
-    return new Samples(targets, logits, proposals, accepted, mass.logMass());
-  }
-
-  /**
-   * The softmax's normaliser estimated from the proposal's own draws, {@code log mean exp(logit -
-   * log Q(y))} (importance sampling: unbiased for the mass of the targets Q can draw).
-   *
-   * <p>Why not the proposal's normaliser: it weighs a cluster too large to score by {@code |C|
-   * exp(beta <x, rep(C)>)}, below the cluster's mass by Jensen's inequality (the softmax is
-   * convex): a nat below on the coarse partition of {@code MetropolisHastingsSamplerTest}, less
-   * where the heaviest clusters are weighed exactly ({@code mh.exact.targets}). Every draw's logit
-   * is computed for the chain anyway, and each corrects its cluster's weight by {@code exp(beta
-   * (<x, y> - <x, rep(C)>))}: the estimate costs nothing more. The merge weighs shards by this mass
-   * and the loss's correction divides by it.
-   */
-  private static final class ImportanceMass {
-    private double max = Double.NEGATIVE_INFINITY;
-    private double sum;
-    private int draws;
-
-    void add(double logit, double logQ) {
-      double w = logit - logQ;
-      if (w > max) {
-        sum = sum * Math.exp(max - w) + 1;
-        max = w;
-      } else {
-        sum += Math.exp(w - max);
-      }
-      draws++;
-    }
-
-    double logMass() {
-      return draws == 0 ? Double.NaN : max + Math.log(sum / draws);
-    }
+    return new Samples(targets, logits, proposals, accepted, proposal.logNormaliser());
   }
 
   /** The highest-scoring clusters, best first, until they hold at least {@code targets} targets. */
