@@ -116,7 +116,10 @@ public final class SoftmaxFidelity {
   public static final List<String> NAMES =
       List.of("overlap_topk", "logit_ratio", "mass_ratio", "normaliser_error");
 
-  /** The three figures of one query (NaN where undefined, e.g. a non-positive exact logit). */
+  /**
+   * The figures of one query (NaN where undefined, e.g. a non-positive exact logit, or no estimate
+   * of the normaliser to judge).
+   */
   public record Figures(
       double overlapTopk, double logitRatio, double massRatio, double normaliserError) {
     public static final Figures NONE = new Figures(Double.NaN, Double.NaN, Double.NaN);

@@ -381,23 +381,21 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
    */
   static double totalLogMass(double[] logMass) {
     double max = Double.NEGATIVE_INFINITY;
-    int known = 0;
+    boolean known = false;
     for (double l : logMass) {
       if (!Double.isNaN(l)) {
         max = Math.max(max, l);
-        known++;
+        known = true;
       }
     }
-    if (known == 0 || max == Double.NEGATIVE_INFINITY) {
-      return known == 0 ? Double.NaN : max;
+    if (!known || max == Double.NEGATIVE_INFINITY) {
+      return known ? max : Double.NaN;
     }
     double sum = 0;
-    for (double l : logMass) {
-      if (!Double.isNaN(l)) {
-        sum += Math.exp(l - max);
-      }
+    for (double m : shardMasses(logMass)) { // relative to the largest, as the picks weigh them
+      sum += m;
     }
-    return max + Math.log(sum * logMass.length / known);
+    return max + Math.log(sum);
   }
 
   private static double[] logMass(List<ShardReply> replies, int query) {
