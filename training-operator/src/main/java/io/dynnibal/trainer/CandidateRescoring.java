@@ -29,7 +29,12 @@ final class CandidateRescoring {
   private CandidateRescoring() {}
 
   static List<TargetFeatures> draw(
-      DualEncoder encoder, MergedBatch merged, int perExample, NegativesMode mode, long seed) {
+      DualEncoder encoder,
+      MergedBatch merged,
+      int perExample,
+      NegativesMode mode,
+      double sharpness,
+      long seed) {
     Map<String, Integer> slotOf = new LinkedHashMap<>();
     List<Features> distinct = new ArrayList<>();
     for (TargetFeatures t : merged.candidates) {
@@ -47,7 +52,8 @@ final class CandidateRescoring {
     }
     float[][] q = encoder.encodeQueryTexts(Arrays.asList(merged.batch.queryTexts));
     float[][] t = encoder.encodeTargets(distinct);
-    float beta = encoder.config().scoreScale();
+    // Sample mode draws at negatives.sharpness x beta; top-k's order does not depend on it.
+    double beta = (mode == NegativesMode.TOP_K ? 1 : sharpness) * encoder.config().scoreScale();
     SplittableRandom random =
         new SplittableRandom(seed * 0x632BE59BD9B4E019L + merged.batch.batchId);
     // A batch positive is already every query's candidate: never chosen, so it takes no slot.

@@ -269,6 +269,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
               merged,
               settings.negativesPerExample(),
               settings.negativesMode(),
+              settings.negativesSharpness(),
               settings.seed())) {
         inputs.addHardNegative(t, 1);
       }

@@ -17,6 +17,7 @@ import java.util.List;
  * @param uniformWarmupSteps steps trained on uniform (and in-batch) negatives only, before any hard
  *     negative
  * @param snapshotDir where model versions go: {@code <snapshotDir>/run-<id>/model-<version>}
+ * @param negativesSharpness sample mode draws from {@code exp(negativesSharpness beta score)}
  * @param pairsTopic names the source of a dead-lettered pair
  * @param watchTargets ids whose use as a negative is counted in the metrics
  */
@@ -36,6 +37,7 @@ public record TrainerSettings(
     int regressionSamples,
     int negativesPerExample,
     NegativesMode negativesMode,
+    double negativesSharpness,
     SamplingCorrection.Mode negativesCorrection,
     int negativeCacheSize,
     int keepModelEvery,

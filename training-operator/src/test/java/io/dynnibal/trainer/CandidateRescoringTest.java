@@ -70,7 +70,7 @@ class CandidateRescoringTest {
         best = p[i] > p[best] ? i : best;
       }
       List<TargetFeatures> chosen =
-          CandidateRescoring.draw(encoder, merged, 1, NegativesMode.TOP_K, 5);
+          CandidateRescoring.draw(encoder, merged, 1, NegativesMode.TOP_K, 1, 5);
       assertEquals(List.of("t" + best), chosen.stream().map(t -> t.id).toList());
     }
   }
@@ -83,7 +83,7 @@ class CandidateRescoringTest {
       int[] counts = new int[TEXTS.length];
       for (long id = 0; id < draws; id++) {
         for (TargetFeatures t :
-            CandidateRescoring.draw(encoder, batch(encoder, id), 1, NegativesMode.SAMPLE, 6)) {
+            CandidateRescoring.draw(encoder, batch(encoder, id), 1, NegativesMode.SAMPLE, 1, 6)) {
           counts[Integer.parseInt(t.id.substring(1))]++;
         }
       }

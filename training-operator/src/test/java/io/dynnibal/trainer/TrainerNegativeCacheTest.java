@@ -23,6 +23,20 @@ class TrainerNegativeCacheTest {
 
   @Test
   void eachNegativeCarriesTheChanceThatTheQuerysDrawsIncludedIt() {
+    eachNegativeCarriesTheChanceOfItsDraws(1, "t0");
+  }
+
+  /**
+   * With a sharpness, the chance under the sharper softmax the draws came from (the positive is not
+   * the query's best match: a sharper softmax puts nearly all its mass there).
+   */
+  @Test
+  void aSharperSoftmaxIsTheOneItsChancesComeFrom() {
+    eachNegativeCarriesTheChanceOfItsDraws(2, "t4");
+  }
+
+  private static void eachNegativeCarriesTheChanceOfItsDraws(double sharpness, String positive) {
+    double beta = 20 * sharpness;
     String[] words = {"audio", "player", "kernel", "docs", "editor", "mail", "game", "shell"};
     try (DualEncoder encoder = DualEncoder.create(SMALL, 3)) {
       List<TargetFeatures> targets = new ArrayList<>();
@@ -30,10 +44,10 @@ class TrainerNegativeCacheTest {
         Features f = encoder.featurizeTarget(words[i] + " " + words[(i + 1) % words.length]);
         targets.add(new TargetFeatures("t" + i, f.ids(), f.weights(), null));
       }
-      TrainerNegativeCache cache = new TrainerNegativeCache(settings());
+      TrainerNegativeCache cache = new TrainerNegativeCache(settings(sharpness));
       cache.addPositives(encoder, targets);
       List<Features> query = List.of(encoder.featurizeQuery("audio player"));
-      TrainerNegativeCache.Drawn drawn = cache.draw(encoder, query, List.of("t0"), 5);
+      TrainerNegativeCache.Drawn drawn = cache.draw(encoder, query, List.of(positive), 5);
       assertFalse(drawn.negatives().isEmpty());
       // Brute force: the query's softmax over the cached embeddings (as encoded when added;
       // nothing trained since).
@@ -41,11 +55,11 @@ class TrainerNegativeCacheTest {
       float[][] t = encoder.encodeTargets(targets.stream().map(Features::of).toList());
       double z = 0;
       for (float[] target : t) {
-        z += Math.exp(20 * dot(q, target));
+        z += Math.exp(beta * dot(q, target));
       }
       for (TargetFeatures negative : drawn.negatives()) {
-        assertNotEquals("t0", negative.id, "never the query's own positive");
-        double p = Math.exp(20 * dot(q, t[Integer.parseInt(negative.id.substring(1))])) / z;
+        assertNotEquals(positive, negative.id, "never the query's own positive");
+        double p = Math.exp(beta * dot(q, t[Integer.parseInt(negative.id.substring(1))])) / z;
         assertEquals(
             1 - Math.pow(1 - p, PER_EXAMPLE),
             drawn.inclusions().of(negative.id),
@@ -63,7 +77,7 @@ class TrainerNegativeCacheTest {
     return s;
   }
 
-  private static TrainerSettings settings() {
+  private static TrainerSettings settings(double sharpness) {
     return new TrainerSettings(
         SMALL,
         Sampler.NEGATIVE_CACHE,
@@ -80,6 +94,7 @@ class TrainerNegativeCacheTest {
         8,
         PER_EXAMPLE,
         NegativesMode.SAMPLE,
+        sharpness,
         SamplingCorrection.Mode.LOGQ,
         16,
         0,

@@ -87,6 +87,7 @@ class TrainerOperatorTest {
             8,
             1,
             NegativesMode.SAMPLE,
+            1.0,
             SamplingCorrection.Mode.LOGQ,
             0,
             0,

@@ -170,6 +170,20 @@ public final class TrainingJobConfig implements Serializable {
           + " highest-scoring)")
   public String negativesMode = NegativesMode.SAMPLE.id;
 
+  /**
+   * Sample mode draws from {@code exp(sharpness beta score)}: above 1 the draws lean towards the
+   * hardest targets, between the model's own softmax (1) and top-k (the limit). The correction
+   * counts each draw by the probability it was drawn with, so the loss still estimates the softmax
+   * at the model's beta.
+   */
+  @Setting(
+      value =
+          "sample mode: the softmax hard negatives are drawn from is exp(sharpness beta score) (1:"
+              + " the model's own; above 1 leans towards the hardest, top-k is the limit)",
+      min = 0,
+      aboveMin = true)
+  public double negativesSharpness = 1;
+
   /** See {@link SamplingCorrection} for what the correction estimates and why it matters. */
   @Setting(
       "how the loss counts each candidate: logq (its logit less the log of how many times the"

@@ -93,7 +93,8 @@ final class FidelityProbe implements AutoCloseable {
     return new FidelityProbe(
         settings.fidelityProbes(),
         settings.minedPerExample(),
-        settings.scoreScale(),
+        // Against exact mining from the softmax the hard negatives are drawn from.
+        (float) settings.samplingScale(),
         settings.seed(),
         settings.reencodeEvery(),
         share ? ((PoolMiner) miner).pools() : new HashMap<>(),

@@ -56,7 +56,7 @@ final class PoolMiner implements HardNegativeMiner {
       positives[q] = members.memberOf(batch.targetIds[q]);
     }
     FullDimensionPool.Drawn drawn =
-        members.sample(embedded, perExample, settings.scoreScale(), positives, random);
+        members.sample(embedded, perExample, (float) settings.samplingScale(), positives, random);
     // A pool of a fraction of the shard stands for all of it: its mass scales by the fraction.
     double scale = Math.log(shard.index().size() / (double) Math.max(1, members.size()));
     for (int q = 0; q < queries.size(); q++) {
@@ -64,7 +64,7 @@ final class PoolMiner implements HardNegativeMiner {
       for (int j = 0; j < drawn.members()[q].length; j++) {
         String id = members.id(drawn.members()[q][j]);
         if (shard.index().contains(id)) { // deleted since the pool was built: skipped
-          float logit = settings.scoreScale() * drawn.scores()[q][j];
+          float logit = (float) settings.samplingScale() * drawn.scores()[q][j];
           // Drawn from the pool's own softmax: its unscaled mass is the draw's normaliser.
           out.add(
               q, shard.targets().get(id).withoutCache(logit), (float) (logit - drawn.logMass()[q]));

@@ -29,6 +29,7 @@ public record ShardSettings(
     int hardNegativesPerStep,
     int minedPerExample,
     NegativesMode negativesMode,
+    double negativesSharpness,
     NegativesPool negativesPool,
     UnnamedShare unnamedShare,
     int uniformDrawsPerStep,
@@ -59,6 +60,7 @@ public record ShardSettings(
         config.hardNegativesPerStep(),
         config.minedPerExample(),
         config.negativesMode(),
+        config.negativesSharpness,
         config.negativesPool(),
         config.unnamedShare(),
         config.uniformDrawsPerStep(),
@@ -81,6 +83,16 @@ public record ShardSettings(
 
   float scoreScale() {
     return model.scoreScale();
+  }
+
+  /**
+   * The scale of the softmax hard negatives come from: sample mode draws at {@code
+   * negatives.sharpness} beta; top-k's ranking does not depend on it, and keeps beta.
+   */
+  double samplingScale() {
+    return negativesMode == NegativesMode.TOP_K
+        ? model.scoreScale()
+        : negativesSharpness * model.scoreScale();
   }
 
   /**

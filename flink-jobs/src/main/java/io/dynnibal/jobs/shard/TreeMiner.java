@@ -64,7 +64,7 @@ final class TreeMiner implements HardNegativeMiner {
     this.samplerForTargets = samplerForTargets;
     this.perExample = settings.minedPerExample();
     this.topK = topK;
-    this.beta = settings.scoreScale();
+    this.beta = settings.samplingScale();
     this.mayGiveUp = mayGiveUp;
     this.gaveUp = gaveUp;
   }
@@ -81,7 +81,10 @@ final class TreeMiner implements HardNegativeMiner {
         NegativeSampler rejection =
             new RejectionSampler(
                 new FindClustering.Options(
-                    s.scoreScale(), s.rejectionGamma(), DEEPEST_RADIUS, s.rejectionMaxClusters()),
+                    s.samplingScale(),
+                    s.rejectionGamma(),
+                    DEEPEST_RADIUS,
+                    s.rejectionMaxClusters()),
                 (long) Math.max(1_000, 100 * s.rejectionGamma()));
         yield new TreeMiner(targets -> rejection, s, topK, true, gaveUp);
       }
@@ -103,7 +106,7 @@ final class TreeMiner implements HardNegativeMiner {
         int wanted = s.mhClusters(targets);
         if (wanted != budget) {
           FindClustering.Options clustering =
-              new FindClustering.Options(s.scoreScale(), MH_GAMMA, DEEPEST_RADIUS, wanted);
+              new FindClustering.Options(s.samplingScale(), MH_GAMMA, DEEPEST_RADIUS, wanted);
           sampler =
               new MetropolisHastingsSampler(
                   topK

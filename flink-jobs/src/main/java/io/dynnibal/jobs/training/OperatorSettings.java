@@ -29,6 +29,7 @@ public final class OperatorSettings {
         c.regressionSamples,
         c.negativesPerExample,
         c.negativesMode(),
+        c.negativesSharpness,
         c.negativesCorrection(),
         c.negativeCacheSize,
         c.keepModelEvery,

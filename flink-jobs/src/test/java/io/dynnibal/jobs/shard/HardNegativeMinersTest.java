@@ -255,7 +255,22 @@ class HardNegativeMinersTest {
 
   @Test
   void thePoolMinerSamplesTheDoseForEveryQueryWithoutItsPositive() throws Exception {
-    ShardSettings settings = settings("exhaustive", 3, "sample");
+    thePoolMinerDrawsFromTheSoftmaxWithoutThePositive(settings("exhaustive", 3, "sample"), 1);
+  }
+
+  /** With a sharpness the draws follow exp(sharpness beta score), and say so. */
+  @Test
+  void aSharperSoftmaxIsTheOneTheDrawsComeFrom() throws Exception {
+    thePoolMinerDrawsFromTheSoftmaxWithoutThePositive(
+        ShardSettings.of(
+            config("exhaustive", 3, "sample", 0).apply("negatives.sharpness", "2").validate()),
+        2);
+  }
+
+  private void thePoolMinerDrawsFromTheSoftmaxWithoutThePositive(
+      ShardSettings settings, double sharpness) throws Exception {
+    double beta = sharpness * settings.scoreScale();
+    assertEquals(beta, settings.samplingScale(), 1e-6);
     ShardModel model = ShardModel.initial(settings);
     closing.add(model);
     PoolMiner miner = new PoolMiner(settings);
@@ -280,13 +295,11 @@ class HardNegativeMinersTest {
       double logMass = Double.NEGATIVE_INFINITY;
       for (int t = 0; t < TARGETS; t++) {
         if (!("t" + t).equals(batch.targetIds[query])) {
-          double logit = settings.scoreScale() * dot(q[query], targets[t]);
+          double logit = beta * dot(q[query], targets[t]);
           logMass = Math.max(logMass, logit) + Math.log1p(Math.exp(-Math.abs(logMass - logit)));
         }
       }
-      double expected =
-          settings.scoreScale() * dot(q[query], targets[Integer.parseInt(id.substring(1))])
-              - logMass;
+      double expected = beta * dot(q[query], targets[Integer.parseInt(id.substring(1))]) - logMass;
       assertEquals(expected, mined.logProbabilities().get(i), 1e-3, "the draw's log probability");
     }
     for (int query = 0; query < QUERIES; query++) {
@@ -314,6 +327,14 @@ class HardNegativeMinersTest {
                 .apply("mh.exact.targets", "64")
                 .validate()),
         "sample, exact inside");
+  }
+
+  @Test
+  void theTreeMinerDrawsFromTheSharperSoftmax() throws Exception {
+    theTreeMinerNeverOffersThePositiveAndItsNegativesBeatUniformDraws(
+        ShardSettings.of(
+            config("dynnibal-mh", 2, "sample", 0).apply("negatives.sharpness", "2").validate()),
+        "sample, sharpness 2");
   }
 
   private void theTreeMinerNeverOffersThePositiveAndItsNegativesBeatUniformDraws(String mode)
@@ -346,7 +367,9 @@ class HardNegativeMinersTest {
         assertNotEquals(batch.targetIds[query], negative.id, "a query's positive is never offered");
         TargetFeatures stored = shard.targets().get(negative.id);
         assertNotNull(stored);
-        float logit = (float) (settings.scoreScale() * dot(z[query], stored.cache));
+        // Scores on the scale of the softmax the draws follow (sharpness x beta in sample mode).
+        double beta = settings.samplingScale();
+        float logit = (float) (beta * dot(z[query], stored.cache));
         // The tree holds the cache in 8 bits per coordinate: each off by 1/127 of the largest.
         double largest = 0;
         for (float c : stored.cache) {
@@ -359,11 +382,11 @@ class HardNegativeMinersTest {
         assertEquals(
             logit,
             negative.logit,
-            settings.scoreScale() * zNorm1 * largest / 127 + 1e-3 * (1 + Math.abs(logit)),
+            beta * zNorm1 * largest / 127 + 1e-3 * (1 + Math.abs(logit)),
             "the logit is beta <z_q, z_t>");
         mined += negative.logit;
         String drawn = shard.index().uniform(random);
-        uniform += settings.scoreScale() * dot(z[query], shard.targets().get(drawn).cache);
+        uniform += beta * dot(z[query], shard.targets().get(drawn).cache);
         count++;
       }
       int[] perQuery = new int[QUERIES];
