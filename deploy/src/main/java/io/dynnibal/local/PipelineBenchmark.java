@@ -66,13 +66,14 @@ public final class PipelineBenchmark {
       published.addAll(shuffled);
     }
 
-    Window window = pipeline(config, corpus, published, passes, options, work, out);
+    Timed timed = pipeline(config, corpus, published, passes, options, work, out);
+    Window window = timed.window();
     int negatives = (int) Math.round(window.negativesPerStep());
     out.printf(
         "the trainer alone: %d steps of %d with %d negatives...%n",
         planned, config.batchSize, negatives);
-    double trainerStepsPerSecond =
-        trainerAlone(config, corpus.targets(), published, negatives, options, random);
+    Alone alone = trainerAlone(config, corpus.targets(), published, negatives, options, random);
+    double trainerStepsPerSecond = alone.stepsPerSecond();
 
     Map<String, Object> figures = new LinkedHashMap<>();
     figures.put("corpus", corpus.name());
@@ -114,6 +115,27 @@ public final class PipelineBenchmark {
     // reencode.exact.below) takes seconds where a map takes about one, and the mean hides which.
     figures.put("feedback_latency_ms_each", window.feedbackMillisEach());
     figures.put("feedback_latency_steps_each", window.feedbackStepsEach());
+    // How the cores were shared: CPU per step of each operator over the timed window (cores used
+    // x 1000 / steps per second), and of the trainer alone. The job cannot run faster than the
+    // cores divided by its CPU per step, whatever the scheduling: the ratio at that bound says
+    // whether the work or the waiting holds it back.
+    CpuAccount.Split cpu = timed.cpu();
+    if (cpu != null) {
+      Map<String, Double> perStep = new LinkedHashMap<>();
+      double totalPerStep = 0;
+      for (Map.Entry<String, Double> g : cpu.groupCores().entrySet()) {
+        double ms = g.getValue() * 1000 / window.stepsPerSecond();
+        perStep.put(g.getKey(), round(ms));
+        totalPerStep += ms;
+      }
+      perStep.put("total", round(totalPerStep));
+      int cores = Runtime.getRuntime().availableProcessors();
+      figures.put("cpu_cores_busy", round(cpu.processCores()));
+      figures.put("cpu_ms_per_step", perStep);
+      figures.put("trainer_alone_cpu_ms_per_step", round(alone.cpuMillisPerStep()));
+      figures.put(
+          "ratio_if_every_core_busy", round(cores * 1000 / totalPerStep / trainerStepsPerSecond));
+    }
     return figures;
   }
 
@@ -134,7 +156,9 @@ public final class PipelineBenchmark {
       double feedbackMillis,
       double feedbackSteps,
       List<Double> feedbackMillisEach,
-      List<Long> feedbackStepsEach) {
+      List<Long> feedbackStepsEach,
+      long fromMillis,
+      long toMillis) {
 
     /** The window from the first report at or after {@code fromStep} to the last report. */
     static Window of(List<TrainingMetrics> reports, long fromStep) {
@@ -197,11 +221,23 @@ public final class PipelineBenchmark {
           feedbackMs.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN),
           feedbackSteps.stream().mapToDouble(Long::doubleValue).average().orElse(Double.NaN),
           List.copyOf(feedbackMs),
-          List.copyOf(feedbackSteps));
+          List.copyOf(feedbackSteps),
+          start.getTimeMs(),
+          end.getTimeMs());
     }
   }
 
-  private static Window pipeline(
+  /** The job's timed window and how its process's CPU was shared meanwhile (null: unmeasured). */
+  private record Timed(Window window, CpuAccount.Split cpu) {}
+
+  /** The thread groups of the job's operators, by what the figures call them. */
+  private static final Map<String, List<String>> OPERATORS =
+      Map.of(
+          "shards", List.of("shard-index"),
+          "trainer", List.of("trainer"),
+          "merge", List.of("negative-merge"));
+
+  private static Timed pipeline(
       TrainingJobConfig config,
       Corpus corpus,
       List<LabelledQuery> published,
@@ -211,7 +247,9 @@ public final class PipelineBenchmark {
       PrintStream out)
       throws Exception {
     List<TrainingMetrics> reports = new ArrayList<>();
-    try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"))) {
+    CpuAccount cpu = CpuAccount.start(250);
+    try (cpu;
+        EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"))) {
       config.bootstrapServers = kafka.bootstrapServers();
       kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
       JobClient job;
@@ -245,7 +283,10 @@ public final class PipelineBenchmark {
       }
     }
     reports.sort(java.util.Comparator.comparingLong(TrainingMetrics::getStep));
-    return Window.of(reports, options.warmupSteps());
+    Window window = Window.of(reports, options.warmupSteps());
+    return new Timed(
+        window,
+        cpu == null ? null : cpu.between(window.fromMillis(), window.toMillis(), OPERATORS));
   }
 
   /**
@@ -253,7 +294,10 @@ public final class PipelineBenchmark {
    * order, batches of the job's size with {@code negatives} uniform negatives each, timed after the
    * same warm-up. Timed: featurizing the queries (the job's trainer does it too) and the step.
    */
-  static double trainerAlone(
+  /** The trainer alone: its steps/s and the CPU a step took on its thread (NaN: unmeasured). */
+  record Alone(double stepsPerSecond, double cpuMillisPerStep) {}
+
+  static Alone trainerAlone(
       TrainingJobConfig config,
       List<TargetText> targets,
       List<LabelledQuery> pairs,
@@ -271,6 +315,10 @@ public final class PipelineBenchmark {
       Features[] features = new Features[targets.size()];
       int next = 0;
       long timedNanos = 0;
+      long timedCpuNanos = 0;
+      java.lang.management.ThreadMXBean threads =
+          java.lang.management.ManagementFactory.getThreadMXBean();
+      boolean cpuMeasured = threads.isCurrentThreadCpuTimeSupported();
       long total = (long) options.warmupSteps() + options.steps();
       for (long s = 0; s < total; s++) {
         List<String> queryTexts = new ArrayList<>();
@@ -295,6 +343,7 @@ public final class PipelineBenchmark {
         // Timed: what the job's trainer does with a merged batch. Not timed: looking up and
         // featurizing the targets, which the shards deliver featurized.
         long batchStart = System.nanoTime();
+        long cpuStart = cpuMeasured ? threads.getCurrentThreadCpuTime() : 0;
         List<Features> queries = new ArrayList<>(queryTexts.size());
         for (String text : queryTexts) {
           queries.add(encoder.featurizeQuery(text));
@@ -303,9 +352,12 @@ public final class PipelineBenchmark {
             new TrainingBatch(queries, positiveIds, positives, negativeIds, negativeFeatures));
         if (s >= options.warmupSteps()) {
           timedNanos += System.nanoTime() - batchStart;
+          timedCpuNanos += cpuMeasured ? threads.getCurrentThreadCpuTime() - cpuStart : 0;
         }
       }
-      return options.steps() / (timedNanos / 1e9);
+      return new Alone(
+          options.steps() / (timedNanos / 1e9),
+          cpuMeasured ? timedCpuNanos / 1e6 / options.steps() : Double.NaN);
     }
   }
 

@@ -47,6 +47,8 @@ class PipelineBenchmarkWindowTest {
     assertEquals(6, w.steps());
     assertEquals(10.0, w.stepsPerSecond(), 1e-9); // 6 steps in 600 ms
     assertEquals(0.4, w.trainerIdleFraction(), 1e-9); // busy 360 of 600 ms
+    assertEquals(1_000_400, w.fromMillis()); // what the CPU account is read over
+    assertEquals(1_001_000, w.toMillis());
   }
 
   @Test

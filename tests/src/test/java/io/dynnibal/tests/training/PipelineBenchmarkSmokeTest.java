@@ -51,5 +51,17 @@ class PipelineBenchmarkSmokeTest {
     assertTrue(negatives >= 8 && negatives <= 8 + 16 * 2, figures.toString());
     assertTrue(((Number) figures.get("shard_ms_per_batch")).doubleValue() > 0, figures.toString());
     assertTrue(((Number) figures.get("merge_ms_per_batch")).doubleValue() > 0, figures.toString());
+    // How the cores were shared: each operator's CPU per step, adding up to the total.
+    @SuppressWarnings("unchecked")
+    Map<String, Double> cpu = (Map<String, Double>) figures.get("cpu_ms_per_step");
+    assertTrue(cpu.get("shards") > 0 && cpu.get("trainer") > 0, figures.toString());
+    assertEquals(
+        cpu.get("shards") + cpu.get("trainer") + cpu.get("merge") + cpu.get("other"),
+        cpu.get("total"),
+        0.01,
+        figures.toString());
+    assertTrue(
+        ((Number) figures.get("trainer_alone_cpu_ms_per_step")).doubleValue() > 0,
+        figures.toString());
   }
 }

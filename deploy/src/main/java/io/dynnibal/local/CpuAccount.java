@@ -1,0 +1,150 @@
+package io.dynnibal.local;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where a local job's CPU goes: the process's CPU time and each Java thread's, sampled every {@code
+ * periodMillis} by a daemon thread, so that a benchmark can say after the fact how the machine's
+ * cores were shared over a window of wall-clock time (the job's operators run in this JVM on a
+ * MiniCluster). Threads are grouped by the operator they run ({@code shard-index (1/2)#0} is the
+ * shards'); what no Java thread accounts for (RocksDB's and libtorch's own threads, the JVM's) is
+ * the process's CPU less the threads'. A thread's CPU time includes the native code it calls
+ * (libtorch's kernels on the trainer's thread).
+ */
+public final class CpuAccount implements AutoCloseable {
+
+  /** One sample: wall-clock time, the process's CPU and each thread group's, in nanoseconds. */
+  record Sample(long wallMillis, long processNanos, Map<String, Long> groupNanos) {}
+
+  /** CPU per group over a window, in cores (CPU seconds per wall second). */
+  public record Split(double seconds, double processCores, Map<String, Double> groupCores) {}
+
+  private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+  private final com.sun.management.OperatingSystemMXBean os;
+  private final Map<Long, Long> lastOfThread = new HashMap<>();
+  private final Map<Long, String> groupOfThread = new HashMap<>();
+  private final Map<String, Long> totals = new HashMap<>();
+  private final List<Sample> samples = new ArrayList<>();
+  private final Thread sampler;
+  private volatile boolean running = true;
+
+  private CpuAccount(long periodMillis) {
+    os =
+        ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean sun
+            ? sun
+            : null;
+    sampler =
+        new Thread(
+            () -> {
+              while (running) {
+                sample();
+                try {
+                  Thread.sleep(periodMillis);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+            },
+            "cpu-account");
+    sampler.setDaemon(true);
+  }
+
+  /**
+   * Starts sampling, or returns null where the JVM cannot measure threads' or the process's CPU
+   * time (the benchmark then reports no split).
+   */
+  public static CpuAccount start(long periodMillis) {
+    CpuAccount account = new CpuAccount(periodMillis);
+    if (account.os == null
+        || !account.threads.isThreadCpuTimeSupported()
+        || account.os.getProcessCpuTime() < 0) {
+      return null;
+    }
+    account.threads.setThreadCpuTimeEnabled(true);
+    account.sample();
+    account.sampler.start();
+    return account;
+  }
+
+  /**
+   * The operator a thread runs, from Flink's task thread name ({@code "shard-index (1/2)#0"} is
+   * {@code shard-index}); other threads by their name without digits.
+   */
+  static String group(String threadName) {
+    int subtask = threadName.indexOf(" (");
+    String name = subtask > 0 ? threadName.substring(0, subtask) : threadName;
+    return name.replaceAll("[0-9]+", "N");
+  }
+
+  private synchronized void sample() {
+    long[] ids = threads.getAllThreadIds();
+    ThreadInfo[] infos = threads.getThreadInfo(ids);
+    for (int i = 0; i < ids.length; i++) {
+      long cpu = threads.getThreadCpuTime(ids[i]);
+      if (cpu < 0 || infos[i] == null) {
+        continue; // ended, or not measurable
+      }
+      String name = infos[i].getThreadName();
+      String group = groupOfThread.computeIfAbsent(ids[i], id -> group(name));
+      // A thread's CPU is counted as it grows: what ended threads used stays in the totals.
+      long before = lastOfThread.getOrDefault(ids[i], 0L);
+      totals.merge(group, cpu - before, Long::sum);
+      lastOfThread.put(ids[i], cpu);
+    }
+    samples.add(
+        new Sample(System.currentTimeMillis(), os.getProcessCpuTime(), new HashMap<>(totals)));
+  }
+
+  /**
+   * How the CPU was shared from {@code fromMillis} to {@code toMillis} (wall clock), between the
+   * samples that bracket the window most closely from inside it; null when fewer than two samples
+   * fall in it. Groups are the keys of {@code groups} (a group's name to the thread groups it adds
+   * up), {@code "other"} for everything else the process used.
+   */
+  public synchronized Split between(
+      long fromMillis, long toMillis, Map<String, List<String>> groups) {
+    Sample first = null;
+    Sample last = null;
+    for (Sample s : samples) {
+      if (s.wallMillis() >= fromMillis && s.wallMillis() <= toMillis) {
+        if (first == null) {
+          first = s;
+        }
+        last = s;
+      }
+    }
+    if (first == null || last == first) {
+      return null;
+    }
+    double seconds = (last.wallMillis() - first.wallMillis()) / 1000.0;
+    Map<String, Double> cores = new LinkedHashMap<>();
+    double named = 0;
+    for (Map.Entry<String, List<String>> g : groups.entrySet()) {
+      long nanos = 0;
+      for (String threadGroup : g.getValue()) {
+        nanos +=
+            last.groupNanos().getOrDefault(threadGroup, 0L)
+                - first.groupNanos().getOrDefault(threadGroup, 0L);
+      }
+      cores.put(g.getKey(), nanos / 1e9 / seconds);
+      named += nanos;
+    }
+    double process = (last.processNanos() - first.processNanos()) / 1e9 / seconds;
+    cores.put("other", Math.max(0, process - named / 1e9 / seconds));
+    return new Split(seconds, process, cores);
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    sampler.interrupt();
+  }
+}
