@@ -14,6 +14,9 @@ import java.util.List;
  *   <li>{@code top-k}: the k highest-scoring (the paper's "practical" variant and its exhaustive
  *       oracle).
  * </ul>
+ *
+ * A sample may come from a sharper softmax than the model's, {@code exp(sharpness * beta * score)}
+ * ({@code negatives.sharpness}): harder negatives, with top-k as the limit.
  */
 public enum NegativesMode {
   SAMPLE("sample"),
@@ -34,6 +37,14 @@ public enum NegativesMode {
       }
     }
     throw new IllegalArgumentException("unknown negatives mode \"" + id + "\"; one of " + NAMES);
+  }
+
+  /**
+   * The scale of the softmax this mode chooses from: {@code sharpness * beta} when sampling;
+   * top-k's order does not depend on it, and its picks' logits stay on the model's scale.
+   */
+  public double softmaxScale(double beta, double sharpness) {
+    return this == TOP_K ? beta : sharpness * beta;
   }
 
   @Override

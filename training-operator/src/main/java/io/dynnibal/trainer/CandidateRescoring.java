@@ -52,8 +52,7 @@ final class CandidateRescoring {
     }
     float[][] q = encoder.encodeQueryTexts(Arrays.asList(merged.batch.queryTexts));
     float[][] t = encoder.encodeTargets(distinct);
-    // Sample mode draws at negatives.sharpness x beta; top-k's order does not depend on it.
-    double beta = (mode == NegativesMode.TOP_K ? 1 : sharpness) * encoder.config().scoreScale();
+    double beta = mode.softmaxScale(encoder.config().scoreScale(), sharpness);
     SplittableRandom random =
         new SplittableRandom(seed * 0x632BE59BD9B4E019L + merged.batch.batchId);
     // A batch positive is already every query's candidate: never chosen, so it takes no slot.

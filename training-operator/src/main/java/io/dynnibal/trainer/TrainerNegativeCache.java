@@ -4,7 +4,6 @@ import io.dynnibal.model.DualEncoder;
 import io.dynnibal.model.features.Features;
 import io.dynnibal.negatives.Inclusions;
 import io.dynnibal.negatives.NegativeCache;
-import io.dynnibal.negatives.NegativesMode;
 import io.dynnibal.negatives.SharedNegatives;
 import io.dynnibal.state.TargetFeatures;
 import java.util.ArrayList;
@@ -25,10 +24,12 @@ final class TrainerNegativeCache {
   TrainerNegativeCache(TrainerSettings settings) {
     this.cache = new NegativeCache<>(settings.negativeCacheSize(), settings.model().outputDim());
     this.perExample = settings.negativesPerExample();
-    // It samples in either mode; at sample mode's sharpness only in sample mode.
-    double sharpness =
-        settings.negativesMode() == NegativesMode.SAMPLE ? settings.negativesSharpness() : 1;
-    this.scoreScale = (float) (sharpness * settings.model().scoreScale());
+    // It samples in either mode, at sample mode's sharpness only in sample mode.
+    this.scoreScale =
+        (float)
+            settings
+                .negativesMode()
+                .softmaxScale(settings.model().scoreScale(), settings.negativesSharpness());
     this.seed = settings.seed();
   }
 

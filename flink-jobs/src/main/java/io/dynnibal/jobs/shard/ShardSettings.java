@@ -85,14 +85,9 @@ public record ShardSettings(
     return model.scoreScale();
   }
 
-  /**
-   * The scale of the softmax hard negatives come from: sample mode draws at {@code
-   * negatives.sharpness} beta; top-k's ranking does not depend on it, and keeps beta.
-   */
+  /** The scale of the softmax hard negatives come from ({@link NegativesMode#softmaxScale}). */
   double samplingScale() {
-    return negativesMode == NegativesMode.TOP_K
-        ? model.scoreScale()
-        : negativesSharpness * model.scoreScale();
+    return negativesMode.softmaxScale(model.scoreScale(), negativesSharpness);
   }
 
   /**
