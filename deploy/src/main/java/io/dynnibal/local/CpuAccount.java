@@ -16,7 +16,8 @@ import java.util.Map;
  * MiniCluster). Threads are grouped by the operator they run ({@code shard-index (1/2)#0} is the
  * shards'); what no Java thread accounts for (RocksDB's and libtorch's own threads, the JVM's) is
  * the process's CPU less the threads'. A thread's CPU time includes the native code it calls
- * (libtorch's kernels on the trainer's thread).
+ * (libtorch's kernels on the trainer's thread). What a thread used between the last sample and its
+ * end cannot be read any more, and counts as the process's other CPU.
  */
 public final class CpuAccount implements AutoCloseable {
 

@@ -289,14 +289,14 @@ public final class PipelineBenchmark {
         cpu == null ? null : cpu.between(window.fromMillis(), window.toMillis(), OPERATORS));
   }
 
+  /** The trainer alone: its steps/s and the CPU a step took on its thread (NaN: unmeasured). */
+  record Alone(double stepsPerSecond, double cpuMillisPerStep) {}
+
   /**
    * Steps/s of a trainer with the job's model and optimiser settings on the pairs in published
    * order, batches of the job's size with {@code negatives} uniform negatives each, timed after the
    * same warm-up. Timed: featurizing the queries (the job's trainer does it too) and the step.
    */
-  /** The trainer alone: its steps/s and the CPU a step took on its thread (NaN: unmeasured). */
-  record Alone(double stepsPerSecond, double cpuMillisPerStep) {}
-
   static Alone trainerAlone(
       TrainingJobConfig config,
       List<TargetText> targets,
