@@ -86,22 +86,33 @@ public final class CpuAccount implements AutoCloseable {
   }
 
   private synchronized void sample() {
-    long[] ids = threads.getAllThreadIds();
-    ThreadInfo[] infos = threads.getThreadInfo(ids);
-    for (int i = 0; i < ids.length; i++) {
-      long cpu = threads.getThreadCpuTime(ids[i]);
-      if (cpu < 0 || infos[i] == null) {
+    for (long id : threads.getAllThreadIds()) {
+      long cpu = threads.getThreadCpuTime(id);
+      String group = cpu < 0 ? null : groupOf(id);
+      if (group == null) {
         continue; // ended, or not measurable
       }
-      String name = infos[i].getThreadName();
-      String group = groupOfThread.computeIfAbsent(ids[i], id -> group(name));
       // A thread's CPU is counted as it grows: what ended threads used stays in the totals.
-      long before = lastOfThread.getOrDefault(ids[i], 0L);
+      long before = lastOfThread.getOrDefault(id, 0L);
       totals.merge(group, cpu - before, Long::sum);
-      lastOfThread.put(ids[i], cpu);
+      lastOfThread.put(id, cpu);
     }
     samples.add(
         new Sample(System.currentTimeMillis(), os.getProcessCpuTime(), new HashMap<>(totals)));
+  }
+
+  /** A thread's group, its name read once (null when it ended before it was named). */
+  private String groupOf(long id) {
+    String group = groupOfThread.get(id);
+    if (group == null) {
+      ThreadInfo info = threads.getThreadInfo(id);
+      if (info == null) {
+        return null;
+      }
+      group = group(info.getThreadName());
+      groupOfThread.put(id, group);
+    }
+    return group;
   }
 
   /**

@@ -11,6 +11,8 @@ import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.training.DualEncoderTrainer;
 import io.dynnibal.training.TrainingBatch;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -316,8 +318,7 @@ public final class PipelineBenchmark {
       int next = 0;
       long timedNanos = 0;
       long timedCpuNanos = 0;
-      java.lang.management.ThreadMXBean threads =
-          java.lang.management.ManagementFactory.getThreadMXBean();
+      ThreadMXBean threads = ManagementFactory.getThreadMXBean();
       boolean cpuMeasured = threads.isCurrentThreadCpuTimeSupported();
       long total = (long) options.warmupSteps() + options.steps();
       for (long s = 0; s < total; s++) {

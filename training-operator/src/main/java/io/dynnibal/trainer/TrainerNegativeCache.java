@@ -18,14 +18,14 @@ import java.util.SplittableRandom;
 final class TrainerNegativeCache {
   private final NegativeCache<TargetFeatures> cache;
   private final int perExample;
-  private final float scoreScale;
+  private final float softmaxScale;
   private final long seed;
 
   TrainerNegativeCache(TrainerSettings settings) {
     this.cache = new NegativeCache<>(settings.negativeCacheSize(), settings.model().outputDim());
     this.perExample = settings.negativesPerExample();
     // It samples in either mode, at sample mode's sharpness only in sample mode.
-    this.scoreScale =
+    this.softmaxScale =
         (float)
             settings
                 .negativesMode()
@@ -57,7 +57,7 @@ final class TrainerNegativeCache {
     }
     for (int round = 0; round < 4; round++) {
       List<List<NegativeCache.Draw<TargetFeatures>>> drawn =
-          cache.sample(encoder.manager(), embedded, perExample, scoreScale, random);
+          cache.sample(encoder.manager(), embedded, perExample, softmaxScale, random);
       boolean anyShort = false;
       for (int q = 0; q < drawn.size(); q++) {
         List<TargetFeatures> own = candidates.get(q);

@@ -351,14 +351,9 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
 
   /** Masses relative to the largest (so exp cannot overflow); NaN ones as described above. */
   private static double[] shardMasses(double[] logMass) {
-    double max = Double.NEGATIVE_INFINITY;
+    double max = largestKnown(logMass);
     double knownSum = 0;
     int known = 0;
-    for (double l : logMass) {
-      if (!Double.isNaN(l)) {
-        max = Math.max(max, l);
-      }
-    }
     double[] mass = new double[logMass.length];
     for (int s = 0; s < logMass.length; s++) {
       if (!Double.isNaN(logMass[s])) {
@@ -375,21 +370,25 @@ public final class NegativeMerge extends KeyedProcessFunction<Long, ShardReply, 
     return mass;
   }
 
+  /** The largest log mass that is not NaN; NaN when every one is. */
+  private static double largestKnown(double[] logMass) {
+    double max = Double.NaN;
+    for (double l : logMass) {
+      if (!Double.isNaN(l) && (Double.isNaN(max) || l > max)) {
+        max = l;
+      }
+    }
+    return max;
+  }
+
   /**
    * The log of the shards' masses together; a shard without an estimate (NaN) counts as the mean of
    * the others, as in {@link #byMass}. NaN when no shard has one.
    */
   static double totalLogMass(double[] logMass) {
-    double max = Double.NEGATIVE_INFINITY;
-    boolean known = false;
-    for (double l : logMass) {
-      if (!Double.isNaN(l)) {
-        max = Math.max(max, l);
-        known = true;
-      }
-    }
-    if (!known || max == Double.NEGATIVE_INFINITY) {
-      return known ? max : Double.NaN;
+    double max = largestKnown(logMass);
+    if (Double.isNaN(max) || max == Double.NEGATIVE_INFINITY) {
+      return max;
     }
     double sum = 0;
     for (double m : shardMasses(logMass)) { // relative to the largest, as the picks weigh them

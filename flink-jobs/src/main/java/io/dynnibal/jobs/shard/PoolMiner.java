@@ -35,6 +35,7 @@ final class PoolMiner implements HardNegativeMiner {
             shard.targets(),
             settings.seed() ^ shard.key());
     float[][] embedded = shard.model().encoder.encodeQueries(queries);
+    float beta = (float) settings.samplingScale();
     Collected out = new Collected(queries.size());
     if (settings.negativesMode() == NegativesMode.TOP_K) {
       FullDimensionPool.TopK top = members.topK(embedded, perExample + 1);
@@ -43,7 +44,7 @@ final class PoolMiner implements HardNegativeMiner {
         for (int r = 0; r < top.members()[q].length && taken < perExample; r++) {
           String id = members.id(top.members()[q][r]);
           if (!id.equals(batch.targetIds[q]) && shard.index().contains(id)) {
-            float logit = settings.scoreScale() * top.scores()[q][r];
+            float logit = beta * top.scores()[q][r];
             out.add(q, shard.targets().get(id).withoutCache(logit));
             taken++;
           }
@@ -55,8 +56,7 @@ final class PoolMiner implements HardNegativeMiner {
     for (int q = 0; q < queries.size(); q++) {
       positives[q] = members.memberOf(batch.targetIds[q]);
     }
-    FullDimensionPool.Drawn drawn =
-        members.sample(embedded, perExample, (float) settings.samplingScale(), positives, random);
+    FullDimensionPool.Drawn drawn = members.sample(embedded, perExample, beta, positives, random);
     // A pool of a fraction of the shard stands for all of it: its mass scales by the fraction.
     double scale = Math.log(shard.index().size() / (double) Math.max(1, members.size()));
     for (int q = 0; q < queries.size(); q++) {
@@ -64,7 +64,7 @@ final class PoolMiner implements HardNegativeMiner {
       for (int j = 0; j < drawn.members()[q].length; j++) {
         String id = members.id(drawn.members()[q][j]);
         if (shard.index().contains(id)) { // deleted since the pool was built: skipped
-          float logit = (float) settings.samplingScale() * drawn.scores()[q][j];
+          float logit = beta * drawn.scores()[q][j];
           // Drawn from the pool's own softmax: its unscaled mass is the draw's normaliser.
           out.add(
               q, shard.targets().get(id).withoutCache(logit), (float) (logit - drawn.logMass()[q]));
