@@ -60,6 +60,59 @@ final class VectorizedKernels {
     return scale * pairwise(sums);
   }
 
+  /**
+   * {@link VectorMath#weightedRowSum}: 32 coordinates at a time in four registers over all rows,
+   * then 8 at a time, the rest by the scalar loop.
+   */
+  static void weightedRowSum(
+      float[] table, int dim, int[] rows, float[] weights, int count, float[] out, int offset) {
+    int lanes = FLOATS.length();
+    int c = 0;
+    for (; c + 4 * lanes <= dim; c += 4 * lanes) {
+      FloatVector s0 = FloatVector.zero(FLOATS);
+      FloatVector s1 = s0;
+      FloatVector s2 = s0;
+      FloatVector s3 = s0;
+      for (int j = 0; j < count; j++) {
+        int at = rows[j] * dim + c;
+        float w = weights[j];
+        s0 = s0.add(FloatVector.fromArray(FLOATS, table, at).mul(w));
+        s1 = s1.add(FloatVector.fromArray(FLOATS, table, at + lanes).mul(w));
+        s2 = s2.add(FloatVector.fromArray(FLOATS, table, at + 2 * lanes).mul(w));
+        s3 = s3.add(FloatVector.fromArray(FLOATS, table, at + 3 * lanes).mul(w));
+      }
+      s0.intoArray(out, offset + c);
+      s1.intoArray(out, offset + c + lanes);
+      s2.intoArray(out, offset + c + 2 * lanes);
+      s3.intoArray(out, offset + c + 3 * lanes);
+    }
+    for (; c + lanes <= dim; c += lanes) {
+      FloatVector sum = FloatVector.zero(FLOATS);
+      for (int j = 0; j < count; j++) {
+        sum = sum.add(FloatVector.fromArray(FLOATS, table, rows[j] * dim + c).mul(weights[j]));
+      }
+      sum.intoArray(out, offset + c);
+    }
+    if (c < dim) {
+      VectorMath.scalarWeightedRowSum(table, dim, rows, weights, count, out, offset, c);
+    }
+  }
+
+  /** {@link VectorMath#addScaled}. */
+  static void addScaled(float a, float[] x, int xOffset, float[] y, int yOffset, int n) {
+    int lanes = FLOATS.length();
+    int k = 0;
+    for (; k + lanes <= n; k += lanes) {
+      FloatVector.fromArray(FLOATS, x, xOffset + k)
+          .mul(a)
+          .add(FloatVector.fromArray(FLOATS, y, yOffset + k))
+          .intoArray(y, yOffset + k);
+    }
+    for (; k < n; k++) {
+      y[yOffset + k] += a * x[xOffset + k];
+    }
+  }
+
   private static double pairwise(FloatVector sums) {
     return VectorMath.pairwise(
         sums.lane(0),

@@ -1,5 +1,6 @@
 package io.dynnibal.model;
 
+import io.dynnibal.index.VectorMath;
 import io.dynnibal.model.features.Features;
 import java.util.Arrays;
 import java.util.SplittableRandom;
@@ -162,16 +163,11 @@ public final class SparseEmbeddingTable {
 
   /** {@code out[offset .. offset+dim) = sum_j weight_j * row(id_j)}. */
   public void pool(Features features, float[] out, int offset) {
-    Arrays.fill(out, offset, offset + dim, 0f);
     int[] ids = features.ids();
-    float[] weights = features.weights();
-    for (int j = 0; j < ids.length; j++) {
-      int row = checkRow(ids[j]) * dim;
-      float w = weights[j];
-      for (int k = 0; k < dim; k++) {
-        out[offset + k] += w * values[row + k];
-      }
+    for (int id : ids) {
+      checkRow(id);
     }
+    VectorMath.weightedRowSum(values, dim, ids, features.weights(), ids.length, out, offset);
   }
 
   /**
@@ -184,10 +180,7 @@ public final class SparseEmbeddingTable {
     for (int j = 0; j < ids.length; j++) {
       int at = gradients.rowOffset(checkRow(ids[j]));
       float[] buffer = gradients.buffer(); // after rowOffset, which may grow it
-      float w = weights[j];
-      for (int k = 0; k < dim; k++) {
-        buffer[at + k] += w * pooledGradient[offset + k];
-      }
+      VectorMath.addScaled(weights[j], pooledGradient, offset, buffer, at, dim);
     }
   }
 

@@ -33,7 +33,14 @@ public final class SgNode {
   final byte[] codes;
 
   float scale;
-  double squaredNorm;
+
+  /**
+   * {@code sum codes[i]^2}: {@code |vector|^2 = scale^2 * squaredCodes} exactly (the scale is a
+   * power of two), in 4 bytes where the double it stands for took 8 (a node per target: the heap
+   * figure of issue 19).
+   */
+  int squaredCodes;
+
   int level;
 
   /**
@@ -44,7 +51,6 @@ public final class SgNode {
 
   private int[] others;
   SgNode parent;
-  double parentDistance;
 
   /** A leaf's children: one shared empty list (most nodes are leaves; 24 bytes each saved). */
   static final List<SgNode> NO_CHILDREN = List.of();
@@ -64,7 +70,7 @@ public final class SgNode {
   SgNode(byte[] codes, float scale, int[] targets, int targetCount) {
     this.codes = codes;
     this.scale = scale;
-    this.squaredNorm = VectorMath.squaredNorm(codes, scale);
+    this.squaredCodes = VectorMath.squaredCodes(codes);
     for (int i = 0; i < targetCount; i++) {
       addTarget(targets[i]);
     }
@@ -107,7 +113,13 @@ public final class SgNode {
 
   /** {@code |vector|^2}, kept so a distance to a query costs one inner product. */
   public double squaredNorm() {
-    return squaredNorm;
+    return (double) scale * scale * squaredCodes;
+  }
+
+  /** Sets the vector's scale after its codes changed in place. */
+  void recoded(float scale) {
+    this.scale = scale;
+    this.squaredCodes = VectorMath.squaredCodes(codes);
   }
 
   public int level() {
@@ -138,9 +150,12 @@ public final class SgNode {
     return parent;
   }
 
-  /** Distance to the parent; 0 for the root. */
+  /**
+   * Distance to the parent; 0 for the root. Computed, not kept: one inner product's cost where the
+   * tree is built or repaired, against 8 bytes in every node.
+   */
   public double parentDistance() {
-    return parentDistance;
+    return parent == null ? 0 : parent.distanceTo(this);
   }
 
   /**

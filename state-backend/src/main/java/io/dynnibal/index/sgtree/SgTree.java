@@ -250,7 +250,7 @@ public final class SgTree {
         for (SgNode a = node; a != null; a = a.parent) {
           a.size += count;
           if (a.parent != null) {
-            a.parent.radius = Math.max(a.parent.radius, a.parentDistance + a.radius);
+            a.parent.radius = Math.max(a.parent.radius, a.parentDistance() + a.radius);
           }
         }
         return;
@@ -278,10 +278,10 @@ public final class SgTree {
       validate(moved, node.ownTargetCount() > 0 ? node.ownTarget(0) : -1);
       byte[] before = node.codes.clone();
       float beforeScale = node.scale;
-      node.scale = Int8Quantizer.scaleFor(moved);
-      Int8Quantizer.encode(moved, node.scale, node.codes);
+      float scale = Int8Quantizer.scaleFor(moved);
+      Int8Quantizer.encode(moved, scale, node.codes);
+      node.recoded(scale);
       drift = Math.max(drift, VectorMath.distance(before, beforeScale, node.codes, node.scale));
-      node.squaredNorm = VectorMath.squaredNorm(node.codes, node.scale);
     }
     return drift;
   }
@@ -305,7 +305,6 @@ public final class SgTree {
    */
   void attach(SgNode parent, SgNode child, double d) {
     child.parent = parent;
-    child.parentDistance = d;
     if (parent.children == SgNode.NO_CHILDREN) {
       parent.children = new ArrayList<>(2);
     }

@@ -117,7 +117,7 @@ final class SgTreeBuilder {
       node.radius = 0;
       for (SgNode child : node.children) {
         node.size += child.size;
-        node.radius = Math.max(node.radius, child.parentDistance + child.radius);
+        node.radius = Math.max(node.radius, child.parentDistance() + child.radius);
       }
       node.minChildDistance = minPairwise(node.children);
     }

@@ -68,11 +68,8 @@ public final class TreeRepair {
       return new Report(0, 0, 0, 0);
     }
     List<SgNode> all = tree.nodes();
-    for (SgNode node : all) {
-      if (node.parent != null) {
-        node.parentDistance = node.parent.distanceTo(node);
-      }
-      if (mode == Mode.BOUNDED) {
+    if (mode == Mode.BOUNDED) {
+      for (SgNode node : all) {
         node.maxDistance += 2 * drift;
       }
     }
@@ -120,7 +117,7 @@ public final class TreeRepair {
     int highest = Integer.MIN_VALUE;
     boolean relabelled = false;
     for (SgNode child : node.children) {
-      double d = child.parentDistance;
+      double d = child.parentDistance();
       if (d > tree.scale(child.level + 1) || d <= tree.scale(child.level)) {
         int level = d == 0 ? Integer.MIN_VALUE : tree.levelFor(d);
         boolean fits =
@@ -276,7 +273,7 @@ public final class TreeRepair {
       double mind = Double.POSITIVE_INFINITY;
       for (int c = 0; c < node.children.size(); c++) {
         SgNode child = node.children.get(c);
-        node.radius = Math.max(node.radius, child.parentDistance + child.radius);
+        node.radius = Math.max(node.radius, child.parentDistance() + child.radius);
         if (mode == Mode.EXACT) {
           for (int s = c + 1; s < node.children.size(); s++) {
             mind = Math.min(mind, child.distanceTo(node.children.get(s)));

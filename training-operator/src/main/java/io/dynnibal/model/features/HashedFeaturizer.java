@@ -22,8 +22,13 @@ public final class HashedFeaturizer {
 
   private final FeatureConfig config;
 
+  /** {@code buckets - 1} when the bucket count is a power of two, else -1. */
+  private final long bucketMask;
+
   public HashedFeaturizer(FeatureConfig config) {
     this.config = config;
+    int buckets = config.buckets();
+    this.bucketMask = Integer.bitCount(buckets) == 1 ? buckets - 1 : -1;
   }
 
   public FeatureConfig config() {
@@ -58,16 +63,21 @@ public final class HashedFeaturizer {
   }
 
   private int charNgrams(char[] s, int start, int end, int[] buckets, int n) {
-    // The word with its boundary marks is start-1 .. end (virtually); n-grams never leave it.
+    // The word with its boundary marks is start-1 .. end (virtually); n-grams never leave it. The
+    // n-grams from one position share their prefixes, and so their hashes' first steps: one pass
+    // per position gives every size (the buckets are sorted afterwards, so the order is free).
     int length = end - start + 2;
-    for (int size = config.minCharN(); size <= config.maxCharN(); size++) {
-      for (int from = 0; from + size <= length; from++) {
-        long h = CHAR_NGRAM;
-        for (int i = from; i < from + size; i++) {
-          char c = i == 0 ? WORD_START : i == length - 1 ? WORD_END : s[start + i - 1];
-          h = mix(h, c);
+    int shortest = config.minCharN();
+    int longest = config.maxCharN();
+    for (int from = 0; from + shortest <= length; from++) {
+      long h = CHAR_NGRAM;
+      int last = Math.min(length, from + longest);
+      for (int i = from; i < last; i++) {
+        char c = i == 0 ? WORD_START : i == length - 1 ? WORD_END : s[start + i - 1];
+        h = mix(h, c);
+        if (i - from + 1 >= shortest) {
+          buckets[n++] = bucket(h);
         }
-        buckets[n++] = bucket(h);
       }
     }
     return n;
@@ -87,7 +97,7 @@ public final class HashedFeaturizer {
         j++;
       }
       ids[unique] = buckets[i];
-      weights[unique] = (float) (1 + Math.log(j - i));
+      weights[unique] = weight(j - i);
       unique++;
       i = j;
     }
@@ -100,6 +110,19 @@ public final class HashedFeaturizer {
       weights[i] *= scale;
     }
     return new Features(Arrays.copyOf(ids, unique), Arrays.copyOf(weights, unique));
+  }
+
+  /** {@code 1 + ln(count)} for the counts a text has most (nearly all are 1). */
+  private static final float[] WEIGHTS = new float[64];
+
+  static {
+    for (int count = 1; count < WEIGHTS.length; count++) {
+      WEIGHTS[count] = (float) (1 + Math.log(count));
+    }
+  }
+
+  private static float weight(int count) {
+    return count < WEIGHTS.length ? WEIGHTS[count] : (float) (1 + Math.log(count));
   }
 
   private Scan scan(String text) {
@@ -121,7 +144,11 @@ public final class HashedFeaturizer {
   }
 
   private int bucket(long hash) {
-    return (int) Long.remainderUnsigned(fmix64(hash), config.buckets());
+    long mixed = fmix64(hash);
+    // The remainder by a power of two (the default's 2^18) is its low bits, without a division.
+    return bucketMask >= 0
+        ? (int) (mixed & bucketMask)
+        : (int) Long.remainderUnsigned(mixed, config.buckets());
   }
 
   private static long hash(long seed, char[] s, int start, int end) {
