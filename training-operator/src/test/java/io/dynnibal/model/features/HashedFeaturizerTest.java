@@ -14,6 +14,25 @@ import org.junit.jupiter.api.Test;
 class HashedFeaturizerTest {
   private final HashedFeaturizer featurizer = new HashedFeaturizer(FeatureConfig.DEFAULT);
 
+  /**
+   * A saved model's table rows are addressed by these buckets: the features of a text must stay the
+   * same bits across versions of the featurizer (these were taken before its n-grams were hashed in
+   * one pass per position), for a power-of-two bucket count and another.
+   */
+  @Test
+  void theFeaturesOfAFixedTextNeverChange() {
+    String text =
+        "libmoosex-role-timer-perl - Moose role to time a method's runtime (Perl 5.36, python3.11)";
+    Features byDefault = featurizer.featurize(text);
+    assertEquals(151, byDefault.size());
+    assertEquals(1375907819, java.util.Arrays.hashCode(byDefault.ids()));
+    assertEquals(-1608187366, java.util.Arrays.hashCode(byDefault.weights()));
+    Features other = new HashedFeaturizer(new FeatureConfig(1000, 64, 4, 2, 7)).featurize(text);
+    assertEquals(122, other.size());
+    assertEquals(-971895981, java.util.Arrays.hashCode(other.ids()));
+    assertEquals(-152782878, java.util.Arrays.hashCode(other.weights()));
+  }
+
   @Test
   void theSameTextAlwaysGivesTheSameFeatures() {
     String text = "libmoosex-role-timer-perl\nMoose role for timing methods";
