@@ -1,5 +1,6 @@
 package io.dynnibal.local;
 
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
@@ -21,13 +22,23 @@ import java.util.Map;
  */
 public final class CpuAccount implements AutoCloseable {
 
-  /** One sample: wall-clock time, the process's CPU and each thread group's, in nanoseconds. */
-  record Sample(long wallMillis, long processNanos, Map<String, Long> groupNanos) {}
+  /**
+   * One sample: wall-clock time, the process's CPU and each thread group's, in nanoseconds, and the
+   * JIT compilers' accumulated time in milliseconds (-1 where the JVM does not say).
+   */
+  record Sample(
+      long wallMillis, long processNanos, Map<String, Long> groupNanos, long compileMillis) {}
 
-  /** CPU per group over a window, in cores (CPU seconds per wall second). */
-  public record Split(double seconds, double processCores, Map<String, Double> groupCores) {}
+  /**
+   * CPU per group over a window, in cores (CPU seconds per wall second); {@code compileCores}, the
+   * JIT compilers' share of {@code "other"} (NaN where unknown): a job's first minutes compile much
+   * of Flink, Kafka and DJL.
+   */
+  public record Split(
+      double seconds, double processCores, Map<String, Double> groupCores, double compileCores) {}
 
   private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+  private final CompilationMXBean compiler = ManagementFactory.getCompilationMXBean();
   private final com.sun.management.OperatingSystemMXBean os;
   private final Map<Long, Long> lastOfThread = new HashMap<>();
   private final Map<Long, String> groupOfThread = new HashMap<>();
@@ -97,8 +108,13 @@ public final class CpuAccount implements AutoCloseable {
       totals.merge(group, cpu - before, Long::sum);
       lastOfThread.put(id, cpu);
     }
+    long compiled =
+        compiler != null && compiler.isCompilationTimeMonitoringSupported()
+            ? compiler.getTotalCompilationTime()
+            : -1;
     samples.add(
-        new Sample(System.currentTimeMillis(), os.getProcessCpuTime(), new HashMap<>(totals)));
+        new Sample(
+            System.currentTimeMillis(), os.getProcessCpuTime(), new HashMap<>(totals), compiled));
   }
 
   /** A thread's group, its name read once (null when it ended before it was named). */
@@ -151,7 +167,11 @@ public final class CpuAccount implements AutoCloseable {
     }
     double process = (last.processNanos() - first.processNanos()) / 1e9 / seconds;
     cores.put("other", Math.max(0, process - named / 1e9 / seconds));
-    return new Split(seconds, process, cores);
+    double compile =
+        first.compileMillis() < 0
+            ? Double.NaN
+            : (last.compileMillis() - first.compileMillis()) / 1000.0 / seconds;
+    return new Split(seconds, process, cores, compile);
   }
 
   @Override

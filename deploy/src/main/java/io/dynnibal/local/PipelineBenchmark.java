@@ -134,6 +134,9 @@ public final class PipelineBenchmark {
       int cores = Runtime.getRuntime().availableProcessors();
       figures.put("cpu_cores_busy", round(cpu.processCores()));
       figures.put("cpu_ms_per_step", perStep);
+      // Part of "other": what the JIT compilers still spend in the window says whether the
+      // warm-up was long enough for the code to settle.
+      figures.put("jit_ms_per_step", round(cpu.compileCores() * 1000 / window.stepsPerSecond()));
       figures.put("trainer_alone_cpu_ms_per_step", round(alone.cpuMillisPerStep()));
       figures.put(
           "ratio_if_every_core_busy", round(cores * 1000 / totalPerStep / trainerStepsPerSecond));
