@@ -151,8 +151,8 @@ public final class SgNode {
   }
 
   /**
-   * Distance to the parent; 0 for the root. Computed, not kept: one inner product's cost where the
-   * tree is built or repaired, against 8 bytes in every node.
+   * Distance to the parent; 0 for the root. Computed, not kept: one distance computation where the
+   * tree is built, inserted into or repaired, against 8 bytes in every node.
    */
   public double parentDistance() {
     return parent == null ? 0 : parent.distanceTo(this);
