@@ -24,18 +24,26 @@ final class ShardModel implements AutoCloseable {
   final DualEncoder encoder;
   final NystromProjector projector;
 
-  private ShardModel(long version, long step, DualEncoder encoder, NystromProjector projector) {
+  /** The encoder's name among the JVM's {@link SharedEncoders}. */
+  private final String encoderKey;
+
+  private ShardModel(
+      long version, long step, String encoderKey, DualEncoder encoder, NystromProjector projector) {
     this.version = version;
     this.step = step;
+    this.encoderKey = encoderKey;
     this.encoder = encoder;
     this.projector = projector;
   }
 
   static ShardModel initial(ShardSettings settings) {
+    String key = "initial " + settings.seed() + " " + settings.model();
     return new ShardModel(
         0,
         0,
-        DualEncoder.create(settings.model(), settings.seed(), Device.cpu()),
+        key,
+        SharedEncoders.acquire(
+            key, () -> DualEncoder.create(settings.model(), settings.seed(), Device.cpu())),
         initialProjector(settings));
   }
 
@@ -46,9 +54,11 @@ final class ShardModel implements AutoCloseable {
         Matrices.values(
             update.getProjection(), "projection of model update " + update.getVersion());
     NystromProjector projector = NystromProjector.fromParts(landmarks, whitening, landmarks.length);
+    String key = update.getSnapshotUri();
     DualEncoder encoder =
-        ParameterSnapshots.readEncoder(URI.create(update.getSnapshotUri()), Device.cpu());
-    return new ShardModel(update.getVersion(), update.getStep(), encoder, projector);
+        SharedEncoders.acquire(
+            key, () -> ParameterSnapshots.readEncoder(URI.create(key), Device.cpu()));
+    return new ShardModel(update.getVersion(), update.getStep(), key, encoder, projector);
   }
 
   /**
@@ -95,8 +105,14 @@ final class ShardModel implements AutoCloseable {
     return out;
   }
 
+  private boolean closed;
+
+  /** Lets go of the encoder (once, however often it is called). */
   @Override
   public void close() {
-    encoder.close();
+    if (!closed) {
+      closed = true;
+      SharedEncoders.release(encoderKey);
+    }
   }
 }
