@@ -38,7 +38,10 @@ public final class CpuAccount implements AutoCloseable {
       double seconds, double processCores, Map<String, Double> groupCores, double compileCores) {}
 
   private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-  private final CompilationMXBean compiler = ManagementFactory.getCompilationMXBean();
+
+  /** The JIT's bean, null where the JVM does not time its compilations. */
+  private final CompilationMXBean compiler = timedCompiler();
+
   private final com.sun.management.OperatingSystemMXBean os;
   private final Map<Long, Long> lastOfThread = new HashMap<>();
   private final Map<Long, String> groupOfThread = new HashMap<>();
@@ -108,13 +111,15 @@ public final class CpuAccount implements AutoCloseable {
       totals.merge(group, cpu - before, Long::sum);
       lastOfThread.put(id, cpu);
     }
-    long compiled =
-        compiler != null && compiler.isCompilationTimeMonitoringSupported()
-            ? compiler.getTotalCompilationTime()
-            : -1;
+    long compiled = compiler == null ? -1 : compiler.getTotalCompilationTime();
     samples.add(
         new Sample(
             System.currentTimeMillis(), os.getProcessCpuTime(), new HashMap<>(totals), compiled));
+  }
+
+  private static CompilationMXBean timedCompiler() {
+    CompilationMXBean bean = ManagementFactory.getCompilationMXBean();
+    return bean != null && bean.isCompilationTimeMonitoringSupported() ? bean : null;
   }
 
   /** A thread's group, its name read once (null when it ended before it was named). */

@@ -179,11 +179,11 @@ public final class VectorMath {
   }
 
   /**
-   * {@code |v|^2} of the vector the codes stand for: exact (an integer sum times the square of a
-   * power of two).
+   * {@code |v|^2} of the vector whose codes have {@link #squaredCodes} {@code squaredCodes}: exact
+   * (an integer sum times the square of a power of two).
    */
-  public static double squaredNorm(byte[] codes, float scale) {
-    return (double) scale * scale * squaredCodes(codes);
+  public static double squaredNorm(int squaredCodes, float scale) {
+    return (double) scale * scale * squaredCodes;
   }
 
   /** {@code sum codes[i]^2}, exact below 133,000 coordinates. */

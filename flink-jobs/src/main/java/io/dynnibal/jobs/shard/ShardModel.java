@@ -27,6 +27,8 @@ final class ShardModel implements AutoCloseable {
   /** The encoder's name among the JVM's {@link SharedEncoders}. */
   private final String encoderKey;
 
+  private boolean closed;
+
   private ShardModel(
       long version, long step, String encoderKey, DualEncoder encoder, NystromProjector projector) {
     this.version = version;
@@ -104,8 +106,6 @@ final class ShardModel implements AutoCloseable {
     }
     return out;
   }
-
-  private boolean closed;
 
   /** Lets go of the encoder (once, however often it is called). */
   @Override

@@ -113,7 +113,7 @@ public final class SgNode {
 
   /** {@code |vector|^2}, kept so a distance to a query costs one inner product. */
   public double squaredNorm() {
-    return (double) scale * scale * squaredCodes;
+    return VectorMath.squaredNorm(squaredCodes, scale);
   }
 
   /** Sets the vector's scale after its codes changed in place. */
