@@ -113,6 +113,52 @@ final class VectorizedKernels {
     }
   }
 
+  /** {@link VectorMath#adamUpdate}: eight coordinates at a time, the rest by the scalar loop. */
+  static void adamUpdate(
+      float[] parameters,
+      float[] mean,
+      float[] variance,
+      int offset,
+      float[] gradient,
+      int gradientOffset,
+      int dim,
+      float gradientScale,
+      float beta1,
+      float beta2,
+      float epsilon,
+      float stepSize) {
+    float keep1 = 1 - beta1;
+    float keep2 = 1 - beta2;
+    int k = 0;
+    for (; k + FLOATS.length() <= dim; k += FLOATS.length()) {
+      int at = offset + k;
+      FloatVector g =
+          FloatVector.fromArray(FLOATS, gradient, gradientOffset + k).mul(gradientScale);
+      FloatVector m = FloatVector.fromArray(FLOATS, mean, at).mul(beta1).add(g.mul(keep1));
+      FloatVector v =
+          FloatVector.fromArray(FLOATS, variance, at).mul(beta2).add(g.mul(keep2).mul(g));
+      m.intoArray(mean, at);
+      v.intoArray(variance, at);
+      FloatVector.fromArray(FLOATS, parameters, at)
+          .sub(m.mul(stepSize).div(v.sqrt().add(epsilon)))
+          .intoArray(parameters, at);
+    }
+    VectorMath.scalarAdamUpdate(
+        parameters,
+        mean,
+        variance,
+        offset,
+        gradient,
+        gradientOffset,
+        dim,
+        gradientScale,
+        beta1,
+        beta2,
+        epsilon,
+        stepSize,
+        k);
+  }
+
   private static double pairwise(FloatVector sums) {
     return VectorMath.pairwise(
         sums.lane(0),

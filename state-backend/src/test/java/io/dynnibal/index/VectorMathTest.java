@@ -77,6 +77,43 @@ class VectorMathTest {
     }
   }
 
+  @ParameterizedTest
+  @ValueSource(ints = {1, 5, 8, 13, 31, 32, 40, 64, 67, 100, 384})
+  void theAdamKernelIsTheScalarLoopBitForBit(int dimension) {
+    SplittableRandom random = new SplittableRandom(dimension);
+    for (int trial = 0; trial < 20; trial++) {
+      float[] parameters = randomVector(dimension + 4, random);
+      float[] mean = randomVector(dimension + 4, random);
+      float[] variance = randomVector(dimension + 4, random);
+      for (int i = 0; i < variance.length; i++) {
+        variance[i] = Math.abs(variance[i]); // a second moment
+      }
+      float[] gradient = randomVector(dimension + 1, random);
+      float scale = trial % 3 == 0 ? 1f : (float) random.nextDouble(0.01, 1);
+      float stepSize = (float) random.nextDouble(1e-5, 1e-1);
+      float[][] scalar = {parameters.clone(), mean.clone(), variance.clone()};
+      VectorMath.scalarAdamUpdate(
+          scalar[0], scalar[1], scalar[2], 3, gradient, 1, dimension, scale, 0.9f, 0.999f, 1e-8f,
+          stepSize, 0);
+      VectorMath.adamUpdate(
+          parameters,
+          mean,
+          variance,
+          3,
+          gradient,
+          1,
+          dimension,
+          scale,
+          0.9f,
+          0.999f,
+          1e-8f,
+          stepSize);
+      assertBitsEqual(scalar[0], parameters, "parameters, trial " + trial);
+      assertBitsEqual(scalar[1], mean, "mean, trial " + trial);
+      assertBitsEqual(scalar[2], variance, "variance, trial " + trial);
+    }
+  }
+
   private static void assertBitsEqual(float[] expected, float[] actual, String what) {
     for (int i = 0; i < expected.length; i++) {
       assertEquals(
