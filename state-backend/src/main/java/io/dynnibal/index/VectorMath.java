@@ -290,12 +290,12 @@ public final class VectorMath {
       long largest = (127L << shift) + 127; // the largest difference, in units of scaleB
       if (largest * largest <= (1L << 53) / a.length) {
         // In integers: every difference, square and partial sum stays below 2^53, so the double
-        // sums below would be exact too, and both give the same value.
-        long sum = 0;
-        for (int i = 0; i < a.length; i++) {
-          int d = (a[i] << shift) - b[i];
-          sum += (long) d * d;
-        }
+        // sums below would be exact too, and both give the same value. An integer sum is the same
+        // in any order, so eight lanes at a time give it too where it fits in an int.
+        long sum =
+            VECTORIZED && largest * largest * a.length < Integer.MAX_VALUE
+                ? VectorizedKernels.squaredDistance(a, b, shift)
+                : scalarSquaredDistance(a, b, shift, 0);
         return scaleB * Math.sqrt((double) sum);
       }
     }
@@ -320,6 +320,16 @@ public final class VectorMath {
       s0 += d * d;
     }
     return scaleB * Math.sqrt((s0 + s1) + (s2 + s3));
+  }
+
+  /** {@code sum over i >= from of ((a[i] << shift) - b[i])^2}, in integers. */
+  static long scalarSquaredDistance(byte[] a, byte[] b, int shift, int from) {
+    long sum = 0;
+    for (int i = from; i < a.length; i++) {
+      int d = (a[i] << shift) - b[i];
+      sum += (long) d * d;
+    }
+    return sum;
   }
 
   public static double distance(float[] a, float[] b) {

@@ -2,6 +2,7 @@ package io.dynnibal.index;
 
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -15,6 +16,7 @@ import jdk.incubator.vector.VectorSpecies;
 final class VectorizedKernels {
   private static final VectorSpecies<Float> FLOATS = FloatVector.SPECIES_256;
   private static final VectorSpecies<Byte> BYTES = ByteVector.SPECIES_64;
+  private static final VectorSpecies<Integer> INTS = IntVector.SPECIES_256;
 
   private VectorizedKernels() {}
 
@@ -111,6 +113,24 @@ final class VectorizedKernels {
     for (; k < n; k++) {
       y[yOffset + k] += a * x[xOffset + k];
     }
+  }
+
+  /**
+   * {@link VectorMath#scalarSquaredDistance} from 0, eight coordinates at a time in int lanes: the
+   * caller makes sure the whole sum fits in an int, so no lane overflows.
+   */
+  static long squaredDistance(byte[] a, byte[] b, int shift) {
+    IntVector sums = IntVector.zero(INTS);
+    int i = 0;
+    for (int end = INTS.loopBound(a.length); i < end; i += INTS.length()) {
+      IntVector x =
+          (IntVector) ByteVector.fromArray(BYTES, a, i).convertShape(VectorOperators.B2I, INTS, 0);
+      IntVector y =
+          (IntVector) ByteVector.fromArray(BYTES, b, i).convertShape(VectorOperators.B2I, INTS, 0);
+      IntVector d = x.lanewise(VectorOperators.LSHL, shift).sub(y);
+      sums = sums.add(d.mul(d));
+    }
+    return sums.reduceLanes(VectorOperators.ADD) + VectorMath.scalarSquaredDistance(a, b, shift, i);
   }
 
   /** {@link VectorMath#adamUpdate}: eight coordinates at a time, the rest by the scalar loop. */

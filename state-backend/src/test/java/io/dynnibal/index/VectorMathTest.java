@@ -2,6 +2,7 @@ package io.dynnibal.index;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -111,6 +112,26 @@ class VectorMathTest {
       assertBitsEqual(scalar[0], parameters, "parameters, trial " + trial);
       assertBitsEqual(scalar[1], mean, "mean, trial " + trial);
       assertBitsEqual(scalar[2], variance, "variance, trial " + trial);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {1, 5, 8, 13, 31, 32, 40, 64, 67, 100, 384})
+  void theCodedSquaredDistanceIsTheScalarSum(int dimension) {
+    assumeTrue(VectorMath.VECTORIZED);
+    SplittableRandom random = new SplittableRandom(dimension);
+    for (int trial = 0; trial < 20; trial++) {
+      byte[] a = new byte[dimension];
+      byte[] b = new byte[dimension];
+      for (int i = 0; i < dimension; i++) {
+        a[i] = (byte) random.nextInt(-127, 128);
+        b[i] = (byte) random.nextInt(-127, 128);
+      }
+      int shift = trial % 4;
+      assertEquals(
+          VectorMath.scalarSquaredDistance(a, b, shift, 0),
+          VectorizedKernels.squaredDistance(a, b, shift),
+          "shift " + shift);
     }
   }
 
