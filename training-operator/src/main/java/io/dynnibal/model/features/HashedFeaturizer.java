@@ -59,7 +59,7 @@ public final class HashedFeaturizer {
     for (int c = 0; c < scan.compounds; c++) {
       buckets[n++] = bucket(hash(COMPOUND, s, scan.compoundStart[c], scan.compoundEnd[c]));
     }
-    return weigh(buckets, n);
+    return weigh(buckets, n, config.buckets());
   }
 
   private int charNgrams(char[] s, int start, int end, int[] buckets, int n) {
@@ -83,11 +83,11 @@ public final class HashedFeaturizer {
     return n;
   }
 
-  private static Features weigh(int[] buckets, int n) {
+  private static Features weigh(int[] buckets, int n, int bucketCount) {
     if (n == 0) {
       return Features.EMPTY;
     }
-    Arrays.sort(buckets, 0, n);
+    BucketSort.sort(buckets, n, bucketCount);
     int[] ids = new int[n];
     float[] weights = new float[n];
     int unique = 0;
