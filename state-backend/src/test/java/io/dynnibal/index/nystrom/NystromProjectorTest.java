@@ -28,6 +28,27 @@ class NystromProjectorTest {
     }
   }
 
+  /** Each cached coordinate is its row's sum taken alone, in order: the same bits. */
+  @Test
+  void aProjectionIsEachRowSummedInOrder() {
+    for (int landmarks : new int[] {5, 8, 13}) {
+      float[][] data = ClusteredVectors.generate(200, 19, landmarks);
+      NystromProjector projector =
+          NystromProjector.fit(NystromTestData.sample(data, landmarks, 4), 1e-9);
+      float[] p = projector.projectionMatrix();
+      for (float[] v : data) {
+        float[] z = projector.project(v);
+        for (int i = 0; i < landmarks; i++) {
+          double sum = 0;
+          for (int j = 0; j < v.length; j++) {
+            sum += (double) p[i * v.length + j] * v[j];
+          }
+          assertEquals(Float.floatToIntBits((float) sum), Float.floatToIntBits(z[i]));
+        }
+      }
+    }
+  }
+
   @Test
   void fidelityOnFullRankDataImprovesWithMoreLandmarks() {
     float[][] data = ClusteredVectors.generate(2_000, 64, 3);
