@@ -167,36 +167,36 @@ public final class VectorMath {
       float beta2,
       float epsilon,
       float stepSize) {
-    if (VECTORIZED) {
-      VectorizedKernels.adamUpdate(
-          parameters,
-          mean,
-          variance,
-          offset,
-          gradient,
-          gradientOffset,
-          dim,
-          gradientScale,
-          beta1,
-          beta2,
-          epsilon,
-          stepSize);
-    } else {
-      scalarAdamUpdate(
-          parameters,
-          mean,
-          variance,
-          offset,
-          gradient,
-          gradientOffset,
-          dim,
-          gradientScale,
-          beta1,
-          beta2,
-          epsilon,
-          stepSize,
-          0);
-    }
+    int done =
+        VECTORIZED
+            ? VectorizedKernels.adamUpdate(
+                parameters,
+                mean,
+                variance,
+                offset,
+                gradient,
+                gradientOffset,
+                dim,
+                gradientScale,
+                beta1,
+                beta2,
+                epsilon,
+                stepSize)
+            : 0;
+    scalarAdamUpdate(
+        parameters,
+        mean,
+        variance,
+        offset,
+        gradient,
+        gradientOffset,
+        dim,
+        gradientScale,
+        beta1,
+        beta2,
+        epsilon,
+        stepSize,
+        done);
   }
 
   /** {@link #adamUpdate}'s scalar loop, for the coordinates from {@code from} on. */
@@ -220,6 +220,43 @@ public final class VectorMath {
       float m = mean[at] = beta1 * mean[at] + (1 - beta1) * g;
       float v = variance[at] = beta2 * variance[at] + (1 - beta2) * g * g;
       parameters[at] -= stepSize * m / ((float) Math.sqrt(v) + epsilon);
+    }
+  }
+
+  /**
+   * {@code out[i] = sum over j < v.length of m[i * rowStep + j * columnStep] * v[j]} for {@code i <
+   * out.length}, each sum in double in the order of {@code j}, rounded to float at the end: a
+   * matrix (row-major with {@code rowStep = columns, columnStep = 1}, its transpose with the steps
+   * swapped) times a vector. Four outputs at a time, each summed in the same order as alone (the
+   * same bits): four independent chains of additions instead of one waiting on each.
+   */
+  public static void multiply(double[] m, int rowStep, int columnStep, float[] v, float[] out) {
+    int n = v.length;
+    int i = 0;
+    for (; i + 4 <= out.length; i += 4) {
+      double s0 = 0;
+      double s1 = 0;
+      double s2 = 0;
+      double s3 = 0;
+      int at = i * rowStep;
+      for (int j = 0; j < n; j++, at += columnStep) {
+        double x = v[j];
+        s0 += m[at] * x;
+        s1 += m[at + rowStep] * x;
+        s2 += m[at + 2 * rowStep] * x;
+        s3 += m[at + 3 * rowStep] * x;
+      }
+      out[i] = (float) s0;
+      out[i + 1] = (float) s1;
+      out[i + 2] = (float) s2;
+      out[i + 3] = (float) s3;
+    }
+    for (; i < out.length; i++) {
+      double s = 0;
+      for (int j = 0, at = i * rowStep; j < n; j++, at += columnStep) {
+        s += m[at] * v[j];
+      }
+      out[i] = (float) s;
     }
   }
 

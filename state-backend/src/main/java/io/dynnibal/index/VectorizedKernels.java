@@ -133,8 +133,11 @@ final class VectorizedKernels {
     return sums.reduceLanes(VectorOperators.ADD) + VectorMath.scalarSquaredDistance(a, b, shift, i);
   }
 
-  /** {@link VectorMath#adamUpdate}: eight coordinates at a time, the rest by the scalar loop. */
-  static void adamUpdate(
+  /**
+   * {@link VectorMath#adamUpdate} on the whole vectors of the row, eight coordinates at a time:
+   * returns how many coordinates it updated (the caller's scalar loop does the rest).
+   */
+  static int adamUpdate(
       float[] parameters,
       float[] mean,
       float[] variance,
@@ -163,20 +166,7 @@ final class VectorizedKernels {
           .sub(m.mul(stepSize).div(v.sqrt().add(epsilon)))
           .intoArray(parameters, at);
     }
-    VectorMath.scalarAdamUpdate(
-        parameters,
-        mean,
-        variance,
-        offset,
-        gradient,
-        gradientOffset,
-        dim,
-        gradientScale,
-        beta1,
-        beta2,
-        epsilon,
-        stepSize,
-        k);
+    return k;
   }
 
   private static double pairwise(FloatVector sums) {

@@ -193,38 +193,8 @@ public final class TreeFrame {
           "a " + v.length + "-d vector for a " + dimension + "-d tree");
     }
     float[] out = new float[dimension];
-    int n = dimension;
-    // The matrix's element (i, j) is at i * rowStep + j * columnStep.
-    int rowStep = transposed ? 1 : n;
-    int columnStep = transposed ? n : 1;
-    int i = 0;
-    // Four outputs at a time, each summed in the same order as alone (the same bits): four
-    // independent chains of additions instead of one waiting on each.
-    for (; i + 4 <= n; i += 4) {
-      double s0 = 0;
-      double s1 = 0;
-      double s2 = 0;
-      double s3 = 0;
-      int at = i * rowStep;
-      for (int j = 0; j < n; j++, at += columnStep) {
-        double x = v[j];
-        s0 += m[at] * x;
-        s1 += m[at + rowStep] * x;
-        s2 += m[at + 2 * rowStep] * x;
-        s3 += m[at + 3 * rowStep] * x;
-      }
-      out[i] = (float) s0;
-      out[i + 1] = (float) s1;
-      out[i + 2] = (float) s2;
-      out[i + 3] = (float) s3;
-    }
-    for (; i < n; i++) {
-      double s = 0;
-      for (int j = 0; j < n; j++) {
-        s += m[i * rowStep + j * columnStep] * v[j];
-      }
-      out[i] = (float) s;
-    }
+    // F^T reads F's element (i, j) at j * dimension + i.
+    VectorMath.multiply(m, transposed ? 1 : dimension, transposed ? dimension : 1, v, out);
     return out;
   }
 }

@@ -135,6 +135,39 @@ class VectorMathTest {
     }
   }
 
+  /** A matrix, or its transpose, times a vector: each output its own sum in order, bit for bit. */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 3, 4, 7, 64, 65})
+  void aMatrixTimesAVectorSumsEachOutputInOrder(int rows) {
+    SplittableRandom random = new SplittableRandom(rows);
+    int columns = rows + 2;
+    double[] m = new double[rows * columns];
+    for (int i = 0; i < m.length; i++) {
+      m[i] = random.nextGaussian() * Math.pow(10, random.nextInt(-3, 4));
+    }
+    float[] v = randomVector(columns, random);
+    float[] w = randomVector(rows, random);
+    float[] out = new float[rows];
+    VectorMath.multiply(m, columns, 1, v, out);
+    float[] transposedOut = new float[columns];
+    VectorMath.multiply(m, 1, columns, w, transposedOut);
+    for (int i = 0; i < rows; i++) {
+      double sum = 0;
+      for (int j = 0; j < columns; j++) {
+        sum += m[i * columns + j] * v[j];
+      }
+      assertEquals(Float.floatToIntBits((float) sum), Float.floatToIntBits(out[i]), "row " + i);
+    }
+    for (int j = 0; j < columns; j++) {
+      double sum = 0;
+      for (int i = 0; i < rows; i++) {
+        sum += m[i * columns + j] * w[i];
+      }
+      assertEquals(
+          Float.floatToIntBits((float) sum), Float.floatToIntBits(transposedOut[j]), "column " + j);
+    }
+  }
+
   private static void assertBitsEqual(float[] expected, float[] actual, String what) {
     for (int i = 0; i < expected.length; i++) {
       assertEquals(

@@ -1,5 +1,6 @@
 package io.dynnibal.index.nystrom;
 
+import io.dynnibal.index.VectorMath;
 import org.ejml.data.DMatrixRMaj;
 import org.ejml.dense.row.CommonOps_DDRM;
 import org.ejml.dense.row.factory.DecompositionFactory_DDRM;
@@ -26,7 +27,9 @@ import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
 public final class NystromProjector {
   private final int landmarks;
   private final int inputDimension;
-  private final float[] projection; // P = W^(+1/2) L, d' x d, row-major
+  // P = W^(+1/2) L, d' x d, row-major: float values (as fitted, rounded once) held as doubles for
+  // the products.
+  private final double[] projection;
   private final float[] whitening; // W^(+1/2), d' x d', row-major
   private final float[][] landmarkEncodings;
   private final int rank;
@@ -37,7 +40,11 @@ public final class NystromProjector {
     this.inputDimension = landmarkEncodings[0].length;
     this.landmarkEncodings = landmarkEncodings;
     this.whitening = DenseMatrix.rowMajorFloats(whitening);
-    this.projection = DenseMatrix.rowMajorFloats(projection);
+    float[] rounded = DenseMatrix.rowMajorFloats(projection);
+    this.projection = new double[rounded.length];
+    for (int i = 0; i < rounded.length; i++) {
+      this.projection[i] = rounded[i];
+    }
     this.rank = rank;
   }
 
@@ -130,36 +137,7 @@ public final class NystromProjector {
           "encoding of dimension " + encoding.length + ", the landmarks have " + inputDimension);
     }
     float[] z = new float[landmarks];
-    int n = inputDimension;
-    int i = 0;
-    // Four rows at a time: each row's sum is the same sequence of additions as alone (the same
-    // bits), and four independent chains keep the adder busy where one waited on each addition.
-    for (; i + 4 <= landmarks; i += 4) {
-      double s0 = 0;
-      double s1 = 0;
-      double s2 = 0;
-      double s3 = 0;
-      int r0 = i * n;
-      for (int j = 0; j < n; j++) {
-        double e = encoding[j];
-        s0 += projection[r0 + j] * e;
-        s1 += projection[r0 + n + j] * e;
-        s2 += projection[r0 + 2 * n + j] * e;
-        s3 += projection[r0 + 3 * n + j] * e;
-      }
-      z[i] = (float) s0;
-      z[i + 1] = (float) s1;
-      z[i + 2] = (float) s2;
-      z[i + 3] = (float) s3;
-    }
-    for (; i < landmarks; i++) {
-      double sum = 0;
-      int row = i * n;
-      for (int j = 0; j < n; j++) {
-        sum += (double) projection[row + j] * encoding[j];
-      }
-      z[i] = (float) sum;
-    }
+    VectorMath.multiply(projection, inputDimension, 1, encoding, z);
     return z;
   }
 
@@ -192,6 +170,10 @@ public final class NystromProjector {
 
   /** {@code P = W^(+1/2) L}, d' x d, row-major. */
   public float[] projectionMatrix() {
-    return projection.clone();
+    float[] out = new float[projection.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = (float) projection[i];
+    }
+    return out;
   }
 }
