@@ -337,8 +337,9 @@ public final class SparseEmbeddingTable {
       slots[h] = size;
       order[size] = row;
       int offset = size * dim;
-      // Zeroed as it is taken, in the cache lines the gradient is about to be added to; zeroing
-      // the whole buffer at the step's end (~6 MB) cost the trainer alone a third of its time.
+      // Zeroed as it is taken, in the cache lines the gradient is about to be added to: zeroing
+      // the whole buffer after each step (~6 MB) took a third of the trainer alone's samples in a
+      // profile.
       Arrays.fill(buffer, offset, offset + dim, 0f);
       size++;
       if (size * 2 > keys.length) {
