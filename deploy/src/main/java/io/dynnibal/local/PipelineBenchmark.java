@@ -96,6 +96,7 @@ public final class PipelineBenchmark {
     figures.put("warmup_steps", options.warmupSteps());
     figures.put("steps_timed", window.steps());
     figures.put("cores", Runtime.getRuntime().availableProcessors());
+    figures.put("collector", GarbageCollectors.names());
     figures.put("parallelism", config.parallelism);
     figures.put(
         "cores_split",

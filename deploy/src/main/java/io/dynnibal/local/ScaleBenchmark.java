@@ -80,6 +80,7 @@ public final class ScaleBenchmark {
     figures.put("landmarks", config.landmarks);
     figures.put("parallelism", config.parallelism);
     figures.put("cores", Runtime.getRuntime().availableProcessors());
+    figures.put("collector", GarbageCollectors.names());
     figures.put("max_heap_bytes", Runtime.getRuntime().maxMemory());
     try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"))) {
       config.bootstrapServers = kafka.bootstrapServers();

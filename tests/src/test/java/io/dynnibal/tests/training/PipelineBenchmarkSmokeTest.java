@@ -1,6 +1,7 @@
 package io.dynnibal.tests.training;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
@@ -63,6 +64,7 @@ class PipelineBenchmarkSmokeTest {
     assertTrue(
         ((Number) figures.get("trainer_alone_cpu_ms_per_step")).doubleValue() > 0,
         figures.toString());
+    assertFalse(((String) figures.get("collector")).isBlank(), figures.toString());
     // A smoke run's few steps run while the JIT is still compiling the job's code.
     assertTrue(((Number) figures.get("jit_ms_per_step")).doubleValue() > 0, figures.toString());
   }

@@ -49,6 +49,7 @@ class ScaleBenchmarkSmokeTest {
             > ((Number) figures.get("state_bytes")).longValue(),
         context);
     assertTrue(figures.containsKey("heap_bytes_per_target"), context);
+    assertTrue(!((String) figures.get("collector")).isBlank(), context);
     // Every restored shard's tree came back from the shape saved with the checkpoint.
     assertEquals(
         Math.min(config.parallelism, config.shards),
