@@ -231,11 +231,12 @@ public final class SparseEmbeddingTable {
     // ahead through three 64 MB arrays.
     long[] rowThenSlot = gradients.rowsWithSlots();
     Arrays.sort(rowThenSlot);
+    float[] correction = corrections(adam); // looked up once a step, not once a row
     for (long packed : rowThenSlot) {
       int r = (int) (packed >>> 32);
       int i = (int) packed;
       int n = updates[r] = Math.min(SATURATED_UPDATES, updates[r] + 1);
-      float stepSize = learningRate * corrections(adam)[n];
+      float stepSize = learningRate * correction[n];
       VectorMath.adamUpdate(
           values,
           mean,
