@@ -89,7 +89,17 @@ public final class VectorMath {
    * scale)}, one multiplication per coordinate fewer.
    */
   public static double dot(float[] x, byte[] codes, float scale) {
-    return VECTORIZED ? VectorizedKernels.dot(x, codes, scale) : scalarDot(x, codes, scale);
+    return dot(x, codes, 0, scale);
+  }
+
+  /**
+   * {@link #dot(float[], byte[], float)} for the codes at {@code codes[offset]} to {@code
+   * codes[offset + x.length - 1]}: one vector of many kept back to back in one array.
+   */
+  public static double dot(float[] x, byte[] codes, int offset, float scale) {
+    return VECTORIZED
+        ? VectorizedKernels.dot(x, codes, offset, scale)
+        : scalarDot(x, codes, offset, scale);
   }
 
   /**
@@ -261,7 +271,7 @@ public final class VectorMath {
   }
 
   /** {@link #dot(float[], byte[], float)}'s scalar loop. */
-  static double scalarDot(float[] x, byte[] codes, float scale) {
+  static double scalarDot(float[] x, byte[] codes, int offset, float scale) {
     float s0 = 0;
     float s1 = 0;
     float s2 = 0;
@@ -271,25 +281,26 @@ public final class VectorMath {
     float s6 = 0;
     float s7 = 0;
     int n = x.length;
+    int o = offset;
     int i = 0;
     for (int end = n & ~7; i < end; i += 8) {
-      s0 += x[i] * codes[i];
-      s1 += x[i + 1] * codes[i + 1];
-      s2 += x[i + 2] * codes[i + 2];
-      s3 += x[i + 3] * codes[i + 3];
-      s4 += x[i + 4] * codes[i + 4];
-      s5 += x[i + 5] * codes[i + 5];
-      s6 += x[i + 6] * codes[i + 6];
-      s7 += x[i + 7] * codes[i + 7];
+      s0 += x[i] * codes[o + i];
+      s1 += x[i + 1] * codes[o + i + 1];
+      s2 += x[i + 2] * codes[o + i + 2];
+      s3 += x[i + 3] * codes[o + i + 3];
+      s4 += x[i + 4] * codes[o + i + 4];
+      s5 += x[i + 5] * codes[o + i + 5];
+      s6 += x[i + 6] * codes[o + i + 6];
+      s7 += x[i + 7] * codes[o + i + 7];
     }
     int tail = n - i;
-    if (tail > 0) s0 += x[i] * codes[i];
-    if (tail > 1) s1 += x[i + 1] * codes[i + 1];
-    if (tail > 2) s2 += x[i + 2] * codes[i + 2];
-    if (tail > 3) s3 += x[i + 3] * codes[i + 3];
-    if (tail > 4) s4 += x[i + 4] * codes[i + 4];
-    if (tail > 5) s5 += x[i + 5] * codes[i + 5];
-    if (tail > 6) s6 += x[i + 6] * codes[i + 6];
+    if (tail > 0) s0 += x[i] * codes[o + i];
+    if (tail > 1) s1 += x[i + 1] * codes[o + i + 1];
+    if (tail > 2) s2 += x[i + 2] * codes[o + i + 2];
+    if (tail > 3) s3 += x[i + 3] * codes[o + i + 3];
+    if (tail > 4) s4 += x[i + 4] * codes[o + i + 4];
+    if (tail > 5) s5 += x[i + 5] * codes[o + i + 5];
+    if (tail > 6) s6 += x[i + 6] * codes[o + i + 6];
     return scale * pairwise(s0, s1, s2, s3, s4, s5, s6, s7);
   }
 

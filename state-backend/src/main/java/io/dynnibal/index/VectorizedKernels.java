@@ -42,20 +42,21 @@ final class VectorizedKernels {
     return pairwise(sums);
   }
 
-  static double dot(float[] x, byte[] codes, float scale) {
+  static double dot(float[] x, byte[] codes, int offset, float scale) {
     int n = x.length;
     FloatVector sums = FloatVector.zero(FLOATS);
     int i = 0;
     for (int end = FLOATS.loopBound(n); i < end; i += FLOATS.length()) {
       FloatVector c =
           (FloatVector)
-              ByteVector.fromArray(BYTES, codes, i).convertShape(VectorOperators.B2F, FLOATS, 0);
+              ByteVector.fromArray(BYTES, codes, offset + i)
+                  .convertShape(VectorOperators.B2F, FLOATS, 0);
       sums = sums.add(FloatVector.fromArray(FLOATS, x, i).mul(c));
     }
     if (i < n) {
       FloatVector c =
           (FloatVector)
-              ByteVector.fromArray(BYTES, codes, i, BYTES.indexInRange(i, n))
+              ByteVector.fromArray(BYTES, codes, offset + i, BYTES.indexInRange(i, n))
                   .convertShape(VectorOperators.B2F, FLOATS, 0);
       sums = sums.add(FloatVector.fromArray(FLOATS, x, i, FLOATS.indexInRange(i, n)).mul(c));
     }

@@ -1,6 +1,7 @@
 package io.dynnibal.index.sampling;
 
 import io.dynnibal.index.sgtree.SgNode;
+import io.dynnibal.index.sgtree.TreeView;
 import java.util.random.RandomGenerator;
 
 /**
@@ -92,8 +93,7 @@ public final class ClusterProposal {
     logWeights = new double[clusters.length];
     for (int i = 0; i < clusters.length; i++) {
       int c = clusters[i];
-      logWeights[i] =
-          Math.log(partition.clusters().get(c).size()) + beta * partition.representativeScores()[c];
+      logWeights[i] = Math.log(partition.size(c)) + beta * partition.representativeScores()[c];
     }
     if (exactInside > 0 && exactTargets > 0) {
       weighHeaviestExactly(exactTargets);
@@ -120,7 +120,7 @@ public final class ClusterProposal {
     long[] heap = new long[clusterOf.length];
     int n = 0;
     for (int i = 0; i < clusterOf.length; i++) {
-      int size = partition.clusters().get(clusterOf[i]).size();
+      int size = partition.size(clusterOf[i]);
       if (size > 0 && size <= exactInside) {
         int bits = Float.floatToIntBits((float) logWeights[i]);
         int sortable = bits ^ ((bits >> 31) & 0x7fffffff);
@@ -182,9 +182,8 @@ public final class ClusterProposal {
   public Draw draw(RandomGenerator random) {
     int drawn = weights.draw(random);
     int c = clusterOf[drawn];
-    Cluster cluster = partition.clusters().get(c);
     double logCluster = logWeights[drawn] - logNormaliser; // log Q(C)
-    if (inside != null && cluster.size() <= exactInside) {
+    if (inside != null && partition.size(c) <= exactInside) {
       Inside members = inside[drawn];
       if (members == null) {
         members = inside[drawn] = insideOf(drawn);
@@ -196,14 +195,26 @@ public final class ClusterProposal {
           logCluster + members.logits[i] - members.logMass, // Q(C) p(y | C)
           members.logits[i]);
     }
-    SgNode.Located located = cluster.locate(random.nextInt(cluster.size()));
+    Cluster cluster = partition.clusters().get(c);
+    SgNode.Located located = cluster.locate(random.nextInt(partition.size(c)));
     return new Draw(
-        located.target(), located.node(), logCluster - Math.log(cluster.size()), Double.NaN);
+        located.target(), located.node(), logCluster - Math.log(partition.size(c)), Double.NaN);
   }
 
   private Inside insideOf(int i) {
     int c = clusterOf[i];
-    return Inside.of(partition.clusters().get(c), partition.representativeScores()[c], query, beta);
+    double score = partition.representativeScores()[c];
+    if (partition.view() != null) {
+      return Inside.of(
+          partition.view(),
+          partition.nodes()[c],
+          partition.clusters().get(c).ownOnly(),
+          partition.size(c),
+          score,
+          query,
+          beta);
+    }
+    return Inside.of(partition.clusters().get(c), score, query, beta);
   }
 
   /** A small cluster's targets with their exact logits, for draws from the softmax inside it. */
@@ -218,7 +229,6 @@ public final class ClusterProposal {
       int[] targets = new int[n];
       SgNode[] nodes = new SgNode[n];
       double[] logits = new double[n];
-      double max = Double.NEGATIVE_INFINITY;
       cluster.collect(targets, nodes);
       for (int i = 0; i < n; i++) {
         // A node's own targets share its vector: score it once.
@@ -229,6 +239,68 @@ public final class ClusterProposal {
         } else {
           logits[i] = beta * nodes[i].dot(query);
         }
+      }
+      return of(targets, nodes, logits);
+    }
+
+    /**
+     * As {@link #of(Cluster, double, float[], double)} for the block of node {@code node} of the
+     * view the partition was found on, read there (the same targets in the same order, the same
+     * logits): in a snapshot the block's vectors were side by side in the pass of FindClustering
+     * that split the node's parent, and are still in cache.
+     */
+    static Inside of(
+        TreeView tree,
+        int node,
+        boolean ownOnly,
+        int size,
+        double score,
+        float[] query,
+        double beta) {
+      int[] targets = new int[size];
+      int[] at = new int[size];
+      int n = collect(tree, node, ownOnly ? node : -1, targets, at, 0);
+      if (n != size) {
+        throw new IllegalStateException("collected " + n + " of a block of " + size);
+      }
+      SgNode[] nodes = new SgNode[n];
+      double[] logits = new double[n];
+      for (int i = 0; i < n; i++) {
+        nodes[i] = tree.node(at[i]);
+        if (at[i] == node) {
+          logits[i] = beta * score;
+        } else if (i > 0 && at[i] == at[i - 1]) {
+          logits[i] = logits[i - 1];
+        } else {
+          logits[i] = beta * tree.dot(query, at[i]);
+        }
+      }
+      return of(targets, nodes, logits);
+    }
+
+    /** {@link Cluster#collect}'s order: a node's own targets, then each child's subtree in turn. */
+    private static int collect(
+        TreeView tree, int node, int ownOnly, int[] targets, int[] at, int n) {
+      int own = tree.ownTargetCount(node);
+      if (n + own > targets.length) {
+        throw new IllegalStateException("a block holds more targets than its size");
+      }
+      for (int k = 0; k < own; k++) {
+        targets[n] = tree.ownTarget(node, k);
+        at[n++] = node;
+      }
+      if (node != ownOnly) {
+        for (int c = tree.firstChild(node), end = c + tree.childCount(node); c < end; c++) {
+          n = collect(tree, c, ownOnly, targets, at, n);
+        }
+      }
+      return n;
+    }
+
+    private static Inside of(int[] targets, SgNode[] nodes, double[] logits) {
+      int n = targets.length;
+      double max = Double.NEGATIVE_INFINITY;
+      for (int i = 0; i < n; i++) {
         max = Math.max(max, logits[i]);
       }
       double[] w = new double[n];

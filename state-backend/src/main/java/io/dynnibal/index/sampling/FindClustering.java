@@ -1,8 +1,8 @@
 package io.dynnibal.index.sampling;
 
 import io.dynnibal.index.VectorMath;
-import io.dynnibal.index.sgtree.SgNode;
 import io.dynnibal.index.sgtree.SgTree;
+import io.dynnibal.index.sgtree.TreeView;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -27,7 +27,8 @@ import java.util.List;
  * clustering the tree offers (Alg. 2's start), and their number grows with the corpus (about 100 at
  * 10^5 targets, 300 at 10^6 in the benchmark). Splitting keeps every target in exactly one cluster.
  * The paper splits by level; maxd gives the same bounds and is tighter. {@link
- * Partition#gammaBound()} reports the guarantee actually reached.
+ * Partition#gammaBound()} reports the guarantee actually reached. The tree is read through its
+ * {@link SgTree#searchView()}: mostly its snapshot, where a node's children lie side by side.
  */
 public final class FindClustering {
 
@@ -70,6 +71,9 @@ public final class FindClustering {
     }
   }
 
+  /** The root's index in a {@link TreeView}. */
+  private static final int ROOT = 0;
+
   private FindClustering() {}
 
   public static Partition find(SgTree tree, float[] query, Options options) {
@@ -84,8 +88,8 @@ public final class FindClustering {
    * differ unless the frame is a rotation, and only the refinement is about nearness.
    */
   public static Partition find(SgTree tree, float[] query, float[] position, Options options) {
-    SgNode root = tree.root();
-    if (root == null) {
+    TreeView nodes = tree.searchView();
+    if (nodes == null) {
       return new Partition(List.of(), new double[0], 1);
     }
     double queryNorm = VectorMath.norm(query);
@@ -94,9 +98,10 @@ public final class FindClustering {
             ? Double.POSITIVE_INFINITY
             : Math.log(options.gamma()) / (2 * options.beta() * queryNorm);
 
-    long cap = root.childCount() + 1L + options.maxClusters();
+    long cap = nodes.childCount(ROOT) + 1L + options.maxClusters();
     Candidates open =
         new Candidates(
+            nodes,
             cap,
             (int) Math.min(cap, tree.size()) + 1,
             query,
@@ -105,18 +110,18 @@ public final class FindClustering {
             startRadius,
             options);
     // The root's split does not count against the budget.
-    open.push(root, root.dot(query), 1, root);
+    open.push(ROOT, nodes.dot(query, ROOT), 1);
     int total = 1; // clusters closed + open
     boolean checked = false; // whether the heap was checked for a fitting split since the last one
     while (open.size > 0) {
       int c = open.poll();
-      SgNode node = open.nodes[c];
+      int node = open.nodes[c];
       // Wide or near was settled at the push; only the budget has moved since.
-      boolean split = node == root || (long) total + node.childCount() <= cap;
+      boolean split = node == ROOT || (long) total + nodes.childCount(node) <= cap;
       open.close(c, split);
       if (split) {
-        total += node.childCount();
-        open.pushChildren(node, total, root);
+        total += nodes.childCount(node);
+        open.pushChildren(node, total);
         checked = false;
       } else if (!checked) {
         // The budget is running out: once no candidate left fits in it, none will be split, and
@@ -128,22 +133,22 @@ public final class FindClustering {
         }
       }
     }
-    List<Cluster> clusters = open.closed;
-    double widestRadius = 0;
-    for (Cluster cluster : clusters) {
-      widestRadius = Math.max(widestRadius, cluster.radius());
-    }
+    int n = open.closed.size();
     return new Partition(
-        clusters,
-        Arrays.copyOf(open.closedScores, clusters.size()),
-        Math.exp(2 * options.beta() * queryNorm * widestRadius));
+        open.closed,
+        Arrays.copyOf(open.closedScores, n),
+        Math.exp(2 * options.beta() * queryNorm * open.widestRadius),
+        Arrays.copyOf(open.closedSizes, n),
+        nodes,
+        Arrays.copyOf(open.closedNodes, n));
   }
 
   /**
    * The open subtrees that may still be split, as a binary max-heap of candidate indexes by
    * priority, the log of the subtree's envelope mass {@code log size + beta (<x, rep> + |x| maxd)}
    * (an upper bound on the softmax mass it can hold), ties broken by the order of the pushes; and
-   * the closed blocks with their scores.
+   * the closed blocks with their scores. Subtrees are nodes of a {@link TreeView} of the tree, by
+   * index.
    *
    * <p>Whether a subtree is wide or near does not change while the partition grows, and the budget
    * only shrinks, so a subtree that cannot be split when it is pushed (a leaf, neither wide nor
@@ -154,7 +159,8 @@ public final class FindClustering {
    * because the order among the subtrees that may split is.
    */
   private static final class Candidates {
-    SgNode[] nodes;
+    private final TreeView tree;
+    int[] nodes;
     double[] scores;
     double[] priorities;
     private int[] heap;
@@ -163,6 +169,9 @@ public final class FindClustering {
 
     final List<Cluster> closed;
     double[] closedScores;
+    int[] closedSizes;
+    int[] closedNodes;
+    double widestRadius; // of the closed blocks
     private double[] childScores = new double[64];
 
     private final float[] query;
@@ -174,6 +183,7 @@ public final class FindClustering {
     private final long cap;
 
     Candidates(
+        TreeView tree,
         long cap,
         int expectedClusters,
         float[] query,
@@ -181,6 +191,7 @@ public final class FindClustering {
         double queryNorm,
         double startRadius,
         Options options) {
+      this.tree = tree;
       this.query = query;
       this.position = position == query ? null : position;
       this.queryNorm = queryNorm;
@@ -191,29 +202,31 @@ public final class FindClustering {
       this.cap = cap;
       // Sized for every cluster the partition may hold: no candidate array grows while it fills.
       int n = Math.max(16, expectedClusters);
-      nodes = new SgNode[n];
+      nodes = new int[n];
       scores = new double[n];
       priorities = new double[n];
       heap = new int[n];
       closed = new ArrayList<>(Math.max(2, expectedClusters));
       closedScores = new double[Math.max(2, expectedClusters)];
+      closedSizes = new int[closedScores.length];
+      closedNodes = new int[closedScores.length];
     }
 
     /**
-     * Pushes every child of a split node. The children are scored first, all together: their
-     * vectors are scattered over the heap, and inner products with nothing between them let the
-     * processor fetch several at once.
+     * Pushes every child of a split node. The children are scored first, all together: in a
+     * snapshot their vectors lie back to back.
      */
-    void pushChildren(SgNode node, long total, SgNode root) {
-      int n = node.childCount();
+    void pushChildren(int node, long total) {
+      int n = tree.childCount(node);
+      int first = tree.firstChild(node);
       if (childScores.length < n) {
         childScores = new double[Math.max(n, 2 * childScores.length)];
       }
       for (int i = 0; i < n; i++) {
-        childScores[i] = node.child(i).dot(query);
+        childScores[i] = tree.dot(query, first + i);
       }
       for (int i = 0; i < n; i++) {
-        push(node.child(i), childScores[i], total, root);
+        push(first + i, childScores[i], total);
       }
     }
 
@@ -221,16 +234,17 @@ public final class FindClustering {
      * Closes a scored subtree, or opens it when it may be split: it has children, it is wide or
      * near the query, and they fit in the budget left after {@code total} clusters.
      */
-    void push(SgNode node, double score, long total, SgNode root) {
-      double maxd = node.maxDistance();
+    void push(int node, double score, long total) {
+      double maxd = tree.maxDistance(node);
+      int children = tree.childCount(node);
       boolean mayBeSplit =
-          node.childCount() > 0
-              && (node == root || total + node.childCount() <= cap)
+          children > 0
+              && (node == ROOT || total + children <= cap)
               && (maxd > startRadius
                   || maxd > options.deepestRadius()
                       && distance(node, score) - maxd <= options.deepestRadius());
       if (!mayBeSplit) {
-        addClosed(new Cluster(node, false), score);
+        addClosed(node, false, score);
         return;
       }
       if (count == nodes.length) {
@@ -245,7 +259,7 @@ public final class FindClustering {
       int c = count++;
       nodes[c] = node;
       scores[c] = score;
-      priorities[c] = Math.log(node.size()) + options.beta() * (score + queryNorm * maxd);
+      priorities[c] = Math.log(tree.size(node)) + options.beta() * (score + queryNorm * maxd);
       int k = size++;
       while (k > 0) {
         int parent = (k - 1) >>> 1;
@@ -260,15 +274,25 @@ public final class FindClustering {
 
     /** Closes candidate {@code c}: its whole subtree, or only its own targets when split. */
     void close(int c, boolean split) {
-      addClosed(new Cluster(nodes[c], split), scores[c]);
+      addClosed(nodes[c], split, scores[c]);
     }
 
-    private void addClosed(Cluster cluster, double score) {
-      if (closed.size() == closedScores.length) {
-        closedScores = Arrays.copyOf(closedScores, closedScores.length * 2);
+    private void addClosed(int node, boolean ownOnly, double score) {
+      int k = closed.size();
+      if (k == closedScores.length) {
+        closedScores = Arrays.copyOf(closedScores, 2 * k);
+        closedSizes = Arrays.copyOf(closedSizes, 2 * k);
+        closedNodes = Arrays.copyOf(closedNodes, 2 * k);
       }
-      closedScores[closed.size()] = score;
-      closed.add(cluster);
+      closed.add(new Cluster(tree.node(node), ownOnly));
+      closedScores[k] = score;
+      closedNodes[k] = node;
+      if (ownOnly) {
+        closedSizes[k] = tree.ownTargetCount(node);
+      } else {
+        closedSizes[k] = tree.size(node);
+        widestRadius = Math.max(widestRadius, tree.maxDistance(node));
+      }
     }
 
     /** Higher priority first; of equal priorities, the one pushed first. */
@@ -277,16 +301,16 @@ public final class FindClustering {
     }
 
     /** The distance from the query's position to a subtree's representative. */
-    private double distance(SgNode node, double score) {
-      double dot = position == null ? score : node.dot(position);
-      return VectorMath.distanceFromDot(dot, positionSquaredNorm, node.squaredNorm());
+    private double distance(int node, double score) {
+      double dot = position == null ? score : tree.dot(position, node);
+      return VectorMath.distanceFromDot(dot, positionSquaredNorm, tree.squaredNorm(node));
     }
 
     /** The fewest children among the candidates in the heap. */
     int fewestChildren() {
       int fewest = Integer.MAX_VALUE;
       for (int k = 0; k < size; k++) {
-        fewest = Math.min(fewest, nodes[heap[k]].childCount());
+        fewest = Math.min(fewest, tree.childCount(nodes[heap[k]]));
       }
       return fewest;
     }

@@ -199,7 +199,7 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
     long held = 0;
     int k = 0;
     while (k < order.length && held < targets) {
-      held += partition.clusters().get(order[k++]).size();
+      held += partition.size(order[k++]);
     }
     return Arrays.copyOf(order, k);
   }

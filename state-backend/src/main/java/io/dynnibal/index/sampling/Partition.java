@@ -1,5 +1,6 @@
 package io.dynnibal.index.sampling;
 
+import io.dynnibal.index.sgtree.TreeView;
 import java.util.List;
 
 /**
@@ -9,18 +10,45 @@ import java.util.List;
  * @param representativeScores {@code <x, rep>} of each block's representative, in the same order
  * @param gammaBound the guarantee reached: for every target, {@code P(y|x) / Q(y|x) <= gammaBound}
  *     (Prop. 2), i.e. {@code exp(2 * beta * |x| * largest cluster radius)}
+ * @param sizes each block's {@link Cluster#size()}, in the same order: read without its node
+ * @param view the view of the tree the partition was found on, or null
+ * @param nodes each block's node as an index of {@code view}, in the same order; null without one
  */
-public record Partition(List<Cluster> clusters, double[] representativeScores, double gammaBound) {
+public record Partition(
+    List<Cluster> clusters,
+    double[] representativeScores,
+    double gammaBound,
+    int[] sizes,
+    TreeView view,
+    int[] nodes) {
+
+  /** A partition of {@code clusters} found without a view. */
+  public Partition(List<Cluster> clusters, double[] representativeScores, double gammaBound) {
+    this(clusters, representativeScores, gammaBound, sizesOf(clusters), null, null);
+  }
 
   public int size() {
     return clusters.size();
   }
 
+  /** {@code clusters().get(c).size()}. */
+  public int size(int c) {
+    return sizes[c];
+  }
+
+  private static int[] sizesOf(List<Cluster> clusters) {
+    int[] sizes = new int[clusters.size()];
+    for (int c = 0; c < sizes.length; c++) {
+      sizes[c] = clusters.get(c).size();
+    }
+    return sizes;
+  }
+
   /** Number of targets covered (the tree's size). */
   public long targetCount() {
     long n = 0;
-    for (Cluster c : clusters) {
-      n += c.size();
+    for (int size : sizes) {
+      n += size;
     }
     return n;
   }

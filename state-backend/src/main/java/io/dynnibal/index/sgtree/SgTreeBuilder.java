@@ -66,6 +66,7 @@ final class SgTreeBuilder {
       }
     }
     buildUnder(root, targets, points, rest);
+    tree.changed(); // the nodes were filled in after they were attached
   }
 
   /**

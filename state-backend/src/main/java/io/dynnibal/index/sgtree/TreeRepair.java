@@ -60,6 +60,14 @@ public final class TreeRepair {
    * outright.
    */
   public static Report repairAtLevel(SgTree tree, int level, double drift, Mode mode, long seed) {
+    try {
+      return repairUnder(tree, level, drift, mode, seed);
+    } finally {
+      tree.changed(); // nodes are changed in place all through
+    }
+  }
+
+  private static Report repairUnder(SgTree tree, int level, double drift, Mode mode, long seed) {
     if (!(drift >= 0) || Double.isInfinite(drift)) {
       throw new IllegalArgumentException("drift must be finite and >= 0, got " + drift);
     }

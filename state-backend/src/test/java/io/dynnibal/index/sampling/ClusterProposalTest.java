@@ -198,6 +198,36 @@ class ClusterProposalTest {
     assertEquals(Softmax.logPartition(f.vectors, f.query, BETA), proposal.logNormaliser(), 1e-6);
   }
 
+  /**
+   * A partition found on a view of the tree scores its small clusters there; the same clusters
+   * without the view are scored on their nodes: the draws are the same, bit for bit.
+   */
+  @ParameterizedTest(name = "exact inside {0}, weighed {1}")
+  @CsvSource({"8, 0", "8, 40", "64, 400"})
+  void clustersScoredOnTheSnapshotDrawAsOnTheirNodes(int exactInside, int exactTargets) {
+    Corpus c = Corpus.withDuplicatesAndDeletes(53);
+    Partition found = FindClustering.find(c.tree, c.query, COARSE);
+    assertTrue(found.view() != null);
+    Partition bare =
+        new Partition(found.clusters(), found.representativeScores(), found.gammaBound());
+    ClusterProposal onSnapshot =
+        new ClusterProposal(found, BETA, c.query, exactInside, exactTargets);
+    ClusterProposal onNodes = new ClusterProposal(bare, BETA, c.query, exactInside, exactTargets);
+    assertEquals(
+        Double.doubleToLongBits(onNodes.logNormaliser()),
+        Double.doubleToLongBits(onSnapshot.logNormaliser()));
+    SplittableRandom a = new SplittableRandom(4);
+    SplittableRandom b = new SplittableRandom(4);
+    for (int i = 0; i < 2_000; i++) {
+      ClusterProposal.Draw x = onSnapshot.draw(a);
+      ClusterProposal.Draw y = onNodes.draw(b);
+      assertEquals(y.target(), x.target());
+      assertSame(y.node(), x.node());
+      assertEquals(Double.doubleToLongBits(y.logQ()), Double.doubleToLongBits(x.logQ()));
+      assertEquals(Double.doubleToLongBits(y.logit()), Double.doubleToLongBits(x.logit()));
+    }
+  }
+
   @Test
   void aClusterCollectsTheTargetsLocateFindsInTheSameOrder() {
     Corpus c = Corpus.withDuplicatesAndDeletes(52);

@@ -1,12 +1,15 @@
 package io.dynnibal.index.sampling;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.bench.ClusteredVectors;
 import io.dynnibal.index.sgtree.SgNode;
 import io.dynnibal.index.sgtree.SgTree;
+import io.dynnibal.index.sgtree.SgTreeSnapshot;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -118,6 +121,35 @@ class FindClusteringTest {
     for (int i = 0; i < partition.size(); i++) {
       assertEquals(
           VectorMath.dot(scoring, partition.clusters().get(i).node().vector()), scores[i], 1e-4);
+    }
+  }
+
+  /**
+   * The first searches of a tree walk its nodes, later ones read its snapshot ({@link
+   * SgTree#searchView()}): the same partition either way, bit for bit.
+   */
+  @Test
+  void aWalkOfTheNodesAndTheSnapshotGiveTheSamePartition() {
+    SamplerFixture f = new SamplerFixture(3_000, 8, 36);
+    FindClustering.Options options = new FindClustering.Options(20, 1e6, 0.3, 150);
+    SplittableRandom random = new SplittableRandom(37);
+    float[][] queries = new float[5][];
+    for (int q = 0; q < queries.length; q++) {
+      queries[q] = ClusteredVectors.queryNear(f.vectors[random.nextInt(3_000)], 0.3, random);
+    }
+    Partition[] walked = new Partition[queries.length];
+    for (int q = 0; q < queries.length; q++) {
+      walked[q] = FindClustering.find(f.tree, queries[q], options); // 3,000 / 512: 5 walks
+      assertFalse(walked[q].view() instanceof SgTreeSnapshot);
+    }
+    for (int q = 0; q < queries.length; q++) {
+      Partition read = FindClustering.find(f.tree, queries[q], options);
+      assertTrue(read.view() instanceof SgTreeSnapshot);
+      assertEquals(walked[q].clusters(), read.clusters()); // the same nodes, split or whole
+      assertArrayEquals(walked[q].representativeScores(), read.representativeScores());
+      assertArrayEquals(walked[q].sizes(), read.sizes());
+      assertEquals(walked[q].gammaBound(), read.gammaBound());
+      assertTrue(read.size() > 150, "the budget is spent: " + read.size());
     }
   }
 

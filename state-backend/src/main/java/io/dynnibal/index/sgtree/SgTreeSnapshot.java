@@ -1,0 +1,121 @@
+package io.dynnibal.index.sgtree;
+
+import io.dynnibal.index.VectorMath;
+import java.util.List;
+
+/**
+ * A read-only copy of what a search reads of each node of an {@link SgTree}, in flat arrays in
+ * breadth-first order: node {@code 0} is the root, and the children of node {@code i} are the nodes
+ * {@code firstChild(i)} to {@code firstChild(i) + childCount(i) - 1}, in the order of {@link
+ * SgNode#child}, their codes back to back in one array. {@link SgTree#snapshot()} hands out the
+ * tree's current one and drops it on any change, so a snapshot never disagrees with its tree.
+ *
+ * <p>Why: FindClustering splits a node by scoring all its children. On the nodes themselves that is
+ * three dependent cache misses a child (the child list, the child, its codes array) at scattered
+ * places of the heap; here it is one pass over adjacent memory. On the same tree and queries the
+ * same partitions came 1.5x faster at 32,000 targets and 2.3x at 300,000 (d' = 128). The copy costs
+ * what the tree's search fields and codes cost again (~100 bytes a node at d' = 64) and about 0.25
+ * microseconds a node to make, once per change of the tree that a search follows.
+ */
+public final class SgTreeSnapshot implements TreeView {
+  private final int dimension;
+  private final SgNode[] nodes;
+  private final int[] firstChild; // n + 1 entries: node i's children end where node i + 1's begin
+  private final int[] size;
+  private final int[] ownTargetCount;
+  private final int[] firstTarget;
+  private final double[] maxDistance;
+  private final int[] squaredCodes;
+  private final float[] scale;
+  private final byte[] codes;
+
+  /** Copies {@code tree}, which must not be empty. */
+  SgTreeSnapshot(SgTree tree) {
+    List<SgNode> order = tree.nodes();
+    if (order.isEmpty()) {
+      throw new IllegalArgumentException("an empty tree has no snapshot");
+    }
+    int n = order.size();
+    dimension = tree.dimension();
+    nodes = order.toArray(new SgNode[0]);
+    firstChild = new int[n + 1];
+    size = new int[n];
+    ownTargetCount = new int[n];
+    firstTarget = new int[n];
+    maxDistance = new double[n];
+    squaredCodes = new int[n];
+    scale = new float[n];
+    codes = new byte[Math.multiplyExact(n, dimension)];
+    int next = 1; // SgTree.nodes() lists each node's children together, in order, after it
+    for (int i = 0; i < n; i++) {
+      SgNode node = nodes[i];
+      firstChild[i] = next;
+      next += node.childCount();
+      size[i] = node.size;
+      ownTargetCount[i] = node.ownTargetCount();
+      firstTarget[i] = ownTargetCount[i] > 0 ? node.ownTarget(0) : -1;
+      maxDistance[i] = node.maxDistance;
+      squaredCodes[i] = node.squaredCodes;
+      scale[i] = node.scale;
+      System.arraycopy(node.codes, 0, codes, i * dimension, dimension);
+    }
+    firstChild[n] = next;
+  }
+
+  /** Nodes in the tree: indexes {@code 0} to {@code nodeCount() - 1}. */
+  public int nodeCount() {
+    return nodes.length;
+  }
+
+  @Override
+  public SgNode node(int i) {
+    return nodes[i];
+  }
+
+  /** The index of node {@code i}'s first child (its children's are consecutive). */
+  @Override
+  public int firstChild(int i) {
+    return firstChild[i];
+  }
+
+  @Override
+  public int childCount(int i) {
+    return firstChild[i + 1] - firstChild[i];
+  }
+
+  /** {@link SgNode#size()} of node {@code i}. */
+  @Override
+  public int size(int i) {
+    return size[i];
+  }
+
+  /** {@link SgNode#ownTargetCount()} of node {@code i}. */
+  @Override
+  public int ownTargetCount(int i) {
+    return ownTargetCount[i];
+  }
+
+  /** {@link SgNode#ownTarget} {@code k} of node {@code i}. */
+  @Override
+  public int ownTarget(int i, int k) {
+    return k == 0 ? firstTarget[i] : nodes[i].ownTarget(k);
+  }
+
+  /** {@link SgNode#maxDistance()} of node {@code i}. */
+  @Override
+  public double maxDistance(int i) {
+    return maxDistance[i];
+  }
+
+  /** {@link SgNode#squaredNorm()} of node {@code i}, the same bits. */
+  @Override
+  public double squaredNorm(int i) {
+    return VectorMath.squaredNorm(squaredCodes[i], scale[i]);
+  }
+
+  /** {@link SgNode#dot} of node {@code i}, the same bits. */
+  @Override
+  public double dot(float[] x, int i) {
+    return VectorMath.dot(x, codes, i * dimension, scale[i]);
+  }
+}
