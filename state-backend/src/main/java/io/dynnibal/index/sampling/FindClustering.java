@@ -88,8 +88,8 @@ public final class FindClustering {
    * differ unless the frame is a rotation, and only the refinement is about nearness.
    */
   public static Partition find(SgTree tree, float[] query, float[] position, Options options) {
-    TreeView nodes = tree.searchView();
-    if (nodes == null) {
+    TreeView view = tree.searchView();
+    if (view == null) {
       return new Partition(List.of(), new double[0], 1);
     }
     double queryNorm = VectorMath.norm(query);
@@ -98,10 +98,10 @@ public final class FindClustering {
             ? Double.POSITIVE_INFINITY
             : Math.log(options.gamma()) / (2 * options.beta() * queryNorm);
 
-    long cap = nodes.childCount(ROOT) + 1L + options.maxClusters();
+    long cap = view.childCount(ROOT) + 1L + options.maxClusters();
     Candidates open =
         new Candidates(
-            nodes,
+            view,
             cap,
             (int) Math.min(cap, tree.size()) + 1,
             query,
@@ -110,17 +110,17 @@ public final class FindClustering {
             startRadius,
             options);
     // The root's split does not count against the budget.
-    open.push(ROOT, nodes.dot(query, ROOT), 1);
+    open.push(ROOT, view.dot(query, ROOT), 1);
     int total = 1; // clusters closed + open
     boolean checked = false; // whether the heap was checked for a fitting split since the last one
     while (open.size > 0) {
       int c = open.poll();
       int node = open.nodes[c];
       // Wide or near was settled at the push; only the budget has moved since.
-      boolean split = node == ROOT || (long) total + nodes.childCount(node) <= cap;
+      boolean split = node == ROOT || (long) total + view.childCount(node) <= cap;
       open.close(c, split);
       if (split) {
-        total += nodes.childCount(node);
+        total += view.childCount(node);
         open.pushChildren(node, total);
         checked = false;
       } else if (!checked) {
@@ -139,7 +139,7 @@ public final class FindClustering {
         Arrays.copyOf(open.closedScores, n),
         Math.exp(2 * options.beta() * queryNorm * open.widestRadius),
         Arrays.copyOf(open.closedSizes, n),
-        nodes,
+        view,
         Arrays.copyOf(open.closedNodes, n));
   }
 
