@@ -246,8 +246,8 @@ public final class ClusterProposal {
     /**
      * As {@link #of(Cluster, double, float[], double)} for the block of node {@code node} of the
      * view the partition was found on, read there (the same targets in the same order, the same
-     * logits): in a snapshot the block's vectors were side by side in the pass of FindClustering
-     * that split the node's parent, and are still in cache.
+     * logits): in a snapshot the block's node was scored with its siblings by FindClustering a
+     * moment ago, and each node's children below it lie side by side.
      */
     static Inside of(
         TreeView tree,
