@@ -3,9 +3,10 @@ package io.dynnibal.index.sampling;
 import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.sgtree.SgTree;
 import io.dynnibal.index.sgtree.TreeView;
-import java.util.ArrayList;
+import java.util.AbstractList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.RandomAccess;
 
 /**
  * FindClustering (paper Alg. 2): an adaptive clustering of all targets for one query, coarse far
@@ -133,14 +134,41 @@ public final class FindClustering {
         }
       }
     }
-    int n = open.closed.size();
+    int n = open.closedCount;
     return new Partition(
-        open.closed,
+        new Blocks(view, Arrays.copyOf(open.closedNodes, n), Arrays.copyOf(open.closedOwnOnly, n)),
         Arrays.copyOf(open.closedScores, n),
         Math.exp(2 * options.beta() * queryNorm * open.widestRadius),
         Arrays.copyOf(open.closedSizes, n),
         view,
         Arrays.copyOf(open.closedNodes, n));
+  }
+
+  /**
+   * A partition's blocks, each made when asked for from its node's index and whether it holds the
+   * node's own targets only: a query closes ~2,000 blocks and most are only ever weighed by their
+   * score and size, which the partition keeps in arrays.
+   */
+  private static final class Blocks extends AbstractList<Cluster> implements RandomAccess {
+    private final TreeView view;
+    private final int[] nodes;
+    private final boolean[] ownOnly;
+
+    Blocks(TreeView view, int[] nodes, boolean[] ownOnly) {
+      this.view = view;
+      this.nodes = nodes;
+      this.ownOnly = ownOnly;
+    }
+
+    @Override
+    public Cluster get(int c) {
+      return new Cluster(view.node(nodes[c]), ownOnly[c]);
+    }
+
+    @Override
+    public int size() {
+      return nodes.length;
+    }
   }
 
   /**
@@ -167,7 +195,8 @@ public final class FindClustering {
     private int count; // candidates pushed into the heap so far
     int size; // candidates in the heap
 
-    final List<Cluster> closed;
+    int closedCount;
+    boolean[] closedOwnOnly;
     double[] closedScores;
     int[] closedSizes;
     int[] closedNodes;
@@ -206,8 +235,8 @@ public final class FindClustering {
       scores = new double[n];
       priorities = new double[n];
       heap = new int[n];
-      closed = new ArrayList<>(Math.max(2, expectedClusters));
       closedScores = new double[Math.max(2, expectedClusters)];
+      closedOwnOnly = new boolean[closedScores.length];
       closedSizes = new int[closedScores.length];
       closedNodes = new int[closedScores.length];
     }
@@ -278,13 +307,14 @@ public final class FindClustering {
     }
 
     private void addClosed(int node, boolean ownOnly, double score) {
-      int k = closed.size();
+      int k = closedCount++;
       if (k == closedScores.length) {
+        closedOwnOnly = Arrays.copyOf(closedOwnOnly, 2 * k);
         closedScores = Arrays.copyOf(closedScores, 2 * k);
         closedSizes = Arrays.copyOf(closedSizes, 2 * k);
         closedNodes = Arrays.copyOf(closedNodes, 2 * k);
       }
-      closed.add(new Cluster(tree.node(node), ownOnly));
+      closedOwnOnly[k] = ownOnly;
       closedScores[k] = score;
       closedNodes[k] = node;
       if (ownOnly) {
