@@ -5,6 +5,7 @@ import java.util.List;
 
 /**
  * A clustering of all targets of a tree for one query: every target lies in exactly one cluster.
+ * Like its clusters' nodes, the view it was found on holds until the tree changes.
  *
  * @param clusters the blocks
  * @param representativeScores {@code <x, rep>} of each block's representative, in the same order
