@@ -135,13 +135,14 @@ public final class FindClustering {
       }
     }
     int n = open.closedCount;
+    int[] blockNodes = Arrays.copyOf(open.closedNodes, n);
     return new Partition(
-        new Blocks(view, Arrays.copyOf(open.closedNodes, n), Arrays.copyOf(open.closedOwnOnly, n)),
+        new Blocks(view, blockNodes, Arrays.copyOf(open.closedOwnOnly, n)),
         Arrays.copyOf(open.closedScores, n),
         Math.exp(2 * options.beta() * queryNorm * open.widestRadius),
         Arrays.copyOf(open.closedSizes, n),
         view,
-        Arrays.copyOf(open.closedNodes, n));
+        blockNodes);
   }
 
   /**
