@@ -103,6 +103,24 @@ public final class VectorMath {
   }
 
   /**
+   * {@code out[k] = dot(x, codes, offset + k * x.length, scales[first + k])} for {@code k < count}:
+   * the inner products of one query with vectors kept back to back (a node's children in a
+   * snapshot), bit for bit. The vector kernel runs four of them at once, one load of the query for
+   * four of codes and four independent sums: one inner product at a time waits on its own chain of
+   * additions.
+   */
+  public static void dots(
+      float[] x, byte[] codes, int offset, float[] scales, int first, int count, double[] out) {
+    if (VECTORIZED) {
+      VectorizedKernels.dots(x, codes, offset, scales, first, count, out);
+      return;
+    }
+    for (int k = 0; k < count; k++) {
+      out[k] = scalarDot(x, codes, offset + k * x.length, scales[first + k]);
+    }
+  }
+
+  /**
    * {@code out[offset + k] = sum over j of weights[j] * table[rows[j] * dim + k]} for {@code k <
    * dim}: the weighted sum of rows of a row-major table (a bag of features' pooled embedding). Each
    * coordinate's terms are added in the order of {@code j}, each product rounded first, so the

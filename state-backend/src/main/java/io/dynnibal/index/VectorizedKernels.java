@@ -3,6 +3,7 @@ package io.dynnibal.index;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -61,6 +62,59 @@ final class VectorizedKernels {
       sums = sums.add(FloatVector.fromArray(FLOATS, x, i, FLOATS.indexInRange(i, n)).mul(c));
     }
     return scale * pairwise(sums);
+  }
+
+  /** {@link VectorMath#dots}: four vectors at a time, each lane as in {@link #dot}. */
+  static void dots(
+      float[] x, byte[] codes, int offset, float[] scales, int first, int count, double[] out) {
+    int n = x.length;
+    int bound = FLOATS.loopBound(n);
+    int k = 0;
+    for (; k + 4 <= count; k += 4) {
+      int o0 = offset + k * n;
+      int o1 = o0 + n;
+      int o2 = o1 + n;
+      int o3 = o2 + n;
+      FloatVector s0 = FloatVector.zero(FLOATS);
+      FloatVector s1 = s0;
+      FloatVector s2 = s0;
+      FloatVector s3 = s0;
+      int i = 0;
+      for (; i < bound; i += FLOATS.length()) {
+        FloatVector q = FloatVector.fromArray(FLOATS, x, i);
+        s0 = s0.add(q.mul(codesAt(codes, o0 + i)));
+        s1 = s1.add(q.mul(codesAt(codes, o1 + i)));
+        s2 = s2.add(q.mul(codesAt(codes, o2 + i)));
+        s3 = s3.add(q.mul(codesAt(codes, o3 + i)));
+      }
+      if (i < n) {
+        var floats = FLOATS.indexInRange(i, n);
+        var bytes = BYTES.indexInRange(i, n);
+        FloatVector q = FloatVector.fromArray(FLOATS, x, i, floats);
+        s0 = s0.add(q.mul(codesAt(codes, o0 + i, bytes)));
+        s1 = s1.add(q.mul(codesAt(codes, o1 + i, bytes)));
+        s2 = s2.add(q.mul(codesAt(codes, o2 + i, bytes)));
+        s3 = s3.add(q.mul(codesAt(codes, o3 + i, bytes)));
+      }
+      out[k] = scales[first + k] * pairwise(s0);
+      out[k + 1] = scales[first + k + 1] * pairwise(s1);
+      out[k + 2] = scales[first + k + 2] * pairwise(s2);
+      out[k + 3] = scales[first + k + 3] * pairwise(s3);
+    }
+    for (; k < count; k++) {
+      out[k] = dot(x, codes, offset + k * n, scales[first + k]);
+    }
+  }
+
+  private static FloatVector codesAt(byte[] codes, int at) {
+    return (FloatVector)
+        ByteVector.fromArray(BYTES, codes, at).convertShape(VectorOperators.B2F, FLOATS, 0);
+  }
+
+  private static FloatVector codesAt(byte[] codes, int at, VectorMask<Byte> inRange) {
+    return (FloatVector)
+        ByteVector.fromArray(BYTES, codes, at, inRange)
+            .convertShape(VectorOperators.B2F, FLOATS, 0);
   }
 
   /**

@@ -57,6 +57,41 @@ class VectorMathTest {
   }
 
   /**
+   * Vectors back to back scored together (four at a time, then one by one) are each the bits of the
+   * scalar loop, at any count and offset.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 5, 8, 13, 64, 67, 128})
+  void manyInnerProductsAtOnceAreEachTheScalarLoopsBits(int dimension) {
+    SplittableRandom random = new SplittableRandom(dimension);
+    for (int trial = 0; trial < 20; trial++) {
+      int count = random.nextInt(0, 11);
+      int first = random.nextInt(4);
+      float[] x = randomVector(dimension, random);
+      float[] scales = new float[first + count];
+      byte[] codes = new byte[(first + count) * dimension];
+      byte[] one = new byte[dimension];
+      for (int k = 0; k < first + count; k++) {
+        float[] w = randomVector(dimension, random);
+        scales[k] = Int8Quantizer.scaleFor(w);
+        Int8Quantizer.encode(w, scales[k], one);
+        System.arraycopy(one, 0, codes, k * dimension, dimension);
+      }
+      double[] out = new double[count + 1];
+      out[count] = 42;
+      VectorMath.dots(x, codes, first * dimension, scales, first, count, out);
+      for (int k = 0; k < count; k++) {
+        assertEquals(
+            Double.doubleToLongBits(
+                VectorMath.scalarDot(x, codes, (first + k) * dimension, scales[first + k])),
+            Double.doubleToLongBits(out[k]),
+            "trial " + trial + ", vector " + k + " of " + count);
+      }
+      assertEquals(42, out[count], "written past the count");
+    }
+  }
+
+  /**
    * A bag's pooled embedding is the same bits on either kernel at every width (the 32-wide blocks,
    * the 8-wide ones and the scalar rest), and so is a gradient's scatter into a row.
    */

@@ -36,32 +36,4 @@ public record Cluster(SgNode node, boolean ownOnly) {
   public SgNode.Located locate(int index) {
     return ownOnly ? new SgNode.Located(node.ownTarget(index), node) : node.locate(index);
   }
-
-  /**
-   * Every target of the block with the node that holds it, into {@code targets[i]} and {@code
-   * nodes[i]} for {@code i < size()}: one walk of the subtree, where {@link #locate} per target
-   * would descend from the top each time.
-   */
-  public void collect(int[] targets, SgNode[] nodes) {
-    int n = collect(node, targets, nodes, 0);
-    if (n != size()) {
-      throw new IllegalStateException("collected " + n + " of a block of " + size());
-    }
-  }
-
-  private int collect(SgNode at, int[] targets, SgNode[] nodes, int n) {
-    if (n + at.ownTargetCount() > targets.length) {
-      throw new IllegalStateException("a block holds more targets than its size " + size());
-    }
-    for (int i = 0; i < at.ownTargetCount(); i++) {
-      targets[n] = at.ownTarget(i);
-      nodes[n++] = at;
-    }
-    if (!ownOnly || at != node) {
-      for (int c = 0; c < at.childCount(); c++) {
-        n = collect(at.child(c), targets, nodes, n);
-      }
-    }
-    return n;
-  }
 }

@@ -2,6 +2,7 @@ package io.dynnibal.index.sampling;
 
 import io.dynnibal.index.sgtree.SgNode;
 import io.dynnibal.index.sgtree.TreeView;
+import java.util.Arrays;
 import java.util.random.RandomGenerator;
 
 /**
@@ -84,6 +85,11 @@ public final class ClusterProposal {
               + " and "
               + exactTargets);
     }
+    if (exactInside > 0 && partition.view() == null) {
+      throw new IllegalArgumentException(
+          "exact draws inside clusters read the tree through the view the partition was found on;"
+              + " this partition has none");
+    }
     this.partition = partition;
     this.beta = beta;
     this.clusterOf = clusters;
@@ -110,7 +116,11 @@ public final class ClusterProposal {
     this.logNormaliser = max + Math.log(weights.total());
   }
 
-  /** Scores the heaviest small clusters' targets until {@code budget} are scored. */
+  /**
+   * Weighs the heaviest small clusters by their exact mass until they hold {@code budget} targets.
+   * Only the mass is kept: a query weighs hundreds of clusters and draws from a few, whose members
+   * are gathered and scored again when first drawn ({@link Inside}).
+   */
   private void weighHeaviestExactly(int budget) {
     // The small clusters as (weight, index) packed in a long, taken heaviest first from a binary
     // max-heap: about a hundred of 2,000 are taken, so heapifying and popping those costs a tenth
@@ -130,14 +140,14 @@ public final class ClusterProposal {
     for (int k = n / 2 - 1; k >= 0; k--) {
       siftDown(heap, k, n);
     }
+    Members members = new Members(exactInside);
     int scored = 0;
     while (n > 0 && scored < budget) {
       int i = (int) heap[0];
       heap[0] = heap[--n];
       siftDown(heap, 0, n);
-      inside[i] = insideOf(i);
-      logWeights[i] = inside[i].logMass;
-      scored += inside[i].targets.length;
+      logWeights[i] = members.gather(partition, clusterOf[i], query, beta).logMass();
+      scored += members.targets;
     }
   }
 
@@ -186,14 +196,10 @@ public final class ClusterProposal {
     if (inside != null && partition.size(c) <= exactInside) {
       Inside members = inside[drawn];
       if (members == null) {
-        members = inside[drawn] = insideOf(drawn);
+        members =
+            inside[drawn] = new Inside(new Members(exactInside).gather(partition, c, query, beta));
       }
-      int i = members.weights.draw(random);
-      return new Draw(
-          members.targets[i],
-          members.nodes[i],
-          logCluster + members.logits[i] - members.logMass, // Q(C) p(y | C)
-          members.logits[i]);
+      return members.draw(random, logCluster);
     }
     Cluster cluster = partition.clusters().get(c);
     SgNode.Located located = cluster.locate(random.nextInt(partition.size(c)));
@@ -201,114 +207,119 @@ public final class ClusterProposal {
         located.target(), located.node(), logCluster - Math.log(partition.size(c)), Double.NaN);
   }
 
-  private Inside insideOf(int i) {
-    int c = clusterOf[i];
-    double score = partition.representativeScores()[c];
-    if (partition.view() != null) {
-      return Inside.of(
-          partition.view(),
-          partition.nodes()[c],
-          partition.clusters().get(c).ownOnly(),
-          partition.size(c),
-          score,
-          query,
-          beta);
+  /**
+   * A small cluster's nodes that hold targets, each with its own-target count and exact logit, in
+   * the subtree's order (a node, then each child's subtree in turn), gathered from the view of the
+   * tree the partition was found on. A snapshot lies breadth first, so a node's children are side
+   * by side there, and the block's own node was scored by FindClustering a moment ago: its logit is
+   * the block's score. Reused from cluster to cluster.
+   */
+  private static final class Members {
+    TreeView tree;
+    int[] nodes;
+    int[] counts;
+    double[] logits;
+    int size; // nodes gathered
+    int targets; // their targets
+    double maxLogit;
+
+    Members(int capacity) {
+      nodes = new int[capacity];
+      counts = new int[capacity];
+      logits = new double[capacity];
     }
-    return Inside.of(partition.clusters().get(c), score, query, beta);
+
+    /** Gathers and scores block {@code c} of {@code partition}; returns this. */
+    Members gather(Partition partition, int c, float[] query, double beta) {
+      tree = partition.view();
+      int block = partition.nodes()[c];
+      size = 0;
+      targets = 0;
+      // A block holds its node's own targets only (a split node) or its whole subtree; when the
+      // two counts agree the children's subtrees hold no target and either reading is the same.
+      add(tree, block, partition.size(c) > tree.ownTargetCount(block));
+      if (targets != partition.size(c)) {
+        throw new IllegalStateException(
+            "gathered " + targets + " targets of a block of " + partition.size(c));
+      }
+      double score = partition.representativeScores()[c];
+      maxLogit = Double.NEGATIVE_INFINITY;
+      for (int k = 0; k < size; k++) {
+        logits[k] = beta * (nodes[k] == block ? score : tree.dot(query, nodes[k]));
+        maxLogit = Math.max(maxLogit, logits[k]);
+      }
+      return this;
+    }
+
+    private void add(TreeView tree, int node, boolean withChildren) {
+      int own = tree.ownTargetCount(node);
+      if (own > 0) {
+        if (targets + own > nodes.length) {
+          throw new IllegalStateException("a block holds more targets than its size");
+        }
+        nodes[size] = node;
+        counts[size++] = own;
+        targets += own;
+      }
+      if (withChildren) {
+        for (int child = tree.firstChild(node), end = child + tree.childCount(node);
+            child < end;
+            child++) {
+          add(tree, child, true);
+        }
+      }
+    }
+
+    /** Node {@code k}'s share of the block's softmax mass, unnormalised: its targets' weight. */
+    double weight(int k) {
+      return counts[k] * Math.exp(logits[k] - maxLogit);
+    }
+
+    /** {@code log sum exp(beta <x, y>)} over the block's targets, the weights summed in order. */
+    double logMass() {
+      double sum = 0;
+      for (int k = 0; k < size; k++) {
+        sum += weight(k);
+      }
+      return maxLogit + Math.log(sum);
+    }
   }
 
-  /** A small cluster's targets with their exact logits, for draws from the softmax inside it. */
-  private record Inside(
-      int[] targets, SgNode[] nodes, double[] logits, double logMass, CumulativeWeights weights) {
-    /**
-     * @param score {@code <x, rep>} of the cluster's representative, which its own targets share
-     *     (the first collected): every leaf cluster is scored without an inner product
-     */
-    static Inside of(Cluster cluster, double score, float[] query, double beta) {
-      int n = cluster.size();
-      int[] targets = new int[n];
-      SgNode[] nodes = new SgNode[n];
-      double[] logits = new double[n];
-      cluster.collect(targets, nodes);
-      for (int i = 0; i < n; i++) {
-        // A node's own targets share its vector: score it once.
-        if (nodes[i] == cluster.node()) {
-          logits[i] = beta * score;
-        } else if (i > 0 && nodes[i] == nodes[i - 1]) {
-          logits[i] = logits[i - 1];
-        } else {
-          logits[i] = beta * nodes[i].dot(query);
-        }
-      }
-      return of(targets, nodes, logits);
-    }
+  /**
+   * A drawn small cluster's softmax: a node by its targets' weight, then one of its own targets
+   * uniformly (they share its vector). Its mass is the one the cluster was weighed with, bit for
+   * bit: the same weights summed in the same order.
+   */
+  private static final class Inside {
+    private final TreeView tree;
+    private final int[] nodes;
+    private final int[] counts;
+    private final double[] logits;
+    private final double logMass;
+    private final CumulativeWeights weights;
 
-    /**
-     * As {@link #of(Cluster, double, float[], double)} for the block of node {@code node} of the
-     * view the partition was found on, read there (the same targets in the same order, the same
-     * logits): in a snapshot the block's node was scored with its siblings by FindClustering a
-     * moment ago, and each node's children below it lie side by side.
-     */
-    static Inside of(
-        TreeView tree,
-        int node,
-        boolean ownOnly,
-        int size,
-        double score,
-        float[] query,
-        double beta) {
-      int[] targets = new int[size];
-      int[] at = new int[size];
-      int n = collect(tree, node, ownOnly ? node : -1, targets, at, 0);
-      if (n != size) {
-        throw new IllegalStateException("collected " + n + " of a block of " + size);
-      }
-      SgNode[] nodes = new SgNode[n];
-      double[] logits = new double[n];
-      for (int i = 0; i < n; i++) {
-        nodes[i] = tree.node(at[i]);
-        if (at[i] == node) {
-          logits[i] = beta * score;
-        } else if (i > 0 && at[i] == at[i - 1]) {
-          logits[i] = logits[i - 1];
-        } else {
-          logits[i] = beta * tree.dot(query, at[i]);
-        }
-      }
-      return of(targets, nodes, logits);
-    }
-
-    /** {@link Cluster#collect}'s order: a node's own targets, then each child's subtree in turn. */
-    private static int collect(
-        TreeView tree, int node, int ownOnly, int[] targets, int[] at, int n) {
-      int own = tree.ownTargetCount(node);
-      if (n + own > targets.length) {
-        throw new IllegalStateException("a block holds more targets than its size");
-      }
-      for (int k = 0; k < own; k++) {
-        targets[n] = tree.ownTarget(node, k);
-        at[n++] = node;
-      }
-      if (node != ownOnly) {
-        for (int c = tree.firstChild(node), end = c + tree.childCount(node); c < end; c++) {
-          n = collect(tree, c, ownOnly, targets, at, n);
-        }
-      }
-      return n;
-    }
-
-    private static Inside of(int[] targets, SgNode[] nodes, double[] logits) {
-      int n = targets.length;
-      double max = Double.NEGATIVE_INFINITY;
-      for (int i = 0; i < n; i++) {
-        max = Math.max(max, logits[i]);
-      }
+    Inside(Members members) {
+      int n = members.size;
+      tree = members.tree;
+      nodes = Arrays.copyOf(members.nodes, n);
+      counts = Arrays.copyOf(members.counts, n);
+      logits = Arrays.copyOf(members.logits, n);
       double[] w = new double[n];
-      for (int i = 0; i < n; i++) {
-        w[i] = Math.exp(logits[i] - max);
+      for (int k = 0; k < n; k++) {
+        w[k] = members.weight(k);
       }
-      CumulativeWeights weights = new CumulativeWeights(w);
-      return new Inside(targets, nodes, logits, max + Math.log(weights.total()), weights);
+      weights = new CumulativeWeights(w);
+      logMass = members.maxLogit + Math.log(weights.total());
+    }
+
+    Draw draw(RandomGenerator random, double logCluster) {
+      int k = weights.draw(random);
+      int own = counts[k] == 1 ? 0 : random.nextInt(counts[k]);
+      return new Draw(
+          tree.ownTarget(nodes[k], own),
+          tree.node(nodes[k]),
+          logCluster + logits[k] - logMass, // Q(C) p(y | C)
+          logits[k]);
     }
   }
 

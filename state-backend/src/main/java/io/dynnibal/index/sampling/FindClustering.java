@@ -252,9 +252,7 @@ public final class FindClustering {
       if (childScores.length < n) {
         childScores = new double[Math.max(n, 2 * childScores.length)];
       }
-      for (int i = 0; i < n; i++) {
-        childScores[i] = tree.dot(query, first + i);
-      }
+      tree.dots(query, first, n, childScores);
       for (int i = 0; i < n; i++) {
         push(first + i, childScores[i], total);
       }

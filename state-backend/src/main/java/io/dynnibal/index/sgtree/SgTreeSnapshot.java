@@ -119,4 +119,10 @@ public final class SgTreeSnapshot implements TreeView {
   public double dot(float[] x, int i) {
     return VectorMath.dot(x, codes, i * dimension, scale[i]);
   }
+
+  /** Nodes side by side (a node's children) scored together ({@link VectorMath#dots}). */
+  @Override
+  public void dots(float[] x, int first, int count, double[] out) {
+    VectorMath.dots(x, codes, first * dimension, scale, first, count, out);
+  }
 }

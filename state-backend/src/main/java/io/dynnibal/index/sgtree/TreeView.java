@@ -29,4 +29,11 @@ public interface TreeView {
 
   /** {@link SgNode#dot}. */
   double dot(float[] x, int i);
+
+  /** {@code out[k] = dot(x, first + k)} for {@code k < count}. */
+  default void dots(float[] x, int first, int count, double[] out) {
+    for (int k = 0; k < count; k++) {
+      out[k] = dot(x, first + k);
+    }
+  }
 }

@@ -1,6 +1,7 @@
 package io.dynnibal.index.sampling;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,8 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dynnibal.index.TreeVectors;
 import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.bench.ClusteredVectors;
-import io.dynnibal.index.sgtree.SgNode;
 import io.dynnibal.index.sgtree.SgTree;
+import io.dynnibal.index.sgtree.SgTreeSnapshot;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.SplittableRandom;
@@ -22,32 +23,38 @@ class ClusterProposalTest {
   static final FindClustering.Options COARSE = MetropolisHastingsSamplerTest.COARSE;
 
   /**
-   * 300 clustered targets, 100 exact duplicates of some of them, then 60 deleted: a tree with
-   * targets sharing a node and hollow nodes (deleted targets whose nodes had children).
+   * {@code n} clustered targets, {@code n / 3} exact duplicates of some of them, then {@code n / 5}
+   * deleted: a tree with targets sharing a node and hollow nodes (deleted targets whose nodes had
+   * children).
    */
   private record Corpus(float[][] vectors, SgTree tree, float[] query, boolean[] live) {
     static Corpus withDuplicatesAndDeletes(long seed) {
+      return withDuplicatesAndDeletes(seed, 300);
+    }
+
+    static Corpus withDuplicatesAndDeletes(long seed, int n) {
       SplittableRandom random = new SplittableRandom(seed);
-      float[][] base = TreeVectors.clustered(300, 8, seed);
-      float[][] vectors = Arrays.copyOf(base, 400);
-      for (int i = 300; i < 400; i++) {
-        vectors[i] = base[random.nextInt(300)].clone();
+      float[][] base = TreeVectors.clustered(n, 8, seed);
+      int total = n + n / 3;
+      float[][] vectors = Arrays.copyOf(base, total);
+      for (int i = n; i < total; i++) {
+        vectors[i] = base[random.nextInt(n)].clone();
       }
-      int[] ids = new int[400];
-      for (int i = 0; i < 400; i++) {
+      int[] ids = new int[total];
+      for (int i = 0; i < total; i++) {
         ids[i] = i;
       }
       SgTree tree = SgTree.build(8, 1.3, ids, vectors, seed);
-      boolean[] live = new boolean[400];
+      boolean[] live = new boolean[total];
       Arrays.fill(live, true);
-      for (int deleted = 0; deleted < 60; ) {
-        int t = random.nextInt(400);
+      for (int deleted = 0; deleted < n / 5; ) {
+        int t = random.nextInt(total);
         if (live[t] && tree.delete(t)) {
           live[t] = false;
           deleted++;
         }
       }
-      float[] query = ClusteredVectors.queryNear(base[random.nextInt(300)], 0.3, random);
+      float[] query = ClusteredVectors.queryNear(base[random.nextInt(n)], 0.3, random);
       return new Corpus(vectors, tree, query, live);
     }
 
@@ -93,8 +100,7 @@ class ClusterProposalTest {
     double[] q = new double[c.vectors.length];
     for (int k = 0; k < partition.size(); k++) {
       Cluster cluster = partition.clusters().get(k);
-      int[] targets = new int[cluster.size()];
-      cluster.collect(targets, new SgNode[cluster.size()]);
+      int[] targets = targetsOf(cluster);
       double inside = cluster.size() <= exactInside ? logMass(cluster, c) : Double.NaN;
       for (int t : targets) {
         double within =
@@ -105,9 +111,16 @@ class ClusterProposalTest {
     return q;
   }
 
-  private static double logMass(Cluster cluster, Corpus c) {
+  private static int[] targetsOf(Cluster cluster) {
     int[] targets = new int[cluster.size()];
-    cluster.collect(targets, new SgNode[cluster.size()]);
+    for (int i = 0; i < targets.length; i++) {
+      targets[i] = cluster.locate(i).target();
+    }
+    return targets;
+  }
+
+  private static double logMass(Cluster cluster, Corpus c) {
+    int[] targets = targetsOf(cluster);
     double max = Double.NEGATIVE_INFINITY;
     for (int t : targets) {
       max = Math.max(max, c.logit(t));
@@ -199,28 +212,31 @@ class ClusterProposalTest {
   }
 
   /**
-   * A partition found on a view of the tree scores its small clusters there; the same clusters
-   * without the view are scored on their nodes: the draws are the same, bit for bit.
+   * The first searches of a tree walk its nodes, later ones read its snapshot: proposals on either
+   * draw the same targets with the same probabilities and logits, bit for bit.
    */
   @ParameterizedTest(name = "exact inside {0}, weighed {1}")
   @CsvSource({"8, 0", "8, 40", "64, 400"})
-  void clustersScoredOnTheSnapshotDrawAsOnTheirNodes(int exactInside, int exactTargets) {
-    Corpus c = Corpus.withDuplicatesAndDeletes(53);
-    Partition found = FindClustering.find(c.tree, c.query, COARSE);
-    assertTrue(found.view() != null);
-    Partition bare =
-        new Partition(found.clusters(), found.representativeScores(), found.gammaBound());
+  void clustersScoredOnTheSnapshotDrawAsOnAWalkOfTheNodes(int exactInside, int exactTargets) {
+    Corpus f = Corpus.withDuplicatesAndDeletes(53, 3_000);
+    Partition walked = FindClustering.find(f.tree, f.query, COARSE);
+    while (!(f.tree.searchView() instanceof SgTreeSnapshot)) {
+      // the tree goes unchanged for a search per 512 targets before it takes a snapshot
+    }
+    Partition read = FindClustering.find(f.tree, f.query, COARSE);
+    assertFalse(walked.view() instanceof SgTreeSnapshot);
+    assertTrue(read.view() instanceof SgTreeSnapshot);
+    ClusterProposal onWalk = new ClusterProposal(walked, BETA, f.query, exactInside, exactTargets);
     ClusterProposal onSnapshot =
-        new ClusterProposal(found, BETA, c.query, exactInside, exactTargets);
-    ClusterProposal onNodes = new ClusterProposal(bare, BETA, c.query, exactInside, exactTargets);
+        new ClusterProposal(read, BETA, f.query, exactInside, exactTargets);
     assertEquals(
-        Double.doubleToLongBits(onNodes.logNormaliser()),
+        Double.doubleToLongBits(onWalk.logNormaliser()),
         Double.doubleToLongBits(onSnapshot.logNormaliser()));
     SplittableRandom a = new SplittableRandom(4);
     SplittableRandom b = new SplittableRandom(4);
     for (int i = 0; i < 2_000; i++) {
       ClusterProposal.Draw x = onSnapshot.draw(a);
-      ClusterProposal.Draw y = onNodes.draw(b);
+      ClusterProposal.Draw y = onWalk.draw(b);
       assertEquals(y.target(), x.target());
       assertSame(y.node(), x.node());
       assertEquals(Double.doubleToLongBits(y.logQ()), Double.doubleToLongBits(x.logQ()));
@@ -228,25 +244,35 @@ class ClusterProposalTest {
     }
   }
 
+  /** Drawing exactly inside clusters reads the tree through the partition's view. */
   @Test
-  void aClusterCollectsTheTargetsLocateFindsInTheSameOrder() {
+  void exactDrawsInsideNeedThePartitionsView() {
+    SamplerFixture f = new SamplerFixture(100, 8, 51);
+    Partition found = FindClustering.find(f.tree, f.query, COARSE);
+    Partition bare =
+        new Partition(found.clusters(), found.representativeScores(), found.gammaBound());
+    assertThrows(
+        IllegalArgumentException.class, () -> new ClusterProposal(bare, BETA, f.query, 8, 0));
+    new ClusterProposal(bare, BETA, f.query, 0, 0); // Eq. 6 reads the blocks' nodes
+  }
+
+  @Test
+  void aPartitionHoldsEveryLiveTargetOnce() {
     Corpus c = Corpus.withDuplicatesAndDeletes(52);
     Partition partition = FindClustering.find(c.tree, c.query, COARSE);
     boolean sawOwnOnly = false;
-    int collected = 0;
+    boolean[] seen = new boolean[c.vectors.length];
     for (Cluster cluster : partition.clusters()) {
       sawOwnOnly |= cluster.ownOnly();
-      int[] targets = new int[cluster.size()];
-      SgNode[] nodes = new SgNode[cluster.size()];
-      cluster.collect(targets, nodes);
-      for (int i = 0; i < cluster.size(); i++) {
-        assertEquals(cluster.locate(i).target(), targets[i]);
-        assertSame(cluster.locate(i).node(), nodes[i]);
+      for (int t : targetsOf(cluster)) {
+        assertTrue(c.live[t] && !seen[t], "target " + t);
+        seen[t] = true;
       }
-      collected += cluster.size();
     }
     assertTrue(sawOwnOnly, "the partition must hold a split node's own targets");
-    assertEquals(340, collected, "every live target in exactly one cluster");
+    for (int t = 0; t < seen.length; t++) {
+      assertEquals(c.live[t], seen[t], "target " + t);
+    }
   }
 
   @Test
