@@ -42,6 +42,19 @@ public final class ClusterProposal {
   private final int exactInside;
   private final Inside[] inside; // by proposal cluster index, filled up front or on first draw
 
+  /** {@code Math.log(n)} for the counts most clusters hold, read instead of computed. */
+  private static final double[] LOG_OF_COUNT = new double[1025];
+
+  static {
+    for (int n = 0; n < LOG_OF_COUNT.length; n++) {
+      LOG_OF_COUNT[n] = Math.log(n);
+    }
+  }
+
+  private static double logOf(int count) {
+    return count < LOG_OF_COUNT.length ? LOG_OF_COUNT[count] : Math.log(count);
+  }
+
   /** A proposal over all clusters of the partition. */
   public ClusterProposal(Partition partition, double beta) {
     this(partition, beta, allClusters(partition.size()));
@@ -99,7 +112,7 @@ public final class ClusterProposal {
     logWeights = new double[clusters.length];
     for (int i = 0; i < clusters.length; i++) {
       int c = clusters[i];
-      logWeights[i] = Math.log(partition.size(c)) + beta * partition.representativeScores()[c];
+      logWeights[i] = logOf(partition.size(c)) + beta * partition.representativeScores()[c];
     }
     if (exactInside > 0 && exactTargets > 0) {
       weighHeaviestExactly(exactTargets);
