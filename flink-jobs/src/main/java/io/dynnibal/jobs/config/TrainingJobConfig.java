@@ -426,7 +426,9 @@ public final class TrainingJobConfig implements Serializable {
    * FindClustering's deepest radius and a larger exact inside barely mattered. So the budget is a
    * share of the shard: 5 % is the 1,600 Debian's fidelity was measured at (two shards of 32 k),
    * 2,900 for a WordNet shard. The cost per query grows with it (FindClustering scores every child
-   * of the nodes it splits), which {@code mh.max.clusters} caps.
+   * of the nodes it splits), which {@code mh.max.clusters} caps. The shard's targets are all it
+   * stores with a cache vector, in the pool or not: under {@code negatives.pool=positives} the pool
+   * starts empty and grows, and a share of the pool itself left MH few clusters for most of a run.
    */
   @Setting(
       value =

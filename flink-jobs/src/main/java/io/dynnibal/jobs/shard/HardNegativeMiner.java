@@ -23,8 +23,14 @@ interface HardNegativeMiner extends AutoCloseable {
     TargetFeatures get(String id) throws Exception;
   }
 
-  /** One shard key's data a miner reads. */
-  record Shard(int key, ShardIndex index, StoredTargets targets, ShardModel model) {}
+  /**
+   * One shard key's data a miner reads.
+   *
+   * @param encodedTargets how many of the key's stored targets have a cache vector, whether or not
+   *     the pool ({@code negatives.pool}) admits them to the index
+   */
+  record Shard(
+      int key, ShardIndex index, StoredTargets targets, ShardModel model, long encodedTargets) {}
 
   /**
    * Each offered negative with the query (index in the batch) it was mined for, in the order drawn

@@ -459,7 +459,12 @@ public final class ShardIndexFunction
     HardNegativeMiner.Mined mined = HardNegativeMiner.Mined.none();
     long version = model.version;
     HardNegativeMiner.Shard data =
-        new HardNegativeMiner.Shard(key, index, id -> targets.shipped(id, 0f, version), model);
+        new HardNegativeMiner.Shard(
+            key,
+            index,
+            id -> targets.shipped(id, 0f, version),
+            model,
+            targets.encodedCount(version));
     FidelityProbe.Probed probed = null;
     if (miner != null && index.size() > 0 && settings.hardNegativesPerStep() > 0) {
       mined = miner.mine(data, queries, batch, random);

@@ -94,7 +94,7 @@ class HardNegativeMinersTest {
     List<String> ids = new ArrayList<>(state.keySet());
     List<float[]> vectors = ids.stream().map(id -> state.get(id).cache.clone()).toList();
     ShardIndex index = ShardIndex.build(8, 1.3, ids, vectors, 3);
-    return new HardNegativeMiner.Shard(0, index, state::get, model);
+    return new HardNegativeMiner.Shard(0, index, state::get, model, index.size());
   }
 
   private static QueryBatch batch(ShardModel model, SplittableRandom random, List<Features> out) {
@@ -400,6 +400,61 @@ class HardNegativeMinersTest {
     assertTrue(
         mined / count > uniform / count + 1,
         "mined logits " + mined / count + " vs uniform " + uniform / count);
+  }
+
+  /**
+   * MH's cluster budget is a share of every target the shard stores with a cache vector, not of the
+   * pool's: a pool of a tenth of them (as {@code negatives.pool=positives} holds early in a run) is
+   * clustered as finely as the whole shard would be, and its softmax mass is estimated closer to
+   * the exact one.
+   */
+  @Test
+  void mhsClusterBudgetIsAShareOfTheShardsTargetsNotOfThePool() throws Exception {
+    ShardSettings settings =
+        ShardSettings.of(
+            config("dynnibal-mh", 1, "sample", 0)
+                .apply("mh.exact.inside", "0")
+                .apply("mh.cluster.share", "0.05")
+                .validate());
+    ShardModel model = ShardModel.initial(settings);
+    closing.add(model);
+    HardNegativeMiner.Shard pool = shard(model); // every stored target in the index
+    HardNegativeMiner.Shard tenth =
+        new HardNegativeMiner.Shard(pool.key(), pool.index(), pool.targets(), model, 10 * TARGETS);
+    double coarse = massError(settings, pool);
+    double fine = massError(settings, tenth);
+    assertTrue(
+        fine < coarse / 2,
+        "mean |log mass - exact| over 20 clusters " + coarse + ", over 200 " + fine);
+  }
+
+  /** The mean distance of the miner's log softmax mass per query from the exact one, in nats. */
+  private static double massError(ShardSettings settings, HardNegativeMiner.Shard shard)
+      throws Exception {
+    TreeMiner miner = TreeMiner.of(settings, new SimpleCounter());
+    SplittableRandom random = new SplittableRandom(7);
+    List<Features> queries = new ArrayList<>();
+    QueryBatch batch = batch(shard.model(), random, queries);
+    float[][] z = shard.model().queryCaches(queries);
+    HardNegativeMiner.Mined mined = miner.mine(shard, queries, batch, random);
+    double beta = settings.samplingScale();
+    double error = 0;
+    for (int q = 0; q < QUERIES; q++) {
+      double max = Double.NEGATIVE_INFINITY;
+      List<Double> logits = new ArrayList<>();
+      for (String id : shard.index().ids()) {
+        if (!id.equals(batch.targetIds[q])) {
+          logits.add(beta * dot(z[q], shard.targets().get(id).cache));
+          max = Math.max(max, logits.get(logits.size() - 1));
+        }
+      }
+      double sum = 0;
+      for (double l : logits) {
+        sum += Math.exp(l - max);
+      }
+      error += Math.abs(mined.logMass()[q] - (max + Math.log(sum)));
+    }
+    return error / QUERIES;
   }
 
   private static double dot(float[] a, float[] b) {
