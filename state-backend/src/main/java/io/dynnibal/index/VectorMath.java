@@ -105,9 +105,9 @@ public final class VectorMath {
   /**
    * {@code out[k] = dot(x, codes, offset + k * x.length, scales[first + k])} for {@code k < count}:
    * the inner products of one query with vectors kept back to back (a node's children in a
-   * snapshot), bit for bit. The vector kernel runs four of them at once, one load of the query for
-   * four of codes and four independent sums: one inner product at a time waits on its own chain of
-   * additions.
+   * snapshot), bit for bit. The vector kernel runs four at once: each load of the query serves four
+   * vectors' codes, and four independent sums keep the core busy where one inner product at a time
+   * waits on its own chain of additions.
    */
   public static void dots(
       float[] x, byte[] codes, int offset, float[] scales, int first, int count, double[] out) {

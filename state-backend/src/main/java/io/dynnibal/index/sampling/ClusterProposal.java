@@ -40,7 +40,8 @@ public final class ClusterProposal {
   private final float[] query;
   private final double beta;
   private final int exactInside;
-  private final Inside[] inside; // by proposal cluster index, filled up front or on first draw
+  private final Inside[] inside; // by proposal cluster index, filled when a cluster is first drawn
+  private Members members; // scratch for gathering a small cluster, made on first use
 
   /** {@code Math.log(n)} for the counts most clusters hold, read instead of computed. */
   private static final double[] LOG_OF_COUNT = new double[1025];
@@ -153,14 +154,14 @@ public final class ClusterProposal {
     for (int k = n / 2 - 1; k >= 0; k--) {
       siftDown(heap, k, n);
     }
-    Members members = new Members(exactInside);
     int scored = 0;
     while (n > 0 && scored < budget) {
       int i = (int) heap[0];
       heap[0] = heap[--n];
       siftDown(heap, 0, n);
-      logWeights[i] = members.gather(partition, clusterOf[i], query, beta).logMass();
-      scored += members.targets;
+      Members m = gather(clusterOf[i]);
+      logWeights[i] = m.logMass();
+      scored += m.targets;
     }
   }
 
@@ -209,8 +210,7 @@ public final class ClusterProposal {
     if (inside != null && partition.size(c) <= exactInside) {
       Inside members = inside[drawn];
       if (members == null) {
-        members =
-            inside[drawn] = new Inside(new Members(exactInside).gather(partition, c, query, beta));
+        members = inside[drawn] = new Inside(gather(c));
       }
       return members.draw(random, logCluster);
     }
@@ -218,6 +218,14 @@ public final class ClusterProposal {
     SgNode.Located located = cluster.locate(random.nextInt(partition.size(c)));
     return new Draw(
         located.target(), located.node(), logCluster - Math.log(partition.size(c)), Double.NaN);
+  }
+
+  /** Block {@code c}'s members, in the scratch arrays (valid until the next gather). */
+  private Members gather(int c) {
+    if (members == null) {
+      members = new Members(exactInside);
+    }
+    return members.gather(partition, c, query, beta);
   }
 
   /**
