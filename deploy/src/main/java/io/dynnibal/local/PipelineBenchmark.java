@@ -124,14 +124,8 @@ public final class PipelineBenchmark {
     // whether the work or the waiting holds it back.
     CpuAccount.Split cpu = timed.cpu();
     if (cpu != null) {
-      Map<String, Double> perStep = new LinkedHashMap<>();
-      double totalPerStep = 0;
-      for (Map.Entry<String, Double> g : cpu.groupCores().entrySet()) {
-        double ms = g.getValue() * 1000 / window.stepsPerSecond();
-        perStep.put(g.getKey(), round(ms));
-        totalPerStep += ms;
-      }
-      perStep.put("total", round(totalPerStep));
+      Map<String, Double> perStep = cpuMillisPerStep(cpu, window.stepsPerSecond());
+      double totalPerStep = perStep.get("total");
       int cores = Runtime.getRuntime().availableProcessors();
       figures.put("cpu_cores_busy", round(cpu.processCores()));
       figures.put("cpu_ms_per_step", perStep);
@@ -233,11 +227,27 @@ public final class PipelineBenchmark {
     }
   }
 
+  /**
+   * CPU a step of each operator over a window ({@link #OPERATORS}, the rest as {@code other}) and
+   * their {@code total}, in milliseconds: cores used x 1000 / steps a second.
+   */
+  static Map<String, Double> cpuMillisPerStep(CpuAccount.Split cpu, double stepsPerSecond) {
+    Map<String, Double> perStep = new LinkedHashMap<>();
+    double total = 0;
+    for (Map.Entry<String, Double> g : cpu.groupCores().entrySet()) {
+      double ms = g.getValue() * 1000 / stepsPerSecond;
+      perStep.put(g.getKey(), round(ms));
+      total += ms;
+    }
+    perStep.put("total", round(total));
+    return perStep;
+  }
+
   /** The job's timed window and how its process's CPU was shared meanwhile (null: unmeasured). */
   private record Timed(Window window, CpuAccount.Split cpu) {}
 
   /** The thread groups of the job's operators, by what the figures call them. */
-  private static final Map<String, List<String>> OPERATORS =
+  static final Map<String, List<String>> OPERATORS =
       Map.of(
           "shards", List.of("shard-index"),
           "trainer", List.of("trainer"),

@@ -82,7 +82,9 @@ public final class ScaleBenchmark {
     figures.put("cores", Runtime.getRuntime().availableProcessors());
     figures.put("collector", GarbageCollectors.names());
     figures.put("max_heap_bytes", Runtime.getRuntime().maxMemory());
-    try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"))) {
+    CpuAccount cpu = CpuAccount.start(250);
+    try (cpu;
+        EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"))) {
       config.bootstrapServers = kafka.bootstrapServers();
       kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
       out.printf(
@@ -130,6 +132,19 @@ public final class ScaleBenchmark {
         figures.put("steps_timed", window.steps());
         figures.put("steps_per_s", round(window.stepsPerSecond()));
         figures.put("shard_ms_per_batch", round(window.shardMillis()));
+        // Where the timed steps' CPU went, as bench pipeline reports it: what grows with the index
+        // besides the shards' mining (RocksDB's own threads count as "other").
+        // (None for a window shorter than the account's samples: the smoke test's.)
+        CpuAccount.Split split =
+            cpu == null
+                ? null
+                : cpu.between(window.fromMillis(), window.toMillis(), PipelineBenchmark.OPERATORS);
+        if (split != null) {
+          figures.put("cpu_cores_busy", round(split.processCores()));
+          figures.put(
+              "cpu_ms_per_step",
+              PipelineBenchmark.cpuMillisPerStep(split, window.stepsPerSecond()));
+        }
 
         // A checkpoint after the last step: RocksDB flushed, the trainer at `planned`.
         Path checkpoint = awaitCheckpointAfter(config, job, latestCheckpoint(config, job));
