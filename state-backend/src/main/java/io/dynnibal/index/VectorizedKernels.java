@@ -48,17 +48,10 @@ final class VectorizedKernels {
     FloatVector sums = FloatVector.zero(FLOATS);
     int i = 0;
     for (int end = FLOATS.loopBound(n); i < end; i += FLOATS.length()) {
-      FloatVector c =
-          (FloatVector)
-              ByteVector.fromArray(BYTES, codes, offset + i)
-                  .convertShape(VectorOperators.B2F, FLOATS, 0);
-      sums = sums.add(FloatVector.fromArray(FLOATS, x, i).mul(c));
+      sums = sums.add(FloatVector.fromArray(FLOATS, x, i).mul(codesAt(codes, offset + i)));
     }
     if (i < n) {
-      FloatVector c =
-          (FloatVector)
-              ByteVector.fromArray(BYTES, codes, offset + i, BYTES.indexInRange(i, n))
-                  .convertShape(VectorOperators.B2F, FLOATS, 0);
+      FloatVector c = codesAt(codes, offset + i, BYTES.indexInRange(i, n));
       sums = sums.add(FloatVector.fromArray(FLOATS, x, i, FLOATS.indexInRange(i, n)).mul(c));
     }
     return scale * pairwise(sums);

@@ -26,11 +26,12 @@ interface HardNegativeMiner extends AutoCloseable {
   /**
    * One shard key's data a miner reads.
    *
-   * @param encodedTargets how many of the key's stored targets have a cache vector, whether or not
-   *     the pool ({@code negatives.pool}) admits them to the index
+   * @param storedTargets how many of the key's stored targets have a cache vector, whether or not
+   *     the pool ({@code negatives.pool}) admits them to the index (the reply's {@link
+   *     ShardReply#storedTargets})
    */
   record Shard(
-      int key, ShardIndex index, StoredTargets targets, ShardModel model, long encodedTargets) {}
+      int key, ShardIndex index, StoredTargets targets, ShardModel model, long storedTargets) {}
 
   /**
    * Each offered negative with the query (index in the batch) it was mined for, in the order drawn

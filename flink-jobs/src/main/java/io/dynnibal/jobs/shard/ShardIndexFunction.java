@@ -458,13 +458,11 @@ public final class ShardIndexFunction
     }
     HardNegativeMiner.Mined mined = HardNegativeMiner.Mined.none();
     long version = model.version;
+    // Under positives the index holds the pool only; the state knows every encoded target.
+    long storedTargets = positivesOnly() ? targets.encodedCount(version) : index.size();
     HardNegativeMiner.Shard data =
         new HardNegativeMiner.Shard(
-            key,
-            index,
-            id -> targets.shipped(id, 0f, version),
-            model,
-            targets.encodedCount(version));
+            key, index, id -> targets.shipped(id, 0f, version), model, storedTargets);
     FidelityProbe.Probed probed = null;
     if (miner != null && index.size() > 0 && settings.hardNegativesPerStep() > 0) {
       mined = miner.mine(data, queries, batch, random);
@@ -493,7 +491,7 @@ public final class ShardIndexFunction
     reply.batch = shard == 0 ? batch : null;
     reply.shard = shard;
     reply.shardSize = index.size();
-    reply.storedTargets = positivesOnly() ? targets.encodedCount(version) : index.size();
+    reply.storedTargets = storedTargets;
     reply.modelVersion = model.version;
     reply.modelStep = model.step;
     reply.sampledQuery = mined.queryOf().stream().mapToInt(Integer::intValue).toArray();

@@ -129,10 +129,7 @@ final class TreeMiner implements HardNegativeMiner {
     // only (negatives.pool=positives) starts empty and grows, and a share of it left MH few
     // clusters for most of a run (Debian: fidelity mass 0.83 against 0.94 over every target).
     NegativeSampler sampler =
-        samplerForTargets.apply(
-            (int)
-                Math.min(
-                    Integer.MAX_VALUE, Math.max(shard.index().size(), shard.encodedTargets())));
+        samplerForTargets.apply((int) Math.min(Integer.MAX_VALUE, shard.storedTargets()));
     Collected out = new Collected(z.length);
     for (int q = 0; q < z.length; q++) {
       String positive = batch.targetIds[q];

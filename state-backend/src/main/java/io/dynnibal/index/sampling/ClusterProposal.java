@@ -208,16 +208,16 @@ public final class ClusterProposal {
     int c = clusterOf[drawn];
     double logCluster = logWeights[drawn] - logNormaliser; // log Q(C)
     if (inside != null && partition.size(c) <= exactInside) {
-      Inside members = inside[drawn];
-      if (members == null) {
-        members = inside[drawn] = new Inside(gather(c));
+      Inside in = inside[drawn];
+      if (in == null) {
+        in = inside[drawn] = new Inside(gather(c));
       }
-      return members.draw(random, logCluster);
+      return in.draw(random, logCluster);
     }
     Cluster cluster = partition.clusters().get(c);
     SgNode.Located located = cluster.locate(random.nextInt(partition.size(c)));
     return new Draw(
-        located.target(), located.node(), logCluster - Math.log(partition.size(c)), Double.NaN);
+        located.target(), located.node(), logCluster - logOf(partition.size(c)), Double.NaN);
   }
 
   /** Block {@code c}'s members, in the scratch arrays (valid until the next gather). */
@@ -276,7 +276,7 @@ public final class ClusterProposal {
       int own = tree.ownTargetCount(node);
       if (own > 0) {
         if (targets + own > nodes.length) {
-          throw new IllegalStateException("a block holds more targets than its size");
+          throw new IllegalStateException("a small cluster holds more targets than exactInside");
         }
         nodes[size] = node;
         counts[size++] = own;
