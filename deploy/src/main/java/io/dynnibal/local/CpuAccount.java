@@ -18,24 +18,37 @@ import java.util.Map;
  * shards'); what no Java thread accounts for (RocksDB's and libtorch's own threads, the JVM's) is
  * the process's CPU less the threads'. A thread's CPU time includes the native code it calls
  * (libtorch's kernels on the trainer's thread). What a thread used between the last sample and its
- * end cannot be read any more, and counts as the process's other CPU.
+ * end cannot be read any more, and counts as the process's other CPU. On Linux the JIT compilers',
+ * the collector's and RocksDB's threads are read from {@code /proc} ({@link NativeThreads}) and
+ * said apart within that other CPU.
  */
 public final class CpuAccount implements AutoCloseable {
 
   /**
-   * One sample: wall-clock time, the process's CPU and each thread group's, in nanoseconds, and the
-   * JIT compilers' accumulated time in milliseconds (-1 where the JVM does not say).
+   * One sample: wall-clock time, the process's CPU, each thread group's and each native kind's
+   * ({@link NativeThreads}; empty where unread), in nanoseconds, and the JIT compilers' accumulated
+   * elapsed time in milliseconds (-1 where the JVM does not say).
    */
   record Sample(
-      long wallMillis, long processNanos, Map<String, Long> groupNanos, long compileMillis) {}
+      long wallMillis,
+      long processNanos,
+      Map<String, Long> groupNanos,
+      Map<String, Long> nativeNanos,
+      long compileMillis) {}
 
   /**
-   * CPU per group over a window, in cores (CPU seconds per wall second); {@code compileCores}, the
-   * JIT compilers' share of {@code "other"} (NaN where unknown): a job's first minutes compile much
-   * of Flink, Kafka and DJL.
+   * CPU per group over a window, in cores (CPU seconds per wall second); {@code nativeCores}, the
+   * JIT compilers', the collector's and RocksDB's threads (part of {@code "other"}; empty where
+   * {@code /proc} is not there to read); {@code compileCores}, the JIT compilers' CPU, or where it
+   * cannot be read their elapsed time by the JVM's own account, which also counts their waits for a
+   * core (NaN where unknown): a job's first minutes compile much of Flink, Kafka and DJL.
    */
   public record Split(
-      double seconds, double processCores, Map<String, Double> groupCores, double compileCores) {}
+      double seconds,
+      double processCores,
+      Map<String, Double> groupCores,
+      Map<String, Double> nativeCores,
+      double compileCores) {}
 
   private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
 
@@ -43,6 +56,7 @@ public final class CpuAccount implements AutoCloseable {
   private final CompilationMXBean compiler = timedCompiler();
 
   private final com.sun.management.OperatingSystemMXBean os;
+  private final NativeThreads nativeThreads = NativeThreads.open();
   private final Map<Long, Long> lastOfThread = new HashMap<>();
   private final Map<Long, String> groupOfThread = new HashMap<>();
   private final Map<String, Long> totals = new HashMap<>();
@@ -114,7 +128,11 @@ public final class CpuAccount implements AutoCloseable {
     long compiled = compiler == null ? -1 : compiler.getTotalCompilationTime();
     samples.add(
         new Sample(
-            System.currentTimeMillis(), os.getProcessCpuTime(), new HashMap<>(totals), compiled));
+            System.currentTimeMillis(),
+            os.getProcessCpuTime(),
+            new HashMap<>(totals),
+            nativeThreads == null ? Map.of() : nativeThreads.sample(),
+            compiled));
   }
 
   private static CompilationMXBean timedCompiler() {
@@ -172,11 +190,20 @@ public final class CpuAccount implements AutoCloseable {
     }
     double process = (last.processNanos() - first.processNanos()) / 1e9 / seconds;
     cores.put("other", Math.max(0, process - named / 1e9 / seconds));
-    double compile =
-        first.compileMillis() < 0
-            ? Double.NaN
-            : (last.compileMillis() - first.compileMillis()) / 1000.0 / seconds;
-    return new Split(seconds, process, cores, compile);
+    Map<String, Double> nativeCores = new LinkedHashMap<>();
+    for (String kind : last.nativeNanos().keySet()) {
+      long nanos = last.nativeNanos().get(kind) - first.nativeNanos().getOrDefault(kind, 0L);
+      nativeCores.put(kind, nanos / 1e9 / seconds);
+    }
+    double compile;
+    if (nativeThreads != null) {
+      compile = nativeCores.getOrDefault(NativeThreads.JIT, 0.0);
+    } else if (first.compileMillis() >= 0) {
+      compile = (last.compileMillis() - first.compileMillis()) / 1000.0 / seconds;
+    } else {
+      compile = Double.NaN;
+    }
+    return new Split(seconds, process, cores, nativeCores, compile);
   }
 
   @Override

@@ -129,6 +129,7 @@ public final class PipelineBenchmark {
       int cores = Runtime.getRuntime().availableProcessors();
       figures.put("cpu_cores_busy", round(cpu.processCores()));
       figures.put("cpu_ms_per_step", perStep);
+      putOtherMillisPerStep(figures, cpu, window.stepsPerSecond());
       // Part of "other": what the JIT compilers still spend in the window says whether the
       // warm-up was long enough for the code to settle.
       figures.put("jit_ms_per_step", round(cpu.compileCores() * 1000 / window.stepsPerSecond()));
@@ -241,6 +242,22 @@ public final class PipelineBenchmark {
     }
     perStep.put("total", round(total));
     return perStep;
+  }
+
+  /**
+   * {@code other_cpu_ms_per_step}: the part of {@code other} the JIT compilers, the collector and
+   * RocksDB's threads used a step, where they can be read (Linux); nothing where they cannot.
+   */
+  static void putOtherMillisPerStep(
+      Map<String, Object> figures, CpuAccount.Split cpu, double stepsPerSecond) {
+    if (cpu.nativeCores().isEmpty()) {
+      return;
+    }
+    Map<String, Double> perStep = new LinkedHashMap<>();
+    for (Map.Entry<String, Double> kind : cpu.nativeCores().entrySet()) {
+      perStep.put(kind.getKey(), round(kind.getValue() * 1000 / stepsPerSecond));
+    }
+    figures.put("other_cpu_ms_per_step", perStep);
   }
 
   /** The job's timed window and how its process's CPU was shared meanwhile (null: unmeasured). */

@@ -144,6 +144,7 @@ public final class ScaleBenchmark {
           figures.put(
               "cpu_ms_per_step",
               PipelineBenchmark.cpuMillisPerStep(split, window.stepsPerSecond()));
+          PipelineBenchmark.putOtherMillisPerStep(figures, split, window.stepsPerSecond());
         }
 
         // A checkpoint after the last step: RocksDB flushed, the trainer at `planned`.
