@@ -191,9 +191,11 @@ public final class CpuAccount implements AutoCloseable {
     double process = (last.processNanos() - first.processNanos()) / 1e9 / seconds;
     cores.put("other", Math.max(0, process - named / 1e9 / seconds));
     Map<String, Double> nativeCores = new LinkedHashMap<>();
-    for (String kind : last.nativeNanos().keySet()) {
-      long nanos = last.nativeNanos().get(kind) - first.nativeNanos().getOrDefault(kind, 0L);
-      nativeCores.put(kind, nanos / 1e9 / seconds);
+    for (String kind : NativeThreads.KINDS) {
+      if (last.nativeNanos().containsKey(kind)) {
+        long nanos = last.nativeNanos().get(kind) - first.nativeNanos().getOrDefault(kind, 0L);
+        nativeCores.put(kind, nanos / 1e9 / seconds);
+      }
     }
     double compile;
     if (nativeThreads != null) {

@@ -5,6 +5,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -27,6 +28,9 @@ final class NativeThreads {
   /** RocksDB's flush and compaction threads. */
   static final String ROCKSDB = "rocksdb";
 
+  /** Every kind, in the order the figures list them. */
+  static final List<String> KINDS = List.of(JIT, GC, ROCKSDB);
+
   /** Linux's USER_HZ: the unit of a thread's {@code utime} and {@code stime}. */
   private static final long NANOS_PER_TICK = 10_000_000L;
 
@@ -35,6 +39,12 @@ final class NativeThreads {
   private final Map<String, String> kindOfThread = new HashMap<>();
   private final Map<String, Long> lastOfThread = new HashMap<>();
   private final Map<String, Long> totals = new HashMap<>();
+
+  private NativeThreads() {
+    for (String kind : KINDS) {
+      totals.put(kind, 0L); // a kind with no thread (no RocksDB in this JVM) used none
+    }
+  }
 
   /** Null where the system has no {@code /proc/self/task}. */
   static NativeThreads open() {

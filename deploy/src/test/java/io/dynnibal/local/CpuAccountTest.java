@@ -42,6 +42,10 @@ class CpuAccountTest {
       assertTrue(shards > 0.05, "the spinning thread's share: " + split);
       assertTrue(trainer < shards / 10, "the sleeping thread's share: " + split);
       assertTrue(split.groupCores().get("other") >= 0, split.toString());
+      if (NativeThreads.open() != null) {
+        assertEquals(NativeThreads.KINDS, List.copyOf(split.nativeCores().keySet()));
+        assertEquals(split.nativeCores().get(NativeThreads.JIT), split.compileCores());
+      }
       assertNull(account.between(to + 60_000, to + 120_000, Map.of()), "no samples: no split");
     }
   }
