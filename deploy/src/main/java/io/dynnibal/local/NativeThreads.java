@@ -13,7 +13,7 @@ import java.util.Map;
  * /proc/self/task}: the JIT compilers, the garbage collector and RocksDB's background threads. The
  * JVM's own compilation figure ({@code CompilationMXBean}) is the compilers' elapsed time, which on
  * a machine whose cores are all busy counts every moment a compiler thread waited for a core: in
- * {@code bench pipeline} it read 37-43 ms a step where the compiler threads used 14-16 ms of CPU.
+ * {@code bench pipeline} it read 37-43 ms a step where the compiler threads used 14-18 ms of CPU.
  *
  * <p>Each thread's name is read once and only the threads of a known kind are read again, so a
  * sample costs a directory listing and a handful of small reads.
