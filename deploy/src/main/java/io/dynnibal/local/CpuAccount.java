@@ -57,9 +57,8 @@ public final class CpuAccount implements AutoCloseable {
 
   private final com.sun.management.OperatingSystemMXBean os;
   private final NativeThreads nativeThreads = NativeThreads.open();
-  private final Map<Long, Long> lastOfThread = new HashMap<>();
   private final Map<Long, String> groupOfThread = new HashMap<>();
-  private final Map<String, Long> totals = new HashMap<>();
+  private final CpuTotals<Long> totals = new CpuTotals<>(List.of());
   private final List<Sample> samples = new ArrayList<>();
   private final Thread sampler;
   private volatile boolean running = true;
@@ -120,17 +119,14 @@ public final class CpuAccount implements AutoCloseable {
       if (group == null) {
         continue; // ended, or not measurable
       }
-      // A thread's CPU is counted as it grows: what ended threads used stays in the totals.
-      long before = lastOfThread.getOrDefault(id, 0L);
-      totals.merge(group, cpu - before, Long::sum);
-      lastOfThread.put(id, cpu);
+      totals.record(id, group, cpu);
     }
     long compiled = compiler == null ? -1 : compiler.getTotalCompilationTime();
     samples.add(
         new Sample(
             System.currentTimeMillis(),
             os.getProcessCpuTime(),
-            new HashMap<>(totals),
+            totals.snapshot(),
             nativeThreads == null ? Map.of() : nativeThreads.sample(),
             compiled));
   }

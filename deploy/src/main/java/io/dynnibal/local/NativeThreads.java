@@ -37,14 +37,10 @@ final class NativeThreads {
   private static final Path TASKS = Path.of("/proc/self/task");
 
   private final Map<String, String> kindOfThread = new HashMap<>();
-  private final Map<String, Long> lastOfThread = new HashMap<>();
-  private final Map<String, Long> totals = new HashMap<>();
+  // Every kind is listed, one with no thread (no RocksDB in this JVM) at 0.
+  private final CpuTotals<String> totals = new CpuTotals<>(KINDS);
 
-  private NativeThreads() {
-    for (String kind : KINDS) {
-      totals.put(kind, 0L); // a kind with no thread (no RocksDB in this JVM) used none
-    }
-  }
+  private NativeThreads() {}
 
   /** Null where the system has no {@code /proc/self/task}. */
   static NativeThreads open() {
@@ -101,15 +97,12 @@ final class NativeThreads {
         } catch (IOException | RuntimeException e) {
           continue; // ended since the listing
         }
-        long before = lastOfThread.getOrDefault(tid, 0L);
-        // Less than before: the id was reused by a new thread of the same kind.
-        totals.merge(kind, cpu >= before ? cpu - before : cpu, Long::sum);
-        lastOfThread.put(tid, cpu);
+        totals.record(tid, kind, cpu);
       }
     } catch (IOException e) {
       // The listing failed: this sample repeats the last totals.
     }
-    return new HashMap<>(totals);
+    return totals.snapshot();
   }
 
   private static String kindOrNone(Path task) {

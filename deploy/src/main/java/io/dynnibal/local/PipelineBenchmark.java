@@ -132,7 +132,8 @@ public final class PipelineBenchmark {
       putOtherMillisPerStep(figures, cpu, window.stepsPerSecond());
       // Part of "other": what the JIT compilers still spend in the window says whether the
       // warm-up was long enough for the code to settle.
-      figures.put("jit_ms_per_step", round(cpu.compileCores() * 1000 / window.stepsPerSecond()));
+      figures.put(
+          "jit_ms_per_step", round(millisPerStep(cpu.compileCores(), window.stepsPerSecond())));
       figures.put("trainer_alone_cpu_ms_per_step", round(alone.cpuMillisPerStep()));
       figures.put(
           "ratio_if_every_core_busy", round(cores * 1000 / totalPerStep / trainerStepsPerSecond));
@@ -236,7 +237,7 @@ public final class PipelineBenchmark {
     Map<String, Double> perStep = new LinkedHashMap<>();
     double total = 0;
     for (Map.Entry<String, Double> g : cpu.groupCores().entrySet()) {
-      double ms = g.getValue() * 1000 / stepsPerSecond;
+      double ms = millisPerStep(g.getValue(), stepsPerSecond);
       perStep.put(g.getKey(), round(ms));
       total += ms;
     }
@@ -255,9 +256,14 @@ public final class PipelineBenchmark {
     }
     Map<String, Double> perStep = new LinkedHashMap<>();
     for (Map.Entry<String, Double> kind : cpu.nativeCores().entrySet()) {
-      perStep.put(kind.getKey(), round(kind.getValue() * 1000 / stepsPerSecond));
+      perStep.put(kind.getKey(), round(millisPerStep(kind.getValue(), stepsPerSecond)));
     }
     figures.put("other_cpu_ms_per_step", perStep);
+  }
+
+  /** Cores busy over a window as milliseconds of CPU a step. */
+  private static double millisPerStep(double cores, double stepsPerSecond) {
+    return cores * 1000 / stepsPerSecond;
   }
 
   /** The job's timed window and how its process's CPU was shared meanwhile (null: unmeasured). */
