@@ -12,9 +12,10 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "cancel",
     description = {
-      "Stop a job on a Flink cluster. With --savepoint: stop with a savepoint (the sources stop, a final savepoint is",
-      "taken, the sinks' transactions commit, the job finishes) and print its path for `submit --from-savepoint`.",
-      "Without: cancel (the retained checkpoints stay)."
+      "Stop a job on a Flink cluster, with or without a savepoint.",
+      "With --savepoint: stop with a savepoint (the sources stop, a final savepoint is taken, the sinks' transactions",
+      "commit, the job finishes) and print its path for `submit --from-savepoint`. Without: cancel (the retained",
+      "checkpoints stay)."
     })
 final class CancelCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "JOB_ID", description = "The job id (see `dynnibal jobs`).")

@@ -21,9 +21,9 @@ import picocli.CommandLine.Option;
 @Command(
     name = "cluster",
     description = {
-      "A Flink standalone session cluster on this machine from the CLI's own jars: a JobManager and N TaskManagers,",
-      "each its own process (PID files and logs under --dir), RocksDB state, DJL on the cluster classpath, REST API",
-      "and web UI on 127.0.0.1."
+      "Run a Flink standalone session cluster on this machine from the CLI's own jars.",
+      "A JobManager and N TaskManagers, each its own process (PID files and logs under --dir), RocksDB state, DJL on",
+      "the cluster classpath, REST API and web UI on 127.0.0.1."
     },
     subcommands = {
       ClusterCommand.Start.class,
@@ -171,7 +171,8 @@ final class ClusterCommand {
   @Command(
       name = "status",
       description =
-          "Which processes run and what the JobManager reports, as JSON; exit 0 when ready, 3 otherwise.")
+          "Print which processes run and what the JobManager reports, as JSON; exit 0 when ready, 3"
+              + " otherwise.")
   static final class Status extends DirOption implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
@@ -202,8 +203,9 @@ final class ClusterCommand {
   @Command(
       name = "job-jar",
       description = {
-        "Write the job jar that submit sends (dynnibal's classes; entry class io.dynnibal.jobs.training.TrainingJobMain),",
-        "e.g. for a container image's usrlib/. Third-party jars (Flink, Kafka, DJL) belong on the cluster classpath."
+        "Write the job jar that submit sends, e.g. for a container image's usrlib/.",
+        "It holds dynnibal's classes (entry class io.dynnibal.jobs.training.TrainingJobMain). Third-party jars (Flink,",
+        "Kafka, DJL) belong on the cluster classpath."
       })
   static final class WriteJobJar implements Callable<Integer> {
     @Option(names = "--out", required = true, description = "Where to write it.")

@@ -1,5 +1,6 @@
 package io.dynnibal.cli;
 
+import io.dynnibal.cli.options.JsonOutput;
 import io.dynnibal.eval.RetrievalMetrics;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.local.Corpus;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -24,11 +26,12 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "demo",
     description = {
-      "Train with DyNNIBAL-MH negatives on the bundled Debian packages corpus: an in-process Kafka broker and a Flink",
-      "MiniCluster (parallelism 2, RocksDB state, checkpoints), a progress bar, and a table of dev recall before and",
-      "after training. About 3.5 minutes on 2 cores with the defaults."
+      "Train with DyNNIBAL-MH negatives on the bundled Debian packages corpus, end to end on this machine.",
+      "An in-process Kafka broker and a Flink MiniCluster (parallelism 2, RocksDB state, checkpoints), a progress bar,",
+      "and a table of dev recall before and after training; --json FILE also writes the figures as JSON.",
+      "About 3.5 minutes on 2 cores with the defaults."
     })
-final class DemoCommand implements Callable<Integer> {
+public final class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--epochs",
       defaultValue = "2",
@@ -41,10 +44,9 @@ final class DemoCommand implements Callable<Integer> {
       description = "Evaluate on at most N dev queries (0: all).")
   int evalLimit;
 
-  @picocli.CommandLine.Mixin LocalRunOptions run;
+  @Mixin LocalRunOptions run;
 
-  @Option(names = "--json", description = "Also write the figures as JSON to this file.")
-  Path json;
+  @Mixin JsonOutput json;
 
   @Spec CommandSpec spec;
 
@@ -59,7 +61,8 @@ final class DemoCommand implements Callable<Integer> {
     try {
       Demo.Result r =
           Demo.run(
-              new Demo.Options(corpus, config, epochs, evalLimit, work, config.seed), System.err);
+              new Demo.Options(corpus, config, epochs, evalLimit, work, config.job.seed),
+              System.err);
       System.err.println();
       System.err.print(
           MetricsTable.render(
@@ -117,7 +120,7 @@ final class DemoCommand implements Callable<Integer> {
           Math.round(r.checkpointBytes() * 1e6 / Math.max(1, corpus.targets().size())));
       put(figures, "before_", r.before());
       put(figures, "after_", r.after());
-      BenchCommand.print(figures, json);
+      json.writeFile(figures);
       return 0;
     } finally {
       run.cleanUp(work);
@@ -125,7 +128,7 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   /** The demo's budget on 2 cores; a user's --config and --set come after and win. */
-  static List<String> demoDefaults(List<String> overrides) {
+  public static List<String> demoDefaults(List<String> overrides) {
     List<String> all =
         new ArrayList<>(
             List.of(

@@ -1,5 +1,6 @@
 package io.dynnibal.cli;
 
+import java.util.ServiceLoader;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import picocli.CommandLine;
@@ -10,6 +11,10 @@ import picocli.CommandLine.Spec;
 /**
  * {@code ./dynnibal}: one entry point for everything a user runs. Exit codes: 0 done, 1 failed, 2
  * bad usage, 3 a status or watch command found nothing (no server running, no report).
+ *
+ * <p>The commands listed here are the product's; every {@link CommandPlugin} on the classpath adds
+ * its own after them (the benchmarks module: {@code bench}, {@code experiment}, {@code soak}), and
+ * {@code help} comes last.
  */
 @Command(
     name = "dynnibal",
@@ -29,17 +34,13 @@ import picocli.CommandLine.Spec;
       EvalCommand.class,
       SearchCommand.class,
       ExportCommand.class,
-      BenchCommand.class,
-      ExperimentCommand.class,
       KafkaCommand.class,
       ClusterCommand.class,
       SubmitCommand.class,
       JobsCommand.class,
       CancelCommand.class,
       WatchCommand.class,
-      SettingsCommand.class,
-      SoakCommand.class,
-      CommandLine.HelpCommand.class
+      SettingsCommand.class
     })
 public final class DynnibalCli implements Runnable {
   /**
@@ -66,6 +67,12 @@ public final class DynnibalCli implements Runnable {
 
   static CommandLine commandLine() {
     CommandLine commandLine = new CommandLine(new DynnibalCli());
+    for (CommandPlugin plugin : ServiceLoader.load(CommandPlugin.class)) {
+      for (Object command : plugin.commands()) {
+        commandLine.addSubcommand(command);
+      }
+    }
+    commandLine.addSubcommand(new CommandLine.HelpCommand());
     // Descriptions are written in lines of up to ~115 characters; 80 columns would break each of
     // them in two.
     commandLine.setUsageHelpWidth(120);

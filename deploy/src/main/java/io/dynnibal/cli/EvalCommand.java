@@ -1,5 +1,6 @@
 package io.dynnibal.cli;
 
+import io.dynnibal.cli.options.JsonOutput;
 import io.dynnibal.data.JsonlCorpus;
 import io.dynnibal.data.LabelledQuery;
 import io.dynnibal.data.TargetText;
@@ -23,9 +24,10 @@ import picocli.CommandLine.Option;
 @Command(
     name = "eval",
     description = {
-      "Evaluate a parameter snapshot: encode every target with its target tower, rank all of them for each query",
-      "exactly, print R@1/5/10/20/100 and MRR@10/100 next to BM25's on the same queries (Lucene, k1 = 1.2,",
-      "b = 0.75, the targets' texts). JSONL inputs (gz or plain) as in data/debian-packages."
+      "Evaluate a parameter snapshot by exact retrieval over every target, next to BM25.",
+      "Encodes every target with its target tower, ranks all of them for each query exactly, and prints R@1/5/10/20/100",
+      "and MRR@10/100 next to BM25's on the same queries (Lucene, k1 = 1.2, b = 0.75, the targets' texts). JSONL",
+      "inputs (gz or plain) as in data/debian-packages."
     })
 final class EvalCommand implements Callable<Integer> {
   @Mixin SnapshotAndTargets model;
@@ -36,14 +38,13 @@ final class EvalCommand implements Callable<Integer> {
       description = "Queries JSONL: {query_id, query_text, target_id}.")
   Path queries;
 
-  @Option(names = "--json", description = "Also write the figures as JSON to this file.")
-  Path json;
+  @Mixin JsonOutput json;
 
   @Override
   public Integer call() throws Exception {
     URI uri = model.snapshotUri();
     SnapshotManifest manifest = ParameterSnapshots.manifest(uri);
-    List<TargetText> targetList = JsonlCorpus.readTargets(model.targets);
+    List<TargetText> targetList = JsonlCorpus.readTargets(model.targets());
     List<LabelledQuery> queryList = JsonlCorpus.readQueries(queries);
     RetrievalMetrics metrics;
     try (DualEncoder encoder = ParameterSnapshots.readEncoder(uri)) {
@@ -59,7 +60,7 @@ final class EvalCommand implements Callable<Integer> {
       System.err.println(
           metrics.unknownTargets()
               + " queries name a target_id missing from "
-              + model.targets
+              + model.targets()
               + "; they count as misses.");
     }
     Map<String, Object> figures = new LinkedHashMap<>();
@@ -68,7 +69,7 @@ final class EvalCommand implements Callable<Integer> {
     figures.put("step", manifest.step());
     figures.putAll(metrics.figures());
     bm25.figures().forEach((k, v) -> figures.put("bm25_" + k, v));
-    BenchCommand.print(figures, json);
+    json.print(figures);
     return 0;
   }
 }

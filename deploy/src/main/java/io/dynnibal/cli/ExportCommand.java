@@ -1,5 +1,6 @@
 package io.dynnibal.cli;
 
+import io.dynnibal.cli.options.JsonOutput;
 import io.dynnibal.data.JsonlCorpus;
 import io.dynnibal.data.LabelledQuery;
 import io.dynnibal.search.Hit;
@@ -23,9 +24,10 @@ import picocli.CommandLine.Option;
 @Command(
     name = "export",
     description = {
-      "Write a Lucene 9 index of the target embeddings (HNSW, dot-product similarity, target_id and target_text",
-      "stored) to --out/index and the snapshot (its query tower) to --out/model; `dynnibal search --index` reads",
-      "them. --verify-queries: how often HNSW returns exactly the top-k of exact search, and the mean overlap."
+      "Export a trained retriever: a Lucene 9 HNSW index of the target embeddings, and the query tower.",
+      "The index (dot-product similarity, target_id and target_text stored) goes to --out/index and the snapshot (its",
+      "query tower) to --out/model; `dynnibal search --index` reads them. --verify-queries: how often HNSW returns",
+      "exactly the top-k of exact search, and the mean overlap."
     })
 final class ExportCommand implements Callable<Integer> {
   @Mixin SnapshotAndTargets model;
@@ -50,23 +52,21 @@ final class ExportCommand implements Callable<Integer> {
       description = "Top k compared (default ${DEFAULT-VALUE}).")
   int k;
 
-  @Option(names = "--json", description = "Also write the figures as JSON to this file.")
-  Path json;
+  @Mixin JsonOutput json;
 
   @Override
   public Integer call() throws Exception {
     URI uri = model.snapshotUri();
     long start = System.nanoTime();
     Map<String, Object> figures = new LinkedHashMap<>();
-    try (Retriever exact = Retriever.exact(uri, model.targets)) {
+    try (Retriever exact = Retriever.exact(uri, model.targets())) {
       TargetEmbeddings embeddings = exact.embeddings();
       LuceneVectorIndex.write(out, embeddings, exact.encoder(), ParameterSnapshots.manifest(uri));
       figures.put("targets", embeddings.vectors().length);
       figures.put("dimension", embeddings.vectors()[0].length);
       figures.put("export_seconds", Math.round((System.nanoTime() - start) / 1e8) / 10.0);
       System.err.printf(
-          "exported %,d model.targets to %s (index/ and model/)%n",
-          embeddings.vectors().length, out);
+          "exported %,d targets to %s (index/ and model/)%n", embeddings.vectors().length, out);
       if (verifyQueries != null) {
         List<LabelledQuery> queries = JsonlCorpus.readQueries(verifyQueries);
         queries = queries.subList(0, Math.min(verifyLimit, queries.size()));
@@ -93,7 +93,7 @@ final class ExportCommand implements Callable<Integer> {
             queries.size(), k, 100.0 * same / queries.size(), overlap / queries.size());
       }
     }
-    BenchCommand.print(figures, json);
+    json.print(figures);
     return 0;
   }
 

@@ -10,7 +10,7 @@ import picocli.CommandLine.Model.OptionSpec;
  * option whose {@code descriptionKey} is a setting key (e.g. {@code model.buckets}) defaults to
  * that setting's default, so the CLI never holds a second copy of it.
  */
-final class JobSettingDefaults implements IDefaultValueProvider {
+public final class JobSettingDefaults implements IDefaultValueProvider {
   @Override
   public String defaultValue(ArgSpec argSpec) {
     if (argSpec instanceof OptionSpec option && !option.descriptionKey().isEmpty()) {

@@ -11,7 +11,7 @@ import java.util.Properties;
 import picocli.CommandLine.Option;
 
 /** The job's settings on the command line: a properties file and {@code key=value} overrides. */
-class JobSettingsOptions {
+public class JobSettingsOptions {
   @Option(
       names = "--config",
       description = "Job configuration (properties file); ./dynnibal settings lists the keys.")
@@ -25,7 +25,7 @@ class JobSettingsOptions {
   List<String> overrides = new ArrayList<>();
 
   /** The command's defaults, then {@code --config}, then {@code --set}: what the user says wins. */
-  TrainingJobConfig config(List<String> defaults) throws IOException {
+  public TrainingJobConfig config(List<String> defaults) throws IOException {
     TrainingJobConfig config = TrainingJobConfig.load(null, defaults);
     if (configFile != null) {
       config.applyFile(configFile);

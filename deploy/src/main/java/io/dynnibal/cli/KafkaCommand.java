@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "kafka",
     description =
-        "A single-node Kafka KRaft broker as its own process (PID file, log and data under --dir).",
+        "Run a single-node Kafka KRaft broker as its own process (PID file, log and data under --dir).",
     subcommands = {KafkaCommand.Start.class, KafkaCommand.Stop.class, KafkaCommand.Status.class})
 final class KafkaCommand {
   static class DirOption {
@@ -74,7 +74,8 @@ final class KafkaCommand {
 
   @Command(
       name = "status",
-      description = "Whether the broker runs and serves; exit 0 when it serves, 3 otherwise.")
+      description =
+          "Print whether the broker runs and serves, as JSON; exit 0 when it serves, 3 otherwise.")
   static final class Status extends DirOption implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {

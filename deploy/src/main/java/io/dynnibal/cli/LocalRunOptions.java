@@ -1,10 +1,12 @@
 package io.dynnibal.cli;
 
+import io.dynnibal.cli.options.CorpusFiles;
 import io.dynnibal.local.Corpus;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -12,17 +14,8 @@ import picocli.CommandLine.Option;
  * (bundled Debian by default), the job configuration ({@link JobSettingsOptions}) and a work
  * directory (temporary unless given).
  */
-final class LocalRunOptions extends JobSettingsOptions {
-  @Option(
-      names = "--targets",
-      description = "Targets JSONL instead of the bundled corpus (with --train and --eval).")
-  Path targets;
-
-  @Option(names = "--train", description = "Training pairs JSONL.")
-  Path train;
-
-  @Option(names = "--eval", description = "Evaluation queries JSONL.")
-  Path eval;
+public final class LocalRunOptions extends JobSettingsOptions {
+  @Mixin CorpusFiles files;
 
   @Option(
       names = "--work-dir",
@@ -32,21 +25,16 @@ final class LocalRunOptions extends JobSettingsOptions {
   Path workDir;
 
   /** The files given, or the bundled corpus; all three files or none. */
-  Corpus corpus(CommandLine commandLine) {
-    boolean anyFile = targets != null || train != null || eval != null;
-    if (anyFile && (targets == null || train == null || eval == null)) {
-      throw new CommandLine.ParameterException(
-          commandLine, "--targets, --train and --eval go together");
-    }
-    return anyFile ? Corpus.files(targets, train, eval) : Corpus.bundledDebian();
+  public Corpus corpus(CommandLine commandLine) {
+    return files.corpus(commandLine);
   }
 
   /** {@code --work-dir}, or a new temporary directory that {@link #cleanUp} deletes. */
-  Path workDir(String prefix) throws IOException {
+  public Path workDir(String prefix) throws IOException {
     return workDir != null ? workDir : Files.createTempDirectory(prefix);
   }
 
-  void cleanUp(Path work) {
+  public void cleanUp(Path work) {
     if (workDir == null) {
       try {
         io.dynnibal.snapshot.Directories.deleteRecursively(work);

@@ -1,5 +1,9 @@
 package io.dynnibal.cli;
 
+import io.dynnibal.cli.options.CreatedTopics;
+import io.dynnibal.cli.options.JsonOutput;
+import io.dynnibal.cli.options.JsonlFiles;
+import io.dynnibal.cli.options.KafkaConnection;
 import io.dynnibal.data.JsonlCorpus;
 import io.dynnibal.data.LabelledQuery;
 import io.dynnibal.data.TargetText;
@@ -18,6 +22,7 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -28,23 +33,18 @@ import picocli.CommandLine.Spec;
     name = "publish",
     defaultValueProvider = JobSettingDefaults.class,
     description = {
-      "Publish targets and training pairs from JSONL files (gz or plain) to Kafka as the job reads them: Avro",
-      "single-object values, targets keyed by id on the compacted targets topic, pairs keyed by pair id",
-      "(<query_id>#<pass>); idempotent producer. Prints the counts and the topics' end offsets."
+      "Publish targets and training pairs from JSONL files (gz or plain) to the job's Kafka topics.",
+      "Values are Avro single-object encoded, as the job reads them; targets are keyed by id on the compacted targets",
+      "topic, pairs by pair id (<query_id>#<pass>); the producer is idempotent. Prints the counts and the topics' end",
+      "offsets."
     })
 final class PublishCommand implements Callable<Integer> {
-  @Option(
-      names = "--bootstrap",
-      required = true,
-      description = "Kafka bootstrap servers, HOST:PORT[,HOST:PORT].")
-  String bootstrap;
+  @Mixin KafkaConnection kafka;
 
-  @Option(names = "--targets", description = "Targets JSONL: {target_id, target_text}.")
+  @Option(names = "--targets", description = JsonlFiles.TARGETS)
   Path targets;
 
-  @Option(
-      names = "--pairs",
-      description = "Training pairs JSONL: {query_id, query_text, target_id}.")
+  @Option(names = "--pairs", description = JsonlFiles.PAIRS)
   Path pairs;
 
   @Option(
@@ -65,32 +65,9 @@ final class PublishCommand implements Callable<Integer> {
       description = "Create the job's topics first when they are missing.")
   boolean createTopics;
 
-  @Option(
-      names = "--partitions",
-      defaultValue = "2",
-      description = "Partitions of created topics (default ${DEFAULT-VALUE}).")
-  int partitions;
+  @Mixin CreatedTopics topics;
 
-  @Option(
-      names = "--replication",
-      defaultValue = "1",
-      description = "Replication of created topics (default ${DEFAULT-VALUE}).")
-  short replication;
-
-  @Option(
-      names = "--kafka-property",
-      description =
-          "A Kafka client property, key=value (repeatable): security.protocol,"
-              + " sasl.mechanism, sasl.jaas.config, ssl.truststore.location, ...")
-  List<String> kafkaProperties = new java.util.ArrayList<>();
-
-  @Option(
-      names = "--kafka-config",
-      description = "Kafka client properties from a file (e.g. the SASL/SSL settings).")
-  Path kafkaConfig;
-
-  @Option(names = "--json", description = "Also write the figures as JSON to this file.")
-  Path json;
+  @Mixin JsonOutput json;
 
   @Spec CommandSpec spec;
 
@@ -101,7 +78,7 @@ final class PublishCommand implements Callable<Integer> {
           spec.commandLine(), "nothing to publish: give --targets and/or --pairs");
     }
     TrainingJobConfig config = new TrainingJobConfig();
-    config.apply("bootstrap.servers", bootstrap).apply("topic.prefix", topicPrefix);
+    config.apply("bootstrap.servers", kafka.bootstrap()).apply("topic.prefix", topicPrefix);
     List<String> problems =
         config.problems().stream()
             .filter(p -> p.startsWith("bootstrap") || p.startsWith("topic.prefix"))
@@ -109,23 +86,10 @@ final class PublishCommand implements Callable<Integer> {
     if (!problems.isEmpty()) {
       throw new ParameterException(spec.commandLine(), String.join("; ", problems));
     }
-    Properties client = new Properties();
-    if (kafkaConfig != null) {
-      try (var reader = java.nio.file.Files.newBufferedReader(kafkaConfig)) {
-        client.load(reader);
-      }
-    }
-    for (String kv : kafkaProperties) {
-      int eq = kv.indexOf('=');
-      if (eq <= 0) {
-        throw new ParameterException(spec.commandLine(), "--kafka-property needs key=value");
-      }
-      client.put(kv.substring(0, eq), kv.substring(eq + 1));
-    }
-    client.put("bootstrap.servers", bootstrap);
+    Properties client = kafka.clientProperties(spec.commandLine());
     client.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
     if (createTopics) {
-      TrainingJob.createMissingTopics(client, config, partitions, replication);
+      TrainingJob.createMissingTopics(client, config, topics.partitions(), topics.replication());
     }
     Map<String, Object> figures = new LinkedHashMap<>();
     long start = System.nanoTime();
@@ -165,7 +129,7 @@ final class PublishCommand implements Callable<Integer> {
         figures.put(topic + "_end_offsets_total", end);
       }
     }
-    BenchCommand.print(figures, json);
+    json.print(figures);
     return 0;
   }
 }

@@ -1,6 +1,8 @@
 package io.dynnibal.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dynnibal.cli.options.JsonFormat;
+import io.dynnibal.cli.options.JsonlFiles;
 import io.dynnibal.search.Hit;
 import io.dynnibal.search.Retriever;
 import io.dynnibal.snapshot.ParameterSnapshots;
@@ -15,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -24,9 +27,10 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "search",
     description = {
-      "Search targets with a trained model: --snapshot S --targets T (exact search; the targets are encoded once",
-      "and cached next to the snapshot) or --index DIR (the HNSW index `dynnibal export` wrote). Answers each",
-      "--query, or every line of stdin when none is given. --json: one object per query,",
+      "Search targets with a trained model.",
+      "Either --snapshot S --targets T (exact search; the targets are encoded once and cached next to the snapshot)",
+      "or --index DIR (the HNSW index `dynnibal export` wrote). Answers each --query, or every line of stdin when",
+      "none is given. --json: one object per query,",
       "{\"query\", \"hits\": [{\"rank\", \"target_id\", \"score\", \"text\"}]}."
     })
 final class SearchCommand implements Callable<Integer> {
@@ -37,9 +41,7 @@ final class SearchCommand implements Callable<Integer> {
   @Option(names = "--snapshot", description = "Snapshot directory (a path or file: URI).")
   String snapshot;
 
-  @Option(
-      names = "--targets",
-      description = "Targets JSONL {target_id, target_text}, with --snapshot.")
+  @Option(names = "--targets", description = JsonlFiles.TARGETS + " With --snapshot.")
   Path targets;
 
   @Option(names = "--index", description = "A directory written by dynnibal export.")
@@ -54,8 +56,7 @@ final class SearchCommand implements Callable<Integer> {
       description = "Results per query (default ${DEFAULT-VALUE}).")
   int k;
 
-  @Option(names = "--json", description = "One JSON object per query instead of a table.")
-  boolean json;
+  @Mixin JsonFormat format;
 
   @Override
   public Integer call() throws Exception {
@@ -76,7 +77,7 @@ final class SearchCommand implements Callable<Integer> {
         }
         return 0;
       }
-      boolean prompt = System.console() != null && !json;
+      boolean prompt = System.console() != null && !format.json();
       BufferedReader in =
           new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
       for (String line = ask(in, prompt); line != null; line = ask(in, prompt)) {
@@ -97,7 +98,7 @@ final class SearchCommand implements Callable<Integer> {
   }
 
   private void print(String query, List<Hit> hits, PrintStream out) throws Exception {
-    if (json) {
+    if (format.json()) {
       List<Map<String, Object>> rows = new ArrayList<>();
       for (int i = 0; i < hits.size(); i++) {
         Map<String, Object> row = new LinkedHashMap<>();

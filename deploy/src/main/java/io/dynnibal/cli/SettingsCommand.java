@@ -8,8 +8,8 @@ import picocli.CommandLine.Command;
 @Command(
     name = "settings",
     description = {
-      "Print every job setting (the keys of --config files and --set) with its default and what it",
-      "does, as a Markdown table: the README's table is this output."
+      "Print every job setting with its default and what it does, as a Markdown table.",
+      "The settings are the keys of --config files and --set; docs/settings.md's table is this output."
     })
 final class SettingsCommand implements Callable<Integer> {
   @Override

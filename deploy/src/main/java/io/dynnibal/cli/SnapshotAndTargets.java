@@ -1,8 +1,10 @@
 package io.dynnibal.cli;
 
+import io.dynnibal.cli.options.TargetsFile;
 import io.dynnibal.snapshot.ParameterSnapshots;
 import java.net.URI;
 import java.nio.file.Path;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The options of a command that reads a trained model and the targets it ranks. */
@@ -13,13 +15,13 @@ class SnapshotAndTargets {
       description = "Snapshot directory (a path or file: URI).")
   String snapshot;
 
-  @Option(
-      names = "--targets",
-      required = true,
-      description = "Targets JSONL: {target_id, target_text}.")
-  Path targets;
+  @Mixin TargetsFile targets;
 
   URI snapshotUri() {
     return ParameterSnapshots.parse(snapshot);
+  }
+
+  Path targets() {
+    return targets.targets();
   }
 }

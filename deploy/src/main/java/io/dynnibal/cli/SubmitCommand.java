@@ -1,5 +1,6 @@
 package io.dynnibal.cli;
 
+import io.dynnibal.cli.options.CreatedTopics;
 import io.dynnibal.deploy.FlinkClusterClient;
 import io.dynnibal.deploy.JobSubmission;
 import io.dynnibal.deploy.RetainedCheckpoints;
@@ -16,11 +17,12 @@ import picocli.CommandLine.Option;
 @Command(
     name = "submit",
     description = {
-      "Submit the training job to a Flink session cluster over its REST API, as `flink run` does (the job graph is",
-      "built here, the job jar goes with it). The settings travel inside the jar. Creates the job's missing Kafka topics first. Unless set, checkpoint.dir is the",
-      "cluster's execution.checkpointing.dir and snapshot.dir its sibling snapshots/. Resume a job stopped with",
-      "`cancel --savepoint` by submitting the same settings with --from-savepoint; resume one whose JobManager died",
-      "(a standalone cluster forgets its jobs with it) with --from-latest-checkpoint."
+      "Submit the training job to a Flink session cluster over its REST API, as `flink run` does.",
+      "The job graph is built here and the job jar goes with it; the settings travel inside the jar. Creates the job's",
+      "missing Kafka topics first. Unless set, checkpoint.dir is the cluster's execution.checkpointing.dir and",
+      "snapshot.dir its sibling snapshots/. Resume a job stopped with `cancel --savepoint` by submitting the same",
+      "settings with --from-savepoint; resume one whose JobManager died (a standalone cluster forgets its jobs with",
+      "it) with --from-latest-checkpoint."
     })
 final class SubmitCommand extends JobSettingsOptions implements Callable<Integer> {
   @Mixin JobManagerOption jobManager;
@@ -42,24 +44,14 @@ final class SubmitCommand extends JobSettingsOptions implements Callable<Integer
           "Restore even when the savepoint holds state that no operator of this job claims.")
   boolean allowNonRestoredState;
 
-  @Option(
-      names = "--partitions",
-      defaultValue = "2",
-      description =
-          "Partitions of the targets and pairs topics if they must be created (default ${DEFAULT-VALUE}).")
-  int partitions;
-
-  @Option(
-      names = "--replication",
-      defaultValue = "1",
-      description = "Replication of created topics (default ${DEFAULT-VALUE}).")
-  short replication;
+  @Mixin CreatedTopics topics;
 
   @Override
   public Integer call() throws Exception {
     TrainingJobConfig config = config(List.of()).validate();
     List<String> created =
-        TrainingJob.createMissingTopics(config.clientProperties(), config, partitions, replication);
+        TrainingJob.createMissingTopics(
+            config.clientProperties(), config, topics.partitions(), topics.replication());
     if (!created.isEmpty()) {
       System.out.println("created topics " + created);
     }
@@ -80,14 +72,14 @@ final class SubmitCommand extends JobSettingsOptions implements Callable<Integer
             "--from-savepoint and --from-latest-checkpoint: choose one");
       }
       savepoint =
-          RetainedCheckpoints.latest(config.checkpointDir, config.groupId)
+          RetainedCheckpoints.latest(config.job.checkpointDir, config.kafka.groupId)
               .orElseThrow(
                   () ->
                       new IllegalStateException(
                           "no completed checkpoint of group.id "
-                              + config.groupId
+                              + config.kafka.groupId
                               + " under "
-                              + config.checkpointDir))
+                              + config.job.checkpointDir))
               .toUri()
               .toString();
     }

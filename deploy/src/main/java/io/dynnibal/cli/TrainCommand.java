@@ -1,13 +1,15 @@
 package io.dynnibal.cli;
 
+import io.dynnibal.cli.options.JsonOutput;
+import io.dynnibal.cli.options.TrainingFiles;
 import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.model.TowerKind;
 import io.dynnibal.model.features.FeatureConfig;
 import io.dynnibal.negatives.NegativesPool;
 import io.dynnibal.snapshot.ParameterSnapshots;
-import io.dynnibal.training.LocalTraining;
 import io.dynnibal.training.SamplingCorrection;
 import io.dynnibal.training.TrainerConfig;
+import io.dynnibal.training.local.LocalTraining;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -25,21 +28,11 @@ import picocli.CommandLine.Spec;
     name = "train",
     defaultValueProvider = JobSettingDefaults.class,
     description = {
-      "Train a dual encoder from JSONL files in this JVM (no Kafka, no Flink) with in-batch and uniform negatives:",
-      "the baseline the index samplers must beat. Prints dev metrics before and after, and JSON figures."
+      "Train a dual encoder from JSONL files in this JVM (no Kafka, no Flink) with in-batch and uniform negatives.",
+      "This is the baseline the index samplers must beat. Prints dev metrics before and after, and JSON figures."
     })
 final class TrainCommand implements Callable<Integer> {
-  @Option(
-      names = "--targets",
-      required = true,
-      description = "Targets JSONL: {target_id, target_text}.")
-  Path targets;
-
-  @Option(
-      names = "--train",
-      required = true,
-      description = "Training pairs JSONL: {query_id, query_text, target_id}.")
-  Path train;
+  @Mixin TrainingFiles files;
 
   @Option(names = "--eval", description = "Evaluation queries JSONL (skipped when absent).")
   Path eval;
@@ -213,8 +206,7 @@ final class TrainCommand implements Callable<Integer> {
       description = "Write the trained model (with optimiser state) under this directory.")
   String snapshotDir;
 
-  @Option(names = "--json", description = "Also write the figures as JSON to this file.")
-  Path json;
+  @Mixin JsonOutput json;
 
   @Override
   public Integer call() throws Exception {
@@ -250,8 +242,8 @@ final class TrainCommand implements Callable<Integer> {
     }
     LocalTraining.Options options =
         new LocalTraining.Options(
-            targets,
-            train,
+            files.targets(),
+            files.train(),
             eval,
             epochs,
             maxSteps,
@@ -294,7 +286,7 @@ final class TrainCommand implements Callable<Integer> {
     if (result.snapshot() != null) {
       figures.put("snapshot", result.snapshot().toString());
     }
-    BenchCommand.print(figures, json);
+    json.print(figures);
     return 0;
   }
 

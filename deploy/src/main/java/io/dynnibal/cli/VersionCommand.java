@@ -1,8 +1,9 @@
 package io.dynnibal.cli;
 
+import io.dynnibal.cli.options.JsonFormat;
+import io.dynnibal.cli.options.OneLineJson;
 import io.dynnibal.index.VectorMath;
-import io.dynnibal.index.bench.BenchJson;
-import io.dynnibal.training.TorchRuntime;
+import io.dynnibal.model.TorchRuntime;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.LinkedHashMap;
@@ -14,7 +15,7 @@ import org.apache.flink.runtime.util.EnvironmentInformation;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 
 /** Prints the versions of the stack this build runs on, and whether training will use a GPU. */
 @Command(
@@ -23,14 +24,13 @@ import picocli.CommandLine.Option;
         "Print the Flink, Kafka, Avro, DJL and libtorch versions, the training device and the"
             + " index's inner-product kernels.")
 final class VersionCommand implements Callable<Integer> {
-  @Option(names = "--json", description = "Print one JSON object instead of a table.")
-  boolean json;
+  @Mixin JsonFormat format;
 
   @Override
   public Integer call() {
     Map<String, String> versions = versions();
-    if (json) {
-      System.out.println(BenchJson.of(new LinkedHashMap<>(versions)));
+    if (format.json()) {
+      System.out.println(OneLineJson.of(new LinkedHashMap<>(versions)));
     } else {
       versions.forEach((k, v) -> System.out.printf("%-10s %s%n", k, v));
     }

@@ -1,7 +1,7 @@
 package io.dynnibal.cli;
 
-import io.dynnibal.deploy.MetricsWatch;
 import io.dynnibal.jobs.config.TrainingJobConfig;
+import io.dynnibal.watch.MetricsWatch;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -12,11 +12,11 @@ import picocli.CommandLine.Option;
 @Command(
     name = "watch",
     description = {
-      "Follow a job's metrics topic (bootstrap.servers and topic.prefix from --config/--set) with a live progress",
-      "line: step, loss, steps/s, re-encode cycles, cache staleness, pairs trained and dead-lettered; evaluations",
-      "as they come. Starts from the topic's last reports and follows the latest run (--run ID for one, --all for",
-      "every one, --from-beginning to replay). Runs until Ctrl-C, --until-step or --idle-exit; exit 3 when no",
-      "report came."
+      "Follow a running job's metrics topic with a live progress line.",
+      "bootstrap.servers and topic.prefix come from --config/--set. The line shows step, loss, steps/s, re-encode",
+      "cycles, cache staleness, pairs trained and dead-lettered; evaluations as they come. Starts from the topic's",
+      "last reports and follows the latest run (--run ID for one, --all for every one, --from-beginning to replay).",
+      "Runs until Ctrl-C, --until-step or --idle-exit; exit 3 when no report came."
     })
 final class WatchCommand extends JobSettingsOptions implements Callable<Integer> {
   @Option(
@@ -49,7 +49,8 @@ final class WatchCommand extends JobSettingsOptions implements Callable<Integer>
   public Integer call() throws Exception {
     TrainingJobConfig config = config(List.of());
     System.err.printf(
-        "following %s on %s (Ctrl-C to stop)%n", config.metricsTopic(), config.bootstrapServers);
+        "following %s on %s (Ctrl-C to stop)%n",
+        config.metricsTopic(), config.kafka.bootstrapServers);
     MetricsWatch.Runs runs =
         all
             ? MetricsWatch.Runs.ALL
@@ -60,7 +61,7 @@ final class WatchCommand extends JobSettingsOptions implements Callable<Integer>
             config.clientProperties(),
             config.metricsTopic(),
             MetricsWatch.Following.until(untilStep, idle)
-                .bar("training", config.maxSteps)
+                .bar("training", config.job.maxSteps)
                 .runs(runs, !fromBeginning),
             System.err);
     if (seen.last() == null) {

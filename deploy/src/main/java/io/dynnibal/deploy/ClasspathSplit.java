@@ -19,8 +19,9 @@ import java.util.jar.JarFile;
  * This JVM's classpath split in two: what a Flink session cluster runs with (the job's third-party
  * runtime jars: Flink, RocksDB, Kafka clients, DJL and libtorch; plus the web UI, the Prometheus
  * reporter and a logging binding) and what a submitted job brings (dynnibal's own classes, the
- * entries that hold {@code io/dynnibal/}, but not the CLI's). Everything else the CLI carries
- * (picocli, JFreeChart, the Kafka broker and its Scala, test libraries) goes to neither.
+ * entries that hold {@code io/dynnibal/}, but not the CLI's nor the benchmarks'). Everything else
+ * the CLI carries (picocli, JFreeChart, the Kafka broker and its Scala, test libraries) goes to
+ * neither.
  *
  * <p>Why the split: libtorch's native library loads once per JVM, so DJL must come from the
  * cluster's class loader, never from a job's; a job jar that bundled it would fail on its second
@@ -35,8 +36,13 @@ import java.util.jar.JarFile;
 record ClasspathSplit(List<Path> cluster, List<Path> job) {
   private static final String OUR_PACKAGE = "io/dynnibal/";
 
-  /** Classes only the CLI module holds: its entry never travels with a job. */
-  private static final String CLI_PACKAGE = "io/dynnibal/cli/";
+  /**
+   * Classes only the CLI holds: the commands (deploy) and the measurement harness (the benchmarks
+   * module, whose jar is {@code dynnibal-cli.jar}); an entry holding either never travels with a
+   * job.
+   */
+  private static final List<String> CLI_PACKAGES =
+      List.of("io/dynnibal/cli/", "io/dynnibal/bench/");
 
   static final String JOB_RUNTIME = "io/dynnibal/jobs/runtime-classpath.txt";
 
@@ -51,7 +57,7 @@ record ClasspathSplit(List<Path> cluster, List<Path> job) {
     List<Path> job = new ArrayList<>();
     for (Path entry : expand(System.getProperty("java.class.path"))) {
       if (holdsOurClasses(entry)) {
-        if (!holds(entry, CLI_PACKAGE)) {
+        if (CLI_PACKAGES.stream().noneMatch(cli -> holds(entry, cli))) {
           job.add(entry);
         }
       } else if (Files.isRegularFile(entry)

@@ -59,7 +59,7 @@ public final class ClusterSupervisor {
   /** The supervisor process's entry point: {@code ClusterSupervisor <cluster dir>}. */
   public static void main(String[] args) throws Exception {
     Path dir = Path.of(args[0]).toAbsolutePath();
-    new ClusterSupervisor(dir, FlinkCluster.servers(dir)).run();
+    new ClusterSupervisor(dir, ClusterLayout.servers(dir)).run();
   }
 
   void run() throws Exception {

@@ -1,7 +1,6 @@
 package io.dynnibal.deploy;
 
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,8 +40,6 @@ import org.apache.flink.runtime.rest.messages.job.JobExceptionsMessageParameters
 import org.apache.flink.runtime.rest.messages.job.metrics.JobMetricsHeaders;
 import org.apache.flink.runtime.rest.messages.job.metrics.JobMetricsMessageParameters;
 import org.apache.flink.runtime.rest.messages.job.metrics.MetricCollectionResponseBody;
-import org.apache.flink.runtime.rest.util.RestClientException;
-import org.apache.flink.util.ExceptionUtils;
 
 /**
  * A Flink session cluster as deploying the job sees it, through Flink's own {@link
@@ -58,7 +55,8 @@ import org.apache.flink.util.ExceptionUtils;
  *
  * <p>Errors come back as {@link IllegalStateException}s carrying what Flink said (for a failed
  * submission, the entry class's exception) without the stack frames; an address where nothing
- * answers as an {@link IOException}. Close it when done: it holds a connection pool and threads.
+ * answers as an {@link IOException} ({@link FlinkRestFailures}). Close it when done: it holds a
+ * connection pool and threads.
  */
 public final class FlinkClusterClient implements AutoCloseable {
   /** Queries and polls: a JobManager that takes longer is as good as absent. */
@@ -189,8 +187,7 @@ public final class FlinkClusterClient implements AutoCloseable {
           PackagedProgramUtils.createJobGraph(program, programConfiguration, parallelism, false);
     } catch (ProgramInvocationException e) {
       throw new IllegalStateException(
-          "building the job graph failed: "
-              + withoutStackFrames(ExceptionUtils.stringifyException(e)));
+          "building the job graph failed: " + FlinkRestFailures.messages(e));
     }
     return await(client.submitJob(graph), SLOW, "submitting job \"" + graph.getName() + "\"")
         .toHexString();
@@ -266,7 +263,7 @@ public final class FlinkClusterClient implements AutoCloseable {
     var entries = exceptionHistory(jobId);
     return entries.isEmpty()
         ? Optional.empty()
-        : Optional.of(withoutStackFrames(entries.get(0).getStacktrace()));
+        : Optional.of(FlinkRestFailures.withoutStackFrames(entries.get(0).getStacktrace()));
   }
 
   /** The job's failures, newest first ({@code GET /jobs/ID/exceptions}). */
@@ -313,12 +310,11 @@ public final class FlinkClusterClient implements AutoCloseable {
               + timeout.toSeconds()
               + " s");
     } catch (ExecutionException e) {
-      if (ExceptionUtils.findThrowable(e, RestClientException.class).isPresent()
-          || ExceptionUtils.findThrowable(e, ConnectException.class).isPresent()) {
-        throw failure(e, "POST /jobs/" + jobId + "/stop");
+      if (FlinkRestFailures.ofTheExchange(e)) {
+        throw FlinkRestFailures.failure(e, base, "POST /jobs/" + jobId + "/stop");
       }
       throw new IllegalStateException(
-          "the savepoint of job " + jobId + " failed: " + messages(e.getCause()));
+          "the savepoint of job " + jobId + " failed: " + FlinkRestFailures.messages(e.getCause()));
     }
     awaitTerminal(jobId, deadline); // its slots are free for the resumed job once it has finished
     return location;
@@ -343,64 +339,8 @@ public final class FlinkClusterClient implements AutoCloseable {
     }
   }
 
-  /** The future's value within {@code timeout}; its failure as this class reports failures. */
   private <T> T await(CompletableFuture<T> future, Duration timeout, String what)
       throws IOException, InterruptedException {
-    try {
-      return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      future.cancel(true);
-      throw new IOException(
-          "no answer from the Flink REST API at "
-              + base
-              + " to "
-              + what
-              + " within "
-              + timeout.toSeconds()
-              + " s");
-    } catch (ExecutionException e) {
-      throw failure(e, what);
-    }
-  }
-
-  private RuntimeException failure(ExecutionException e, String what) throws IOException {
-    if (ExceptionUtils.findThrowable(e, ConnectException.class).isPresent()) {
-      throw new IOException("no Flink REST API at " + base + " (is the cluster running?)", e);
-    }
-    Optional<RestClientException> rest = ExceptionUtils.findThrowable(e, RestClientException.class);
-    if (rest.isPresent()) {
-      return new IllegalStateException(
-          "Flink answered "
-              + rest.get().getHttpResponseStatus().code()
-              + " to "
-              + what
-              + ": "
-              + withoutStackFrames(errors(rest.get().getMessage())));
-    }
-    return new IllegalStateException(what + " failed: " + messages(e.getCause()));
-  }
-
-  /** {@link RestClientException}'s message is the list of Flink's errors: one per line. */
-  private static String errors(String message) {
-    return message != null && message.startsWith("[") && message.endsWith("]")
-        ? message.substring(1, message.length() - 1)
-        : String.valueOf(message);
-  }
-
-  private static String messages(Throwable t) {
-    return withoutStackFrames(ExceptionUtils.stringifyException(t));
-  }
-
-  /** A Java stack trace as its messages only: the lines that are not frames. */
-  static String withoutStackFrames(String trace) {
-    StringBuilder out = new StringBuilder();
-    for (String line : trace.split("\n")) {
-      String t = line.strip();
-      if (t.isEmpty() || t.startsWith("at ") || t.startsWith("... ")) {
-        continue;
-      }
-      out.append(out.length() == 0 ? "" : "\n  ").append(t);
-    }
-    return out.toString();
+    return FlinkRestFailures.await(future, timeout, base, what);
   }
 }

@@ -35,11 +35,11 @@ public final class JobSubmission {
     // and then fail the job with a slot-request timeout. Say so now, after a few seconds' grace for
     // a job that is just stopping.
     FlinkClusterClient.Overview overview =
-        freeSlots(cluster, config.parallelism, Duration.ofSeconds(15));
-    if (overview.slotsAvailable() < config.parallelism) {
+        freeSlots(cluster, config.job.parallelism, Duration.ofSeconds(15));
+    if (overview.slotsAvailable() < config.job.parallelism) {
       throw new IllegalStateException(
           "the job needs "
-              + config.parallelism
+              + config.job.parallelism
               + " free task slots (parallelism), the"
               + " cluster at "
               + cluster.base()
@@ -60,10 +60,10 @@ public final class JobSubmission {
               jar,
               TrainingJobMain.class.getName(),
               List.of(),
-              config.parallelism,
+              config.job.parallelism,
               savepoint,
               allowNonRestoredState);
-      RetainedCheckpoints.label(config.checkpointDir, jobId, config.groupId);
+      RetainedCheckpoints.label(config.job.checkpointDir, jobId, config.kafka.groupId);
       return jobId;
     } finally {
       Files.deleteIfExists(jar);
@@ -91,13 +91,13 @@ public final class JobSubmission {
       return changed;
     }
     if (!checkpointDirSet) {
-      config.checkpointDir = clusterDir;
+      config.job.checkpointDir = clusterDir;
       changed.add("checkpoint.dir=" + clusterDir);
     }
     URI uri = URI.create(clusterDir);
     if (!snapshotDirSet && "file".equals(uri.getScheme())) {
-      config.snapshotDir = Path.of(uri).resolveSibling("snapshots").toString();
-      changed.add("snapshot.dir=" + config.snapshotDir);
+      config.job.snapshotDir = Path.of(uri).resolveSibling("snapshots").toString();
+      changed.add("snapshot.dir=" + config.job.snapshotDir);
     }
     return changed;
   }

@@ -11,7 +11,7 @@ import java.util.List;
 
 /**
  * Targets, training pairs and evaluation queries: from files, or the Debian packages corpus bundled
- * in the CLI (63,665 targets, 46,529 train and 5,965 dev queries; see its README beside the files).
+ * in the CLI (its README beside the files describes it).
  */
 public record Corpus(
     String name, List<TargetText> targets, List<LabelledQuery> train, List<LabelledQuery> eval) {

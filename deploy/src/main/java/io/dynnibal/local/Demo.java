@@ -65,13 +65,13 @@ public final class Demo {
     Corpus corpus = options.corpus();
     TrainingJobConfig config = options.job();
     Path work = Files.createDirectories(options.workDir());
-    config.checkpointDir = work.resolve("checkpoints").toUri().toString();
-    config.snapshotDir = work.resolve("snapshots").toString();
+    config.job.checkpointDir = work.resolve("checkpoints").toUri().toString();
+    config.job.snapshotDir = work.resolve("snapshots").toString();
     List<LabelledQuery> eval = corpus.evalSubset(options.evalLimit(), options.seed());
-    int stepsPerEpoch = corpus.train().size() / config.batchSize;
+    int stepsPerEpoch = corpus.train().size() / config.training.batchSize;
     long plannedSteps = (long) stepsPerEpoch * options.epochs();
-    config.maxSteps = plannedSteps;
-    config.decaySteps = (int) plannedSteps;
+    config.job.maxSteps = plannedSteps;
+    config.training.decaySteps = (int) plannedSteps;
     config.validate();
 
     out.printf(
@@ -79,7 +79,7 @@ public final class Demo {
         corpus.name(), corpus.targets().size(), corpus.train().size(), eval.size());
     out.print("evaluating the untrained encoder... ");
     RetrievalMetrics before;
-    try (DualEncoder untrained = DualEncoder.create(config.model(), config.seed)) {
+    try (DualEncoder untrained = DualEncoder.create(config.model(), config.job.seed)) {
       before = RetrievalEvaluator.evaluate(untrained, corpus.targets(), eval);
     }
     out.printf(
@@ -87,14 +87,14 @@ public final class Demo {
         before.recallAt(1), before.recallAt(10), before.recallAt(100));
 
     try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"))) {
-      config.bootstrapServers = kafka.bootstrapServers();
+      config.kafka.bootstrapServers = kafka.bootstrapServers();
       kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
       JobClient job;
       long indexStart = System.nanoTime();
       try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties())) {
         out.println(
             "publishing targets and starting the job (Flink MiniCluster, parallelism "
-                + config.parallelism
+                + config.job.parallelism
                 + ", RocksDB state)...");
         publisher.publishTargets(config.targetsTopic(), corpus.targets(), null);
         job = LocalJob.start(config, "dynnibal demo");

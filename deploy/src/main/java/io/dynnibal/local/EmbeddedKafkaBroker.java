@@ -1,8 +1,6 @@
 package io.dynnibal.local;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -20,9 +18,7 @@ import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
-import org.apache.kafka.metadata.storage.Formatter;
 
 /**
  * A real single-node Kafka broker (KRaft: broker and controller in one process) running inside this
@@ -31,7 +27,8 @@ import org.apache.kafka.metadata.storage.Formatter;
  * jars.
  *
  * <p>Internal topics (consumer offsets, transactions, share groups) have replication factor 1, or
- * the broker would wait forever for replicas and consumers would read nothing.
+ * the broker would wait forever for replicas and consumers would read nothing. The server's
+ * properties and the listeners' security come from {@link BrokerProperties}.
  */
 public final class EmbeddedKafkaBroker implements AutoCloseable {
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
@@ -59,7 +56,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     this.controllerPort = controllerPort;
     this.overrides = Map.copyOf(overrides);
     this.tls = tls;
-    this.clientSecurity = clientSecurity(overrides, tls);
+    this.clientSecurity = BrokerProperties.clientSecurity(overrides, tls);
   }
 
   /**
@@ -78,22 +75,12 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   }
 
   /**
-   * Marker override: start with a SASL/PLAIN listener instead of PLAINTEXT (see {@link
-   * #startWithSaslPlain}).
-   */
-  private static final String SASL_USERS = "dynnibal.test.sasl.plain.users";
-
-  private static final String ADMIN_PASSWORD = "dynnibal-broker-admin";
-
-  /**
    * A broker whose client listener requires SASL/PLAIN. {@code users} maps user names to passwords;
    * the broker's own connections use an internal admin user, which {@link #clientProperties()} also
    * uses.
    */
   public static EmbeddedKafkaBroker startWithSaslPlain(Path logDir, Map<String, String> users) {
-    StringBuilder encoded = new StringBuilder();
-    users.forEach((u, pw) -> encoded.append(u).append('=').append(pw).append(';'));
-    return start(logDir, Map.of(SASL_USERS, encoded.toString()));
+    return start(logDir, BrokerProperties.saslUsers(users));
   }
 
   /**
@@ -113,103 +100,12 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
    */
   public static EmbeddedKafkaBroker startWithSaslSsl(
       Path logDir, Tls tls, Map<String, String> users) {
-    StringBuilder encoded = new StringBuilder();
-    users.forEach((u, pw) -> encoded.append(u).append('=').append(pw).append(';'));
-    return start(logDir, Map.of(SASL_USERS, encoded.toString()), tls);
+    return start(logDir, BrokerProperties.saslUsers(users), tls);
   }
 
   /** The JAAS line for a SASL/PLAIN client. */
   public static String plainJaas(String user, String password) {
-    return "org.apache.kafka.common.security.plain.PlainLoginModule required username=\""
-        + user
-        + "\" password=\""
-        + password
-        + "\";";
-  }
-
-  /** PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL: the client listener's protocol. */
-  private static String protocol(Map<String, String> overrides, Tls tls) {
-    boolean sasl = overrides.containsKey(SASL_USERS);
-    return (sasl ? "SASL_" : "") + (tls != null ? "SSL" : "PLAINTEXT");
-  }
-
-  private static Map<String, String> clientSecurity(Map<String, String> overrides, Tls tls) {
-    Map<String, String> c = new java.util.TreeMap<>();
-    String protocol = protocol(overrides, tls);
-    if (protocol.equals("PLAINTEXT")) {
-      return c;
-    }
-    c.put("security.protocol", protocol);
-    if (overrides.containsKey(SASL_USERS)) {
-      c.put("sasl.mechanism", "PLAIN");
-      c.put("sasl.jaas.config", plainJaas("admin", ADMIN_PASSWORD));
-    }
-    if (tls != null) {
-      c.put("ssl.truststore.location", tls.truststore().toString());
-      c.put("ssl.truststore.password", tls.truststorePassword());
-      c.put("ssl.truststore.type", "PKCS12");
-      if (!overrides.containsKey(SASL_USERS)) {
-        c.put("ssl.keystore.location", tls.keystore().toString());
-        c.put("ssl.keystore.password", tls.keystorePassword());
-        c.put("ssl.keystore.type", "PKCS12");
-        c.put("ssl.key.password", tls.keystorePassword());
-      }
-    }
-    return c;
-  }
-
-  private static void applySecurity(
-      Properties p, Map<String, String> overrides, Tls tls, int brokerPort, int controllerPort) {
-    String protocol = protocol(overrides, tls);
-    p.remove(SASL_USERS);
-    if (protocol.equals("PLAINTEXT")) {
-      return;
-    }
-    p.put(
-        "listeners",
-        protocol + "://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-    p.put("advertised.listeners", protocol + "://127.0.0.1:" + brokerPort);
-    p.put("listener.security.protocol.map", protocol + ":" + protocol + ",CONTROLLER:PLAINTEXT");
-    p.put("inter.broker.listener.name", protocol);
-    if (tls != null) {
-      p.put("ssl.keystore.location", tls.keystore().toAbsolutePath().toString());
-      p.put("ssl.keystore.password", tls.keystorePassword());
-      p.put("ssl.keystore.type", "PKCS12");
-      p.put("ssl.key.password", tls.keystorePassword());
-      p.put("ssl.truststore.location", tls.truststore().toAbsolutePath().toString());
-      p.put("ssl.truststore.password", tls.truststorePassword());
-      p.put("ssl.truststore.type", "PKCS12");
-      // TLS alone: the certificate is the client's identity. Over SASL the password is.
-      p.put("ssl.client.auth", overrides.containsKey(SASL_USERS) ? "none" : "required");
-    }
-    String users = overrides.get(SASL_USERS);
-    if (users == null) {
-      return;
-    }
-    StringBuilder jaas =
-        new StringBuilder(
-            "org.apache.kafka.common.security.plain.PlainLoginModule required"
-                + " username=\"admin\" password=\""
-                + ADMIN_PASSWORD
-                + "\" user_admin=\""
-                + ADMIN_PASSWORD
-                + "\"");
-    for (String entry : users.split(";")) {
-      if (!entry.isEmpty()) {
-        int eq = entry.indexOf('=');
-        jaas.append(" user_")
-            .append(entry, 0, eq)
-            .append("=\"")
-            .append(entry.substring(eq + 1))
-            .append('"');
-      }
-    }
-    jaas.append(';');
-    p.put("sasl.enabled.mechanisms", "PLAIN");
-    p.put("sasl.mechanism.inter.broker.protocol", "PLAIN");
-    p.put(
-        "listener.name." + protocol.toLowerCase(java.util.Locale.ROOT) + ".plain.sasl.jaas.config",
-        jaas.toString());
+    return BrokerProperties.plainJaas(user, password);
   }
 
   /**
@@ -271,11 +167,9 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       Path logDir, Map<String, String> overrides, Tls tls, int brokerPort, int controllerPort)
       throws IOException {
     Files.createDirectories(logDir);
-    Properties props = defaults(logDir, brokerPort, controllerPort);
-    props.putAll(overrides);
-    applySecurity(props, overrides, tls, brokerPort, controllerPort);
+    Properties props = BrokerProperties.server(logDir, overrides, tls, brokerPort, controllerPort);
     KafkaConfig config = KafkaConfig.fromProps(props, false);
-    format(logDir, config);
+    BrokerProperties.format(logDir, config);
     KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
     try {
       server.startup();
@@ -351,57 +245,6 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     close();
     throw new IllegalStateException(
         "the embedded Kafka broker did not serve within " + READY_TIMEOUT, last);
-  }
-
-  private static Properties defaults(Path logDir, int brokerPort, int controllerPort) {
-    Properties p = new Properties();
-    p.put("process.roles", "broker,controller");
-    p.put("node.id", "1");
-    p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-    p.put(
-        "listeners",
-        "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-    p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
-    p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-    p.put("inter.broker.listener.name", "PLAINTEXT");
-    p.put("controller.listener.names", "CONTROLLER");
-    p.put("log.dirs", logDir.toAbsolutePath().toString());
-    p.put("num.partitions", "1");
-    p.put("auto.create.topics.enable", "false");
-    p.put("offsets.topic.replication.factor", "1");
-    p.put("offsets.topic.num.partitions", "4");
-    p.put("transaction.state.log.replication.factor", "1");
-    p.put("transaction.state.log.min.isr", "1");
-    p.put("transaction.state.log.num.partitions", "4");
-    p.put("share.coordinator.state.topic.replication.factor", "1");
-    p.put("share.coordinator.state.topic.min.isr", "1");
-    // Flink's exactly-once sink opens transactions of up to an hour by default; the broker's cap
-    // must allow it.
-    p.put("transaction.max.timeout.ms", String.valueOf(TimeUnit.HOURS.toMillis(1)));
-    p.put("group.initial.rebalance.delay.ms", "0");
-    // The log cleaner (the targets topic is compacted) allocates its whole dedupe buffer on the
-    // heap up front, 128 MB by default, in the JVM of every demo, benchmark and test. 16 MB maps
-    // ~700,000 keys a pass; a larger topic is cleaned in more passes.
-    p.put("log.cleaner.dedupe.buffer.size", String.valueOf(16 << 20));
-    return p;
-  }
-
-  private static void format(Path logDir, KafkaConfig config) throws IOException {
-    if (Files.exists(logDir.resolve("meta.properties"))) {
-      return; // formatted before: restart on the same data
-    }
-    try {
-      new Formatter()
-          .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
-          .setNodeId(config.nodeId())
-          .setClusterId(Uuid.randomUuid().toString())
-          .setControllerListenerName("CONTROLLER")
-          .setMetadataLogDirectory(config.metadataLogDir())
-          .addDirectory(logDir.toAbsolutePath().toString())
-          .run();
-    } catch (Exception e) {
-      throw new IOException("cannot format Kafka storage in " + logDir + ": " + e.getMessage(), e);
-    }
   }
 
   private static int freePort() throws IOException {

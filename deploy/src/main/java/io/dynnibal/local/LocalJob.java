@@ -1,10 +1,10 @@
 package io.dynnibal.local;
 
-import io.dynnibal.deploy.MetricsWatch;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.snapshot.ParameterSnapshots;
+import io.dynnibal.watch.MetricsWatch;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -42,10 +42,10 @@ public final class LocalJob {
    * steps} steps, its learning rate decaying over them; validates the result.
    */
   public static void prepareRun(TrainingJobConfig config, Path work, long steps) {
-    config.checkpointDir = work.resolve("checkpoints").toUri().toString();
-    config.snapshotDir = work.resolve("snapshots").toString();
-    config.maxSteps = steps;
-    config.decaySteps = (int) steps;
+    config.job.checkpointDir = work.resolve("checkpoints").toUri().toString();
+    config.job.snapshotDir = work.resolve("snapshots").toString();
+    config.job.maxSteps = steps;
+    config.training.decaySteps = (int) steps;
     config.validate();
   }
 
@@ -62,28 +62,27 @@ public final class LocalJob {
       TrainingJobConfig config, String name, java.util.function.Consumer<Configuration> extra)
       throws Exception {
     Configuration conf = TrainingJob.flinkConfiguration(config);
-    conf.set(TaskManagerOptions.NUM_TASK_SLOTS, config.parallelism);
+    conf.set(TaskManagerOptions.NUM_TASK_SLOTS, config.job.parallelism);
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
     conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
     extra.accept(conf);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env.setParallelism(config.parallelism);
+    env.setParallelism(config.job.parallelism);
     TrainingJob.build(env, config);
     return env.executeAsync(name);
   }
 
   /**
-   * A run whose metrics have not advanced for this long has stalled. A step takes seconds, but
-   * steps wait while the shards re-encode every target exactly (the cycle that draws the
-   * landmarks): seconds for the bag tower, about ten minutes for a transformer on half of a
-   * 117,659-target corpus per core. The job's checkpoint timeout has the same bound.
+   * A run whose metrics have not advanced for this long has stalled. Steps wait while the shards
+   * re-encode every target exactly (the cycle that draws the landmarks), which for a transformer
+   * tower on a large corpus lasts far longer than a step: the bound covers that cycle. The job's
+   * checkpoint timeout has the same bound.
    */
   static final Duration STALLED = Duration.ofMinutes(30);
 
   /**
-   * The first step waits for the targets on the topic at the start to be indexed: seconds for the
-   * bag tower, tens of minutes for a transformer on a large corpus (a few hundred targets a
-   * second).
+   * The first step waits for the targets on the topic at the start to be indexed, every one encoded
+   * by the target tower: for a transformer tower on a large corpus, longer than any later wait.
    */
   static final Duration FIRST_STEP_STALLED = Duration.ofHours(1);
 
@@ -155,7 +154,7 @@ public final class LocalJob {
     long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
     while (System.nanoTime() < deadline) {
       failIfEnded(job);
-      Optional<URI> done = model(Path.of(config.snapshotDir), "final", step);
+      Optional<URI> done = model(Path.of(config.job.snapshotDir), "final", step);
       if (done.isPresent()) {
         return done.get();
       }
@@ -207,7 +206,7 @@ public final class LocalJob {
       Properties kafka, TrainingJobConfig config, JobClient job, Runnable whileWaiting)
       throws Exception {
     while (!io.dynnibal.jobs.kafka.TopicReader.groupCaughtUp(
-        kafka, config.groupId, config.targetsTopic())) {
+        kafka, config.kafka.groupId, config.targetsTopic())) {
       failIfEnded(job);
       Thread.sleep(500);
       whileWaiting.run();

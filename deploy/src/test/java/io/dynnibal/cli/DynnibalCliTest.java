@@ -18,20 +18,8 @@ class DynnibalCliTest {
     String help = captureStdout(() -> assertEquals(0, DynnibalCli.execute("--help")));
     for (String command :
         new String[] {
-          "version",
-          "train",
-          "eval",
-          "bench",
-          "demo",
-          "publish",
-          "experiment",
-          "kafka",
-          "cluster",
-          "submit",
-          "jobs",
-          "cancel",
-          "watch",
-          "soak"
+          "version", "train", "eval", "demo", "publish", "kafka", "cluster", "submit", "jobs",
+          "cancel", "watch"
         }) {
       assertTrue(help.contains("  " + command + " "), command + " missing from:\n" + help);
     }
@@ -39,17 +27,7 @@ class DynnibalCliTest {
 
   @ParameterizedTest
   @ValueSource(
-      strings = {
-        "demo",
-        "submit",
-        "cancel",
-        "watch",
-        "jobs",
-        "cluster start",
-        "kafka stop",
-        "soak",
-        "bench index"
-      })
+      strings = {"demo", "submit", "cancel", "watch", "jobs", "cluster start", "kafka stop"})
   void everyCommandAnswersHelp(String command) {
     String[] args = (command + " --help").split(" ");
     String help = captureStdout(() -> assertEquals(0, DynnibalCli.execute(args)));
@@ -67,19 +45,6 @@ class DynnibalCliTest {
         1,
         DynnibalCli.execute(
             "submit", "--set", "batch.size=0", "--jobmanager", "http://127.0.0.1:9"));
-  }
-
-  @Test
-  void theExperimentsTransformerSettingsAreValidAndKeepTheCacheSmall() throws Exception {
-    io.dynnibal.jobs.config.TrainingJobConfig config =
-        io.dynnibal.jobs.config.TrainingJobConfig.load(
-                null, ExperimentCommand.transformerDefaults())
-            .validate();
-    assertEquals(io.dynnibal.model.TowerKind.TRANSFORMER, config.model().towerKind());
-    assertEquals(384, config.model().outputDim());
-    assertEquals(64, config.landmarks, "d' stays a sixth of d");
-    assertEquals(0, config.fidelityProbes);
-    assertEquals(2, DynnibalCli.execute("experiment", "--steps", "1", "--tower", "bert"));
   }
 
   @Test
@@ -158,10 +123,7 @@ class DynnibalCliTest {
     return buffer.toString(StandardCharsets.UTF_8);
   }
 
-  /**
-   * train writes a snapshot, eval reads it back and reports the same metrics; bench trainer reports
-   * steps/s.
-   */
+  /** train writes a snapshot, eval reads it back and reports the same metrics. */
   @Test
   void trainThenEvalTheSnapshotOnATinyCorpus(
       @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws java.io.IOException {
@@ -242,73 +204,6 @@ class DynnibalCliTest {
     assertTrue(
         evaluated.contains("\"recall_at_10\": " + recall + ","),
         "eval disagrees with train: " + recall + " vs " + evaluated);
-    String bench =
-        succeeds(
-            "bench",
-            "trainer",
-            "--targets",
-            targets.toString(),
-            "--train",
-            queries.toString(),
-            "--batch",
-            "8",
-            "--sampled",
-            "2",
-            "--uniform",
-            "2",
-            "--steps",
-            "3");
-    assertTrue(
-        bench.contains("\"steps_per_s\": ") && bench.contains("\"encode_all_targets_s\": "), bench);
-    String reencode =
-        succeeds(
-            "bench",
-            "tower-reencode",
-            "--targets",
-            targets.toString(),
-            "--train",
-            queries.toString(),
-            "--warmup-steps",
-            "2",
-            "--steps",
-            "2",
-            "--landmarks",
-            "4",
-            "--samples",
-            "16",
-            "--batch",
-            "8");
-    assertTrue(
-        reencode.contains("\"mean_cosine\": ") && reencode.contains("\"speedup\": "), reencode);
-    // The pretrained transformer with its bottom five layers and embeddings frozen.
-    String transformer =
-        succeeds(
-            "bench",
-            "tower-reencode",
-            "--tower",
-            "transformer",
-            "--trainable-layers",
-            "1",
-            "--max-tokens",
-            "16",
-            "--targets",
-            targets.toString(),
-            "--train",
-            queries.toString(),
-            "--warmup-steps",
-            "1",
-            "--steps",
-            "1",
-            "--landmarks",
-            "4",
-            "--samples",
-            "16",
-            "--batch",
-            "8");
-    assertTrue(
-        transformer.contains("\"tower\": \"transformer\"")
-            && transformer.contains("\"mean_cosine\": "),
-        transformer);
   }
 
   @Test
@@ -324,25 +219,5 @@ class DynnibalCliTest {
             "t",
             "--queries",
             "q"));
-  }
-
-  /**
-   * Every benchmark runs end to end on a smoke-sized config and prints one JSON object with its
-   * headline figure.
-   */
-  @ParameterizedTest
-  @ValueSource(
-      strings = {
-        "bench index --targets 600 --dim 8 --queries 5 --negatives 8:speedup",
-        "bench shard-heap --targets 2000 --dim 8:heap_bytes_per_target",
-        "bench maintenance --targets 600 --dim 8 --queries 3:speedup_vs_hnsw",
-        "bench reencode --targets 600 --landmarks 16 --samples 64:mean_cosine"
-      })
-  void benchmarksRunOnASmokeConfig(String commandAndFigure) {
-    String[] parts = commandAndFigure.split(":");
-    String json =
-        captureStdout(() -> assertEquals(0, DynnibalCli.execute(parts[0].split(" ")))).trim();
-    assertTrue(json.startsWith("{") && json.endsWith("}"), json);
-    assertTrue(json.contains("\"" + parts[1] + "\": "), parts[1] + " missing from " + json);
   }
 }

@@ -19,9 +19,9 @@ class JobSettingsOptionsTest {
         Files.writeString(dir.resolve("job.properties"), "batch.size=64\nshards=4\n");
     options.overrides = List.of("shards=5");
     var config = options.config(List.of("batch.size=32", "group.id=command-default"));
-    assertEquals(64, config.batchSize);
-    assertEquals(5, config.shards);
-    assertEquals("command-default", config.groupId);
+    assertEquals(64, config.training.batchSize);
+    assertEquals(5, config.job.shards);
+    assertEquals("command-default", config.kafka.groupId);
   }
 
   @Test

@@ -25,7 +25,7 @@ class FlinkClusterClientTest {
     assertEquals(
         "org.apache.flink.client.program.ProgramInvocationException: The main method caused an error\n"
             + "  Caused by: java.lang.IllegalStateException: cannot read the end offsets of t",
-        FlinkClusterClient.withoutStackFrames(trace));
+        FlinkRestFailures.withoutStackFrames(trace));
   }
 
   @Test

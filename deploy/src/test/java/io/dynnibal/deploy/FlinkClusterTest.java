@@ -17,20 +17,20 @@ class FlinkClusterTest {
   @Test
   void theJvmsGetTheModuleOpeningsOfTheBuild() {
     assertTrue(
-        FlinkCluster.JAVA_17_OPENINGS.contains("--add-opens=java.base/java.lang=ALL-UNNAMED"),
-        FlinkCluster.JAVA_17_OPENINGS.toString());
+        ClusterJvm.JAVA_17_OPENINGS.contains("--add-opens=java.base/java.lang=ALL-UNNAMED"),
+        ClusterJvm.JAVA_17_OPENINGS.toString());
     assertTrue(
-        FlinkCluster.JAVA_17_OPENINGS.contains("--add-exports=java.base/sun.net.util=ALL-UNNAMED"),
-        FlinkCluster.JAVA_17_OPENINGS.toString());
+        ClusterJvm.JAVA_17_OPENINGS.contains("--add-exports=java.base/sun.net.util=ALL-UNNAMED"),
+        ClusterJvm.JAVA_17_OPENINGS.toString());
     assertTrue(
-        FlinkCluster.JAVA_17_OPENINGS.stream().noneMatch(f -> f.contains("${")),
+        ClusterJvm.JAVA_17_OPENINGS.stream().noneMatch(f -> f.contains("${")),
         "the resource was filtered");
   }
 
   @Test
   void flinkReadsTheWrittenConfiguration(@TempDir Path dir) throws Exception {
     Path conf =
-        FlinkCluster.writeConfiguration(
+        ClusterConfiguration.write(
             dir, new FlinkCluster.Options(18081, 16123, 3, 2, "4g", "1g", 19249, true));
     Configuration c = GlobalConfiguration.loadConfiguration(conf.toString());
     assertEquals("18081", c.toMap().get("rest.port"));

@@ -62,8 +62,8 @@ class JobJarTest {
   @Test
   void theJarHoldsEveryModuleOfOursTheEntryClassAndTheSettings(@TempDir Path dir) throws Exception {
     TrainingJobConfig config = new TrainingJobConfig();
-    config.groupId = "g";
-    config.kafkaProperties.put("sasl.jaas.config", "secret");
+    config.kafka.groupId = "g";
+    config.kafka.kafkaProperties.put("sasl.jaas.config", "secret");
     Path jar = JobJar.write(dir.resolve("job.jar"), config.toPropertiesWithSecrets());
     try (JarFile file = new JarFile(jar.toFile())) {
       assertEquals(
@@ -100,8 +100,8 @@ class JobJarTest {
   void theSecretsAreInTheSettingsResourceAndNoOtherEntry(@TempDir Path dir) throws Exception {
     String secret = "jar-s3cret-" + System.nanoTime();
     TrainingJobConfig config = new TrainingJobConfig();
-    config.kafkaProperties.put("ssl.keystore.password", secret);
-    config.kafkaProperties.put(
+    config.kafka.kafkaProperties.put("ssl.keystore.password", secret);
+    config.kafka.kafkaProperties.put(
         "sasl.jaas.config",
         "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\""
             + secret

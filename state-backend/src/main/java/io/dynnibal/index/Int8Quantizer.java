@@ -2,9 +2,8 @@ package io.dynnibal.index;
 
 /**
  * How the SG tree keeps a cached vector on the heap: one byte per coordinate and one scale per
- * vector, {@code x[i] = code[i] * scale}. A 64-dimensional vector takes 80 bytes (array header
- * included) instead of 272 as floats; over a shard of 500,000 targets that is 96 MB. The float
- * cache stays in RocksDB; only the tree's copy is coarse.
+ * vector, {@code x[i] = code[i] * scale}: about a quarter of the heap of float coordinates, per
+ * target of a shard. The float cache stays in RocksDB; only the tree's copy is coarse.
  *
  * <p>The scale is the smallest power of two with {@code 127 * scale >= max |x[i]|}, which makes
  * quantization idempotent: a decoded vector encodes to the same codes and scale again ({@code max

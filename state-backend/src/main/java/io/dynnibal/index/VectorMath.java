@@ -8,13 +8,13 @@ package io.dynnibal.index;
  */
 public final class VectorMath {
   /**
-   * Whether the inner products (the coded one, {@link #dot(float[], byte[], float)}, is most of the
-   * index's time when it samples: FindClustering scores every child of each node it splits, the
-   * proposal the targets of the small clusters near the query) run on the Vector API: when the JVM
-   * has {@code jdk.incubator.vector} (the CLI's launcher, the clusters it starts and the tests add
-   * it) on a processor with 256-bit vectors. Both kernels give the same bits; the vector one is
-   * about 4x faster at d' = 64 (13 against 55 ns a product). {@code -Ddynnibal.scalar.kernels=true}
-   * forces the scalar loop.
+   * Whether the inner products run on the Vector API: when the JVM has {@code jdk.incubator.vector}
+   * (the CLI's launcher, the clusters it starts and the tests add it) on a processor with 256-bit
+   * vectors. The coded product, {@link #dot(float[], byte[], float)}, is most of the index's work
+   * when it samples: FindClustering scores every child of each node it splits, the proposal the
+   * targets of the small clusters near the query. Both kernels give the same bits, so the switch
+   * changes speed only; other modules' kernels follow it too, so one process takes one path. {@code
+   * -Ddynnibal.scalar.kernels=true} forces the scalar loops.
    */
   public static final boolean VECTORIZED = vectorApiUsable();
 
@@ -35,8 +35,8 @@ public final class VectorMath {
   /**
    * Eight independent partial sums: a single running sum makes every addition wait for the previous
    * one, and the JIT may not reorder floating-point additions itself; eight float lanes are also
-   * what one 256-bit vector holds. Float sums are exact enough for scores (relative error about
-   * 1e-6 at d' = 128) and twice as many to a vector as doubles.
+   * what one 256-bit vector holds. Float sums are exact enough for scores and fit twice as many to
+   * a vector as doubles.
    */
   public static double dot(float[] a, float[] b) {
     return VECTORIZED ? VectorizedKernels.dot(a, b) : scalarDot(a, b);
@@ -117,137 +117,6 @@ public final class VectorMath {
     }
     for (int k = 0; k < count; k++) {
       out[k] = scalarDot(x, codes, offset + k * x.length, scales[first + k]);
-    }
-  }
-
-  /**
-   * {@code out[offset + k] = sum over j of weights[j] * table[rows[j] * dim + k]} for {@code k <
-   * dim}: the weighted sum of rows of a row-major table (a bag of features' pooled embedding). Each
-   * coordinate's terms are added in the order of {@code j}, each product rounded first, so the
-   * vectorized kernel gives the scalar loop's bits. It keeps the sums in registers across the rows
-   * where the scalar loop read and wrote {@code out} for every row: 5x faster on the bag tower's
-   * 64-wide rows, whose ~250 features per text made pooling a quarter of a shard's time.
-   *
-   * @param rows row indexes, each in {@code [0, table.length / dim)} (not checked here)
-   */
-  public static void weightedRowSum(
-      float[] table, int dim, int[] rows, float[] weights, int count, float[] out, int offset) {
-    if (VECTORIZED) {
-      VectorizedKernels.weightedRowSum(table, dim, rows, weights, count, out, offset);
-    } else {
-      scalarWeightedRowSum(table, dim, rows, weights, count, out, offset, 0);
-    }
-  }
-
-  /** {@link #weightedRowSum}'s scalar loop, for the coordinates from {@code from} on. */
-  static void scalarWeightedRowSum(
-      float[] table,
-      int dim,
-      int[] rows,
-      float[] weights,
-      int count,
-      float[] out,
-      int offset,
-      int from) {
-    java.util.Arrays.fill(out, offset + from, offset + dim, 0f);
-    for (int j = 0; j < count; j++) {
-      int row = rows[j] * dim;
-      float w = weights[j];
-      for (int k = from; k < dim; k++) {
-        out[offset + k] += w * table[row + k];
-      }
-    }
-  }
-
-  /**
-   * {@code y[yOffset + k] += a * x[xOffset + k]} for {@code k < n}, each product rounded before the
-   * sum, as the scalar loop does.
-   */
-  public static void addScaled(float a, float[] x, int xOffset, float[] y, int yOffset, int n) {
-    if (VECTORIZED) {
-      VectorizedKernels.addScaled(a, x, xOffset, y, yOffset, n);
-    } else {
-      for (int k = 0; k < n; k++) {
-        y[yOffset + k] += a * x[xOffset + k];
-      }
-    }
-  }
-
-  /**
-   * One Adam update of a row of {@code dim} parameters from its gradient: for each {@code k}, with
-   * {@code g = gradient[gradientOffset + k] * gradientScale}, {@code m = beta1 m + (1 - beta1) g},
-   * {@code v = beta2 v + (1 - beta2) g g}, {@code p -= stepSize m / (sqrt(v) + epsilon)}, in float
-   * and in that order, so the vectorized kernel gives the scalar loop's bits (each lane's
-   * operations are IEEE's correctly rounded ones). One coordinate at a time, with a square root and
-   * a division each (~1.6 million coordinates a step on Debian), this was three quarters of a
-   * training step's samples; eight at a time, the trainer alone runs ~45 % more steps a second.
-   */
-  public static void adamUpdate(
-      float[] parameters,
-      float[] mean,
-      float[] variance,
-      int offset,
-      float[] gradient,
-      int gradientOffset,
-      int dim,
-      float gradientScale,
-      float beta1,
-      float beta2,
-      float epsilon,
-      float stepSize) {
-    int done =
-        VECTORIZED
-            ? VectorizedKernels.adamUpdate(
-                parameters,
-                mean,
-                variance,
-                offset,
-                gradient,
-                gradientOffset,
-                dim,
-                gradientScale,
-                beta1,
-                beta2,
-                epsilon,
-                stepSize)
-            : 0;
-    scalarAdamUpdate(
-        parameters,
-        mean,
-        variance,
-        offset,
-        gradient,
-        gradientOffset,
-        dim,
-        gradientScale,
-        beta1,
-        beta2,
-        epsilon,
-        stepSize,
-        done);
-  }
-
-  /** {@link #adamUpdate}'s scalar loop, for the coordinates from {@code from} on. */
-  static void scalarAdamUpdate(
-      float[] parameters,
-      float[] mean,
-      float[] variance,
-      int offset,
-      float[] gradient,
-      int gradientOffset,
-      int dim,
-      float gradientScale,
-      float beta1,
-      float beta2,
-      float epsilon,
-      float stepSize,
-      int from) {
-    for (int k = from; k < dim; k++) {
-      float g = gradient[gradientOffset + k] * gradientScale;
-      int at = offset + k;
-      float m = mean[at] = beta1 * mean[at] + (1 - beta1) * g;
-      float v = variance[at] = beta2 * variance[at] + (1 - beta2) * g * g;
-      parameters[at] -= stepSize * m / ((float) Math.sqrt(v) + epsilon);
     }
   }
 

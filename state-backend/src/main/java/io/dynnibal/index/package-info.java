@@ -9,11 +9,12 @@
  *       6), the Metropolis-Hastings and exact rejection samplers (Alg. 1), and the forest of trees.
  *   <li>{@link io.dynnibal.index.nystrom}: the Nyström projector into the d'-dimensional cache, the
  *       low-rank re-encoding regression (Alg. 4/5) and the cache map it yields.
- *   <li>{@link io.dynnibal.index.bench}: the benchmarks behind {@code dynnibal bench} and the
- *       clustered vectors they run on.
  * </ul>
  *
- * Distances in the tree are Euclidean; scores are inner products {@code beta * <x, y>}. Every
+ * {@link io.dynnibal.index.ClusteredVectors} makes synthetic targets shaped like embeddings, for
+ * this module's tests and the benchmarks module.
+ *
+ * <p>Distances in the tree are Euclidean; scores are inner products {@code beta * <x, y>}. Every
  * sampler bound uses Cauchy-Schwarz, {@code |<x, y> - <x, r>| <= |x| * |y - r|}, so queries need
  * not be unit-norm.
  */

@@ -18,7 +18,7 @@ public class CacheBases {
   /**
    * How many bases a key keeps before the targets of all but the current one are rewritten at it.
    * Bases pile up only while targets are encoded between model updates; a handful bounds the
-   * per-update cost and the state's size (a 64 x 64 map is 16 KB).
+   * per-update cost and the state's size (each base holds a d' x d' map).
    */
   public static final int MAX_BASES = 8;
 

@@ -13,13 +13,12 @@ import org.apache.flink.api.common.typeinfo.Types;
 /**
  * An exact re-encode taken off a shard's critical path. When the trainer marks an update exact (its
  * map is unfaithful, or the landmarks are new) and the update's map still leads from the shard's
- * version, the shard applies the map at once (milliseconds: {@link CacheMigration}), so the next
- * batch is mined at the new version, and then re-encodes its targets exactly a group per batch
- * until none is left at a base before the update's, each into its state and staged in its heap
- * index ({@code ShardIndex#stage}), whose tree is built from the exact vectors once the last group
- * is in. Before, the shard re-encoded every target and rebuilt its tree before answering another
- * batch (seconds for the bag tower, minutes for a transformer), and held every checkpoint while it
- * did.
+ * version, the shard applies the map at once (cheap: {@link CacheMigration}), so the next batch is
+ * mined at the new version, and then re-encodes its targets exactly a group per batch until none is
+ * left at a base before the update's, each into its state and staged in its heap index ({@code
+ * ShardIndex#stage}), whose tree is built from the exact vectors once the last group is in.
+ * Re-encoding every target and rebuilding the tree at once would keep the shard from answering
+ * batches, and hold every checkpoint, for as long as the whole re-encode takes.
  *
  * <p>What is due survives a restore: per key, the version before whose bases targets are due is
  * state; the list of due ids is heap, read again from the state on first use. A later update moves

@@ -1,6 +1,5 @@
 package io.dynnibal.state;
 
-import io.dynnibal.index.Varints;
 import io.dynnibal.index.nystrom.CacheMap;
 import io.dynnibal.index.sampling.NegativeSampler;
 import io.dynnibal.index.sampling.Samples;
@@ -9,9 +8,7 @@ import io.dynnibal.index.sgtree.SgTree;
 import io.dynnibal.index.sgtree.SgTreeShape;
 import io.dynnibal.index.sgtree.TreeRepair;
 import java.io.ByteArrayOutputStream;
-import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -51,9 +48,9 @@ public final class ShardIndex {
   private final Map<String, float[]> staged = new HashMap<>();
 
   private final TargetIds ids;
-  private int[] live = new int[1024];
-  private int[] positionOfSlot = new int[1024];
-  private int liveCount;
+
+  /** The live slots of {@code ids}, for uniform draws. */
+  private final LiveSlots live;
 
   private ShardIndex(SgTree tree) {
     this(tree, new TargetIds());
@@ -64,13 +61,7 @@ public final class ShardIndex {
     this.tree = tree;
     this.frame = TreeFrame.identity(tree.dimension());
     this.ids = ids;
-    liveCount = ids.slots();
-    live = new int[Math.max(1024, liveCount)];
-    positionOfSlot = new int[Math.max(1024, liveCount)];
-    for (int slot = 0; slot < liveCount; slot++) {
-      live[slot] = slot;
-      positionOfSlot[slot] = slot;
-    }
+    this.live = new LiveSlots(ids.slots());
   }
 
   public static ShardIndex empty(int dimension, double base) {
@@ -79,9 +70,8 @@ public final class ShardIndex {
 
   /**
    * Bulk-builds the tree (after an exact re-encode, or a restore without a usable shape: see {@link
-   * #restore}): far faster than inserting one by one on clustered data such as trained encodings;
-   * on near-isotropic vectors (an untrained tower over synthetic text, bench scale) it was no
-   * faster and its trees sampled slower.
+   * #restore}): on clustered data such as trained encodings a bulk build is much cheaper than
+   * inserting the targets one by one ({@link SgTree#build}).
    */
   public static ShardIndex build(
       int dimension, double base, List<String> ids, List<float[]> vectors, long seed) {
@@ -100,17 +90,14 @@ public final class ShardIndex {
 
   /**
    * The tree's shape with the ids of its slots ({@link SgTreeShape}): what {@link #restore} needs
-   * besides the state's vectors to skip the bulk build. About the ids' bytes plus 6 bytes a target.
+   * besides the state's vectors to skip the bulk build.
    *
    * @param withoutVector targets the state will give back without a vector (stored again, not
    *     encoded yet): their nodes' vectors are written, so that such a node stays in place, hollow
    */
   public byte[] shape(Predicate<String> withoutVector) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(ids.slots() * 16 + 16);
-    Varints.write(out, ids.slots());
-    for (int slot = 0; slot < ids.slots(); slot++) {
-      ids.writeTo(slot, out);
-    }
+    ids.writeAll(out);
     byte[] tree =
         SgTreeShape.write(this.tree, frame::toCurrent, slot -> withoutVector.test(ids.idOf(slot)));
     out.write(tree, 0, tree.length);
@@ -138,27 +125,7 @@ public final class ShardIndex {
       slots.add(id); // slot i is ids.get(i), as in build
     }
     ByteBuffer in = ByteBuffer.wrap(shape);
-    int[] slotOf;
-    try {
-      int count = Varints.read(in);
-      if (count < 0 || count > shape.length) { // each slot takes a byte at least
-        throw new IllegalArgumentException(
-            "malformed shard index shape: " + count + " slots in " + shape.length + " bytes");
-      }
-      slotOf = new int[count];
-      for (int old = 0; old < slotOf.length; old++) {
-        int length = Varints.read(in) - 1;
-        if (length < 0) {
-          slotOf[old] = -1;
-          continue;
-        }
-        String id = new String(shape, in.position(), length, StandardCharsets.UTF_8);
-        in.position(in.position() + length);
-        slotOf[old] = slots.slotOf(id);
-      }
-    } catch (BufferUnderflowException | IndexOutOfBoundsException | NegativeArraySizeException e) {
-      throw new IllegalArgumentException("malformed shard index shape: its ids are truncated", e);
-    }
+    int[] slotOf = TargetIds.readSlotMap(in, shape, slots);
     SgTreeShape.Restored restored =
         SgTreeShape.read(
             in, // the tree's shape follows the ids
@@ -178,7 +145,7 @@ public final class ShardIndex {
   public record Restored(ShardIndex index, int placed, int inserted, TreeRepair.Report repair) {}
 
   public int size() {
-    return liveCount;
+    return live.count();
   }
 
   /**
@@ -211,7 +178,7 @@ public final class ShardIndex {
   private float[] inTree(float[] vector) {
     float[] x = frame.toTree(vector);
     if (x == null) {
-      flatten(liveCount);
+      flatten(live.count());
       x = vector.clone();
     }
     return x;
@@ -225,19 +192,16 @@ public final class ShardIndex {
     changes++;
     staged.remove(id);
     tree.delete(slot);
-    int position = positionOfSlot[slot];
-    int last = live[--liveCount];
-    live[position] = last;
-    positionOfSlot[last] = position;
+    live.remove(slot);
     return true;
   }
 
   /** A target drawn uniformly from this shard. */
   public String uniform(RandomGenerator random) {
-    if (liveCount == 0) {
+    if (live.count() == 0) {
       throw new IllegalStateException("the shard is empty");
     }
-    return ids.idOf(live[random.nextInt(liveCount)]);
+    return ids.idOf(live.get(random.nextInt(live.count())));
   }
 
   /** Negatives for one query (cache-space vector), as ids with their logits. */
@@ -276,7 +240,7 @@ public final class ShardIndex {
 
   /** The live targets' ids, in slot order. */
   public List<String> ids() {
-    List<String> out = new ArrayList<>(liveCount);
+    List<String> out = new ArrayList<>(live.count());
     for (int slot = 0; slot < ids.slots(); slot++) {
       String id = ids.idOf(slot);
       if (id != null) {
@@ -347,11 +311,11 @@ public final class ShardIndex {
   /**
    * Holds {@code vector} as the indexed target {@code id}'s current vector without touching the
    * tree, which keeps serving the vector it had until {@link #rebuilt}. A gradual exact pass
-   * re-encodes a few thousand targets per batch while the tree serves the update's map: inserting
-   * each exact vector cost a delete and an insert, and when the map was singular (the landmarks'
-   * cycle) the first vector beyond the frame's reach flattened the frame and repaired the whole
-   * tree, seconds on the batch that first carried the update. A later {@link #upsert} or {@link
-   * #delete} of the target drops what is staged for it; a {@link #move} moves it by its map.
+   * re-encodes a part of the targets per batch while the tree serves the update's map: an {@link
+   * #upsert} of each exact vector would cost a delete and an insert, and when the map is singular
+   * the first vector beyond the frame's reach would flatten the frame and repair the whole tree. A
+   * later {@link #upsert} or {@link #delete} of the target drops what is staged for it; a {@link
+   * #move} moves it by its map.
    *
    * @throws IllegalArgumentException if the target is not indexed
    */
@@ -384,9 +348,9 @@ public final class ShardIndex {
   /** Up to {@link #DISTORTION_EDGES} node-to-parent differences, spread over the live targets. */
   private List<float[]> edges() {
     List<float[]> edges = new ArrayList<>();
-    int stride = Math.max(1, liveCount / DISTORTION_EDGES);
-    for (int i = 0; i < liveCount && edges.size() < DISTORTION_EDGES; i += stride) {
-      SgNode node = tree.nodeOf(live[i]);
+    int stride = Math.max(1, live.count() / DISTORTION_EDGES);
+    for (int i = 0; i < live.count() && edges.size() < DISTORTION_EDGES; i += stride) {
+      SgNode node = tree.nodeOf(live.get(i));
       if (node.parent() == null) {
         continue;
       }
@@ -420,15 +384,7 @@ public final class ShardIndex {
 
   private int register(String id) {
     int slot = ids.add(id);
-    if (slot >= positionOfSlot.length) {
-      positionOfSlot = Arrays.copyOf(positionOfSlot, Math.max(slot + 1, positionOfSlot.length * 2));
-    }
-    if (liveCount == live.length) {
-      live = Arrays.copyOf(live, live.length * 2);
-    }
-    live[liveCount] = slot;
-    positionOfSlot[slot] = liveCount;
-    liveCount++;
+    live.add(slot);
     return slot;
   }
 }

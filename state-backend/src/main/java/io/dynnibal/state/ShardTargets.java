@@ -19,10 +19,10 @@ import org.apache.flink.api.common.typeinfo.Types;
  *
  * <p>Per target (RocksDB map state, id to {@link TargetFeatures}): its text and its cache vector as
  * written at some model version, the target's <em>base</em> ({@code version}). Features are not
- * stored: they are recomputed from the text when a target is shipped or encoded (microseconds,
- * against ~2 KB of hashed features per target in state). Per key ({@link CacheBases}, value state):
- * the map from each base to the current version. A model update that moves the cache by a map
- * therefore writes one small value, not every target; only an exact re-encode rewrites them.
+ * stored: they are recomputed from the text when a target is shipped or encoded (cheap, against the
+ * state's size per target if they were kept). Per key ({@link CacheBases}, value state): the map
+ * from each base to the current version. A model update that moves the cache by a map therefore
+ * writes one small value, not every target; only an exact re-encode rewrites them.
  *
  * <p>Records written before this layout hold features and no text, and all sit at the version the
  * key held (updates rewrote every record); they are read as they are.

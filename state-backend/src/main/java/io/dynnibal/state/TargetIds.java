@@ -2,6 +2,8 @@ package io.dynnibal.state;
 
 import io.dynnibal.index.Varints;
 import java.io.ByteArrayOutputStream;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -10,9 +12,9 @@ import java.util.BitSet;
  * A shard's target ids and the tree slots they were given, slot {@code s} being the {@code s}-th id
  * added (slots are never reused). The ids live as UTF-8 in one byte array, slot {@code s}'s from
  * {@code start[s]} to the next slot's start, and an open-addressing table of slots (linear probing)
- * finds an id's slot: about the id's length plus 13 bytes per target, where a {@code String} per id
- * in a hash table and a list cost about 70. A shard holds one id per target, so this is per-target
- * heap.
+ * finds an id's slot: a few bytes per target besides the id's own, where a {@code String} per id in
+ * a hash table and a list cost several times that. A shard holds one id per target, so this is
+ * per-target heap.
  *
  * <p>Invariants: the table holds {@code slot + 1} for every live slot (0: empty), each in the first
  * free-or-matching position of its id's probe sequence (kept on removal by shifting later entries
@@ -100,13 +102,55 @@ final class TargetIds {
   }
 
   /** Writes a live slot's id as its UTF-8 length plus one (a varint) and bytes; 0 if removed. */
-  void writeTo(int slot, ByteArrayOutputStream out) {
+  private void writeTo(int slot, ByteArrayOutputStream out) {
     if (removed.get(slot)) {
       Varints.write(out, 0);
       return;
     }
     Varints.write(out, start[slot + 1] - start[slot] + 1);
     out.write(bytes, start[slot], start[slot + 1] - start[slot]);
+  }
+
+  /**
+   * Writes every slot's id ({@link #writeTo}) after the number of slots (a varint): what {@link
+   * #readSlotMap} reads back.
+   */
+  void writeAll(ByteArrayOutputStream out) {
+    Varints.write(out, slots);
+    for (int slot = 0; slot < slots; slot++) {
+      writeTo(slot, out);
+    }
+  }
+
+  /**
+   * Reads the ids {@link #writeAll} wrote from {@code in} (a buffer over {@code bytes}, left just
+   * after them) and maps each slot they were written with to the slot of the same id in {@code
+   * slots}: -1 for a removed slot or an id {@code slots} does not hold.
+   *
+   * @throws IllegalArgumentException if the ids are malformed or truncated
+   */
+  static int[] readSlotMap(ByteBuffer in, byte[] bytes, TargetIds slots) {
+    try {
+      int count = Varints.read(in);
+      if (count < 0 || count > bytes.length) { // each slot takes a byte at least
+        throw new IllegalArgumentException(
+            "malformed shard index shape: " + count + " slots in " + bytes.length + " bytes");
+      }
+      int[] slotOf = new int[count];
+      for (int old = 0; old < slotOf.length; old++) {
+        int length = Varints.read(in) - 1;
+        if (length < 0) {
+          slotOf[old] = -1;
+          continue;
+        }
+        String id = new String(bytes, in.position(), length, StandardCharsets.UTF_8);
+        in.position(in.position() + length);
+        slotOf[old] = slots.slotOf(id);
+      }
+      return slotOf;
+    } catch (BufferUnderflowException | IndexOutOfBoundsException | NegativeArraySizeException e) {
+      throw new IllegalArgumentException("malformed shard index shape: its ids are truncated", e);
+    }
   }
 
   /** Live ids. */

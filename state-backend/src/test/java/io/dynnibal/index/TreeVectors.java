@@ -1,7 +1,5 @@
 package io.dynnibal.index;
 
-import io.dynnibal.index.bench.ClusteredVectors;
-
 /**
  * Test vectors as an SG tree holds them: snapped to 8 bits per coordinate ({@link Int8Quantizer}).
  * A tree built from these keeps them exactly, so a test can compare its searches and samplers with

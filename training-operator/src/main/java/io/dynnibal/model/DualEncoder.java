@@ -8,7 +8,6 @@ import io.dynnibal.model.features.HashedFeaturizer;
 import io.dynnibal.model.transformer.BertCheckpoint;
 import io.dynnibal.model.transformer.BertEncoderBlock;
 import io.dynnibal.model.transformer.WordPieceTokenizer;
-import io.dynnibal.training.TorchRuntime;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -22,8 +22,7 @@ import java.io.Serializable;
  * {@code hiddenDim} is not used.
  *
  * @param sharedTowers one tower for queries and targets (the default: both sides are short English
- *     with package names, and one vocabulary learns twice as fast from scratch) or one tower per
- *     side
+ *     with package names, and one vocabulary learns faster from scratch) or one tower per side
  * @param scoreScale the paper's beta (inverse temperature), 20 by default
  * @param checkpoint the transformer's weights: {@link BertCheckpoint#MINILM} (the default) or a
  *     Hugging Face directory; null for the other kinds

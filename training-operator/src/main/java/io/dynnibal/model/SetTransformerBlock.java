@@ -11,6 +11,7 @@ import ai.djl.nn.core.Linear;
 import ai.djl.nn.norm.LayerNorm;
 import ai.djl.training.ParameterStore;
 import ai.djl.util.PairList;
+import io.dynnibal.model.graph.GraphScalars;
 
 /**
  * A small transformer over a text's strongest hashed features: one encoder layer (single-head

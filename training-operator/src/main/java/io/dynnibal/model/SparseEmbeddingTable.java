@@ -1,6 +1,5 @@
 package io.dynnibal.model;
 
-import io.dynnibal.index.VectorMath;
 import io.dynnibal.model.features.Features;
 import java.util.Arrays;
 import java.util.SplittableRandom;
@@ -9,20 +8,18 @@ import java.util.SplittableRandom;
  * The hashed-feature embedding table of a tower, kept on the JVM heap with its own sparse ("lazy")
  * Adam.
  *
- * <p>Why not a DJL {@code Embedding} block: a batch touches a few ten thousand of the table's rows,
- * but a dense Adam step reads and writes every row and both moments - over 2^18 rows that alone
- * made a step several times slower than the rest of the network. The bag-of-features pooling is
+ * <p>Why not a DJL {@code Embedding} block: a batch touches a small fraction of the table's rows,
+ * but a dense Adam step reads and writes every row and both moments. The bag-of-features pooling is
  * linear, so its backward pass is a scatter of the pooled gradient, done here; the rest of the
  * tower is a DJL network with real autograd. Lazy Adam (as in TensorFlow's LazyAdam) updates the
- * moments only of rows with a gradient.
+ * moments only of rows with a gradient ({@link AdamKernel}).
  *
  * <p>Bias correction is per row, by the number of updates the row has had, not by the global step.
- * With the global step a row first touched at step t moves {@code sqrt(1 - beta2^t) / (1 - beta1^t)
- * * (1 - beta1) / sqrt(1 - beta2)} times the rate: 2.3x at t = 726, 3.2x late in training. A rare
- * feature's row then jumps by several times its own scale on its first gradient - the amplifier of
- * the divergences seen in the streaming demo. Per-row counts make every row's first step exactly
- * the rate, as dense Adam's first step is. (Moments of rows without a gradient do not decay: they
- * are the row's own history, as in LazyAdam.)
+ * With the global step a row first touched at step t would move {@code sqrt(1 - beta2^t) / (1 -
+ * beta1^t) * (1 - beta1) / sqrt(1 - beta2)} times the rate, several times it late in training, and
+ * a rare feature's row would jump by several times its own scale on its first gradient. Per-row
+ * counts make every row's first step exactly the rate, as dense Adam's first step is. (Moments of
+ * rows without a gradient do not decay: they are the row's own history, as in LazyAdam.)
  *
  * <p>Invariant: {@code values} holds {@code rows * dim} floats, row-major; {@code mean} and {@code
  * variance} are null until the first update and then the same size; {@code updates[r]} counts the
@@ -167,7 +164,7 @@ public final class SparseEmbeddingTable {
     for (int id : ids) {
       checkRow(id);
     }
-    VectorMath.weightedRowSum(values, dim, ids, features.weights(), ids.length, out, offset);
+    RowKernels.weightedRowSum(values, dim, ids, features.weights(), ids.length, out, offset);
   }
 
   /**
@@ -180,7 +177,7 @@ public final class SparseEmbeddingTable {
     for (int j = 0; j < ids.length; j++) {
       int at = gradients.rowOffset(checkRow(ids[j]));
       float[] buffer = gradients.buffer(); // after rowOffset, which may grow it
-      VectorMath.addScaled(weights[j], pooledGradient, offset, buffer, at, dim);
+      RowKernels.addScaled(weights[j], pooledGradient, offset, buffer, at, dim);
     }
   }
 
@@ -228,7 +225,7 @@ public final class SparseEmbeddingTable {
     float[] buffer = gradients.buffer();
     // In the order of the rows in the tables rather than of first touch: each row's update is on
     // its own, so the order changes no bit, and ascending addresses let the memory system fetch
-    // ahead through three 64 MB arrays.
+    // ahead through the three table-sized arrays.
     long[] rowThenSlot = gradients.rowsWithSlots();
     Arrays.sort(rowThenSlot);
     float[] correction = corrections(adam); // looked up once a step, not once a row
@@ -237,7 +234,7 @@ public final class SparseEmbeddingTable {
       int i = (int) packed;
       int n = updates[r] = Math.min(SATURATED_UPDATES, updates[r] + 1);
       float stepSize = learningRate * correction[n];
-      VectorMath.adamUpdate(
+      AdamKernel.update(
           values,
           mean,
           variance,
@@ -256,7 +253,7 @@ public final class SparseEmbeddingTable {
 
   /**
    * Adam's bias correction {@code sqrt(1 - beta2^n) / (1 - beta1^n)} by update count n, computed
-   * once per setting (two pow calls per touched row per step add up to milliseconds).
+   * once per setting rather than with two pow calls per touched row and step.
    */
   private float[] corrections(AdamSettings adam) {
     if (corrections == null || !adam.equals(correctionsFor)) {
@@ -338,9 +335,8 @@ public final class SparseEmbeddingTable {
       slots[h] = size;
       order[size] = row;
       int offset = size * dim;
-      // Zeroed as it is taken, in the cache lines the gradient is about to be added to: zeroing
-      // the whole buffer after each step (~6 MB) took a third of the trainer alone's samples in a
-      // profile.
+      // Zeroed as it is taken, in the cache lines the gradient is about to be added to, rather
+      // than the whole buffer after each step.
       Arrays.fill(buffer, offset, offset + dim, 0f);
       size++;
       if (size * 2 > keys.length) {

@@ -14,6 +14,7 @@ import ai.djl.nn.core.Linear;
 import ai.djl.training.ParameterStore;
 import ai.djl.util.Pair;
 import io.dynnibal.model.features.Features;
+import io.dynnibal.model.graph.GraphScalars;
 import io.dynnibal.model.transformer.BertEncoderBlock;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -47,8 +48,8 @@ public final class Tower implements AutoCloseable {
   /**
    * Inference batches: large enough to keep the device busy, small enough to bound native memory. A
    * transformer's batches are smaller: DJL keeps every layer's activations until the batch's scope
-   * closes (about 9 GB for 1,024 texts of 64 tokens through MiniLM), and small batches stay in
-   * cache.
+   * closes, which for a large batch through a transformer is many gigabytes, and small batches stay
+   * in cache.
    */
   private static final int ENCODE_BATCH = 1024;
 
@@ -170,7 +171,7 @@ public final class Tower implements AutoCloseable {
     AtomicInteger next = new AtomicInteger();
     Runnable worker =
         () -> {
-          io.dynnibal.training.TorchRuntime.noGradOnThisThread();
+          io.dynnibal.model.TorchRuntime.noGradOnThisThread();
           for (int c = next.getAndIncrement(); c < chunks; c = next.getAndIncrement()) {
             encodeChunk(batch, order, c * chunkSize, chunkSize, out);
           }

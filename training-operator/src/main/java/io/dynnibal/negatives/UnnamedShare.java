@@ -14,7 +14,7 @@ import java.io.Serializable;
  * full of. A small share keeps both effects mild: the unnamed targets still learn to score below
  * the named ones, at a rate that does not swamp the positives' signal. That held for uniform
  * negatives on both bundled corpora, not for DyNNIBAL's hard negatives on WordNet, whose hard
- * distractors a share pushes down only that share of the time (the README has the tables).
+ * distractors a share pushes down only that share of the time (docs/experiments.md).
  *
  * <p>The draw is a hash of the target id, the version and the seed: every shard (and every restore)
  * admits the same targets for a version without state or coordination, and a version's share is

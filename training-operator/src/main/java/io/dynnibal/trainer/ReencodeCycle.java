@@ -26,18 +26,16 @@ import java.util.Set;
  * <p>The landmarks are the same targets from version to version (the paper, App. C: "kept fixed
  * during training"), drawn once from the reservoir at the first cycle. Fresh landmarks every cycle
  * would change the basis of the cache each time, and a d' x d' map cannot carry a vector into a
- * subspace its old coordinates never saw: on 10,000 Debian targets after 50 fine-tuning steps of
- * MiniLM, new landmarks left the moved cache at mean cosine .68 to exact re-encoding, worse than
- * not moving it at all (.93). The landmarks are encoded anyway (for the new projection), so they
- * are regression samples too.
+ * subspace its old coordinates never saw, so a cache moved onto new landmarks can end further from
+ * exact re-encoding than a cache not moved at all. The landmarks are encoded anyway (for the new
+ * projection), so they are regression samples too.
  *
  * <p>The cycle that draws the landmarks marks its update for exact re-encoding. The cache it would
  * move is in another basis: at version 0 the shards project through random directions (no landmarks
  * exist yet), and a job restored with another d' held other landmarks. When d' < d a random
  * projection has already thrown away what the new landmarks' coordinates need, and no map from its
- * d' coordinates recovers it: with MiniLM (d = 384, d' = 64) on whole corpora the map of every
- * later cycle stayed at held-out cosine .51-.62, because each one moved a cache that was still a
- * linear image of the version-0 random projection.
+ * d' coordinates recovers it: every later cycle's map would move a cache that is still a linear
+ * image of the version-0 random projection, and stay unfaithful.
  */
 final class ReencodeCycle {
   static final double RIDGE = 1e-3;

@@ -1,7 +1,8 @@
 package io.dynnibal.trainer;
 
 import io.dynnibal.model.DualEncoder;
-import io.dynnibal.negatives.Sampler;
+import io.dynnibal.sampler.MiningFloats;
+import io.dynnibal.sampler.TrainerNegatives;
 import io.dynnibal.schemas.AvroTrust;
 import io.dynnibal.schemas.ModelUpdate;
 import io.dynnibal.schemas.TrainerProgress;
@@ -37,11 +38,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The trainer (parallelism 1): one DJL step per merged batch with its sampled, uniform and in-batch
- * negatives; every w steps a {@link ReencodeCycle} and a {@link ModelUpdate} for the shards; a
- * {@link TrainingMetrics} record per step. It orchestrates; the parts live in their own classes:
- * {@link StepInputs} (a batch as a step sees it), {@link TrainerNegativeCache}, {@link
- * RegressionReservoir}, {@link FeedbackTracker}, {@link WatchedTargets}, {@link StepMetrics} and
- * {@link ModelVersionStore}.
+ * negatives; every w steps a {@link ModelUpdate} for the shards ({@link ModelUpdates}); a {@link
+ * TrainingMetrics} record per step. It orchestrates; the parts live in their own classes: {@link
+ * StepInputs} (a batch as a step sees it), the sampler's {@link TrainerNegatives}, {@link
+ * ModelUpdates}, {@link RegressionReservoir}, {@link FeedbackTracker}, {@link WatchedTargets},
+ * {@link StepMetrics} and {@link ModelVersionStore}.
  *
  * <p>Exactly once: at every checkpoint the counters, the reservoir and the landmarks go into
  * operator state, and {@link TrainerOperator} streams the parameters and Adam's moments into the
@@ -75,36 +76,21 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
   private final TrainerSettings settings;
   private final FaultInjection faults;
 
-  /** {@code map_from} of an update whose map no shard may apply: no shard holds version -1. */
-  static final long NO_MAP = -1;
-
   /** Whether this run said that max.steps is reached (once). */
   private transient boolean saidMaxSteps;
 
   private transient DualEncoderTrainer trainer;
   private transient ListState<TrainerCheckpoint> state;
   private transient String runId;
-  private transient long version;
-
-  /**
-   * After a restore: the lowest number the next version may take (above every version a lost branch
-   * may have emitted), and the next step emits it at once. 0 when no restore left such versions.
-   */
-  private transient long restartVersion;
 
   private transient RegressionReservoir reservoir;
 
-  /**
-   * The Nyström landmarks (the same targets at every version; null until the first cycle draws
-   * them) with their cache vectors at the current version.
-   */
-  private transient List<TargetFeatures> landmarks;
-
-  private transient TrainerNegativeCache negativeCache;
+  private transient TrainerNegatives negativeCache;
   private transient FeedbackTracker feedback;
   private transient WatchedTargets watched;
   private transient StepMetrics metrics;
   private transient ModelVersionStore versions;
+  private transient ModelUpdates updates;
 
   /**
    * The trainer restored from the checkpoint's raw state by {@link TrainerOperator}, before {@link
@@ -127,8 +113,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
             .getListState(
                 new ListStateDescriptor<>("trainer", TypeInformation.of(TrainerCheckpoint.class)));
     reservoir = new RegressionReservoir(settings.regressionSamples());
-    negativeCache =
-        settings.sampler() == Sampler.NEGATIVE_CACHE ? new TrainerNegativeCache(settings) : null;
+    negativeCache = settings.sampler().trainerNegatives(settings.trainerNegativesContext());
     feedback = new FeedbackTracker(System::currentTimeMillis);
     watched = new WatchedTargets(settings.watchTargets());
     TrainerCheckpoint saved = null;
@@ -136,15 +121,15 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
       saved = c;
     }
     runId = saved == null ? UUID.randomUUID().toString().substring(0, 8) : saved.runId;
-    metrics = new StepMetrics(runId, settings.sampler().id, settings.model().outputDim());
+    metrics = new StepMetrics(runId, settings.sampler().id(), settings.model().outputDim());
+    versions = new ModelVersionStore(settings.snapshotDir(), runId, settings.seed());
+    updates = new ModelUpdates(settings, reservoir, feedback, metrics, versions);
     if (saved == null) {
-      versions = new ModelVersionStore(settings.snapshotDir(), runId, settings.seed());
       trainer =
           new DualEncoderTrainer(
               DualEncoder.create(settings.model(), settings.seed()), settings.trainerConfig());
       return;
     }
-    versions = new ModelVersionStore(settings.snapshotDir(), runId, settings.seed());
     // Checkpoints from before the raw stream carried the parameters as byte arrays.
     trainer =
         saved.fileContents != null
@@ -157,30 +142,18 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
               + saved.checkpointId
               + " holds the trainer's counters but not its parameters (raw operator state)");
     }
-    version = saved.version;
     metrics.restore(saved);
     feedback.restore(saved);
     watched.restore(saved);
     reservoir.restore(saved.reservoir == null ? new TargetFeatures[0] : saved.reservoir);
-    // Checkpoints from before fixed landmarks have none, and a job restored with another d' cannot
-    // use them: the next cycle draws them.
-    landmarks =
-        saved.landmarks == null || saved.landmarks.length != settings.landmarks()
-            ? null
-            : List.of(saved.landmarks);
     if (negativeCache != null && saved.negativeCache != null) {
       negativeCache.restore(saved.negativeCache);
     }
-    // Versions written after this checkpoint belong to a lost branch: their numbers are skipped
-    // (see the class comment). Their directories stay, so that a second restore from the same
-    // checkpoint still sees them, and a shard that loaded one can still encode with it; they go
-    // like any old version once every shard holds a newer one.
-    long newest = versions.newestVersion();
-    restartVersion = Math.max(saved.restartVersion, newest > version ? newest + 1 : 0);
+    updates.restore(saved);
     LOG.info(
         "trainer restored at step {} (model version {}) from checkpoint {}",
         trainer.step(),
-        version,
+        updates.version(),
         saved.checkpointId);
   }
 
@@ -192,7 +165,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     group.gauge(JobMetrics.STEPS_PER_SECOND, () -> metrics.stepsPerSecond());
     group.gauge(JobMetrics.CACHE_STALENESS_STEPS, () -> metrics.lastStaleness());
     group.gauge(JobMetrics.MH_ACCEPTANCE_RATE, () -> metrics.lastAcceptance());
-    group.gauge(JobMetrics.MODEL_VERSION, () -> version);
+    group.gauge(JobMetrics.MODEL_VERSION, () -> updates.version());
     group.gauge(JobMetrics.REENCODE_CYCLES, () -> feedback.versionEverywhere());
     group.gauge(JobMetrics.FEEDBACK_LATENCY_STEPS, () -> orNaN(feedback.latencySteps()));
     group.gauge(JobMetrics.FEEDBACK_LATENCY_MS, () -> orNaN(feedback.latencyMs()));
@@ -275,7 +248,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
       }
     }
     if (hard && negativeCache != null) {
-      TrainerNegativeCache.Drawn drawn =
+      TrainerNegatives.Drawn drawn =
           negativeCache.draw(trainer.encoder(), inputs.queries, inputs.positiveIds, batch.batchId);
       for (TargetFeatures t : drawn.negatives()) {
         inputs.addHardNegative(t, drawn.inclusions().of(t.id));
@@ -305,7 +278,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     }
     // A shard can answer with a version of a lost branch (numbered above this trainer's) until the
     // update after a restore reaches it: it holds "this version or newer" only in number.
-    if (feedback.observed(Math.min(merged.minModelVersion, version), result.step())) {
+    if (feedback.observed(Math.min(merged.minModelVersion, updates.version()), result.step())) {
       LOG.info(
           "step {}: model update {} reached every shard: batch {} is the first sampled with it, {}"
               + " steps and {} ms after it was emitted",
@@ -317,10 +290,12 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     }
     // In-batch negatives need nothing from the shards but positives: no model updates (and no
     // uniform draws to fit a map with).
-    if (settings.sampler() != Sampler.IN_BATCH
-        && (restartVersion > 0
-            || result.step() - feedback.stepOf(version) >= settings.reencodeEvery())) {
-      publishUpdate(ctx, result.step(), batch.batchId);
+    if (settings.sampler().publishesModelUpdates() && updates.due(result.step())) {
+      ModelUpdate update = updates.next(trainer.encoder(), result.step(), batch.batchId);
+      if (update != null) {
+        ctx.output(MODEL_UPDATES, update);
+        faults.afterModelUpdate(update.getVersion());
+      }
     }
     if (settings.keepModelEvery() > 0 && result.step() % settings.keepModelEvery() == 0) {
       versions.keep(trainer.encoder(), result.step());
@@ -335,106 +310,10 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
             inputs.trainedPairs,
             inputs.negativeIds.size(),
             arrived,
-            version,
+            updates.version(),
             feedback,
             watched.counts(),
             negativeMiningBytes(merged)));
-  }
-
-  /**
-   * A re-encode cycle and its model update, when the reservoir holds enough targets cached at the
-   * current version; otherwise the next step tries again.
-   */
-  private void publishUpdate(Context ctx, long step, long batchId) {
-    long started = System.nanoTime();
-    long newVersion = Math.max(version + 1, restartVersion);
-    ReencodeCycle.Outcome cycle;
-    boolean exactRestart = false;
-    try {
-      cycle = cycle(reservoir.atVersion(version), newVersion, step);
-      if (cycle == null && newVersion > version + 1) {
-        // After a restore, shards that applied a lost version answer with its caches, so samples
-        // at the restored version may never come. This update then re-encodes exactly, and
-        // samples of any version do for its landmarks (their caches only fit the unused map).
-        cycle = cycle(reservoir.all(), newVersion, step);
-        exactRestart = cycle != null;
-      }
-    } catch (IllegalStateException e) {
-      LOG.warn("step {}: re-encode cycle skipped: {}", step, e.getMessage());
-      return;
-    }
-    if (cycle == null) {
-      return;
-    }
-    // The map moves the cache of the version before this one in the trainer's own history, which
-    // after a restore is not the number before it (see the class comment).
-    ModelUpdate update =
-        ModelUpdate.newBuilder(cycle.update())
-            // An exact restart's map was fit on caches of several versions: no shard may apply it
-            // (no shard holds version -1), every one re-encodes at once.
-            .setMapFrom(exactRestart ? NO_MAP : version)
-            .setReencodeExactly(cycle.update().getReencodeExactly() || exactRestart)
-            .build();
-    if (!exactRestart) {
-      metrics.reencoded(cycle.meanCosine(), cycle.minCosine());
-    }
-    if (update.getVersion() > version + 1) {
-      LOG.info(
-          "step {}: versions {} to {} were emitted by the branch the restore discarded: model"
-              + " update {} replaces them (a shard that took one of them re-encodes exactly)",
-          step,
-          version + 1,
-          update.getVersion() - 1,
-          update.getVersion());
-    }
-    if (exactRestart) {
-      LOG.info(
-          "step {}: no samples cached at the restored version {}: the shards re-encode every"
-              + " target exactly",
-          step,
-          version);
-    } else if (update.getReencodeExactly()) {
-      LOG.info(
-          "step {}: the landmarks are new (the cache is in another basis): the shards re-encode"
-              + " every target exactly",
-          step);
-    } else if (cycle.meanCosine() < settings.reencodeExactBelow()) { // false for NaN
-      update = ModelUpdate.newBuilder(update).setReencodeExactly(true).build();
-      LOG.info(
-          "step {}: the map's held-out cosine {} is below reencode.exact.below {}: the shards"
-              + " re-encode every target exactly",
-          step,
-          String.format("%.4f", cycle.meanCosine()),
-          settings.reencodeExactBelow());
-    }
-    landmarks = update.getReencodeExactly() ? cycle.landmarksExact() : cycle.landmarksMoved();
-    version = update.getVersion();
-    restartVersion = 0;
-    feedback.emitted(version, step);
-    ctx.output(MODEL_UPDATES, update);
-    faults.afterModelUpdate(version);
-    LOG.info(
-        "step {}: model update {} emitted after batch {}, {} ms after the step ({}); map vs exact"
-            + " re-encoding on held-out samples: cosine mean {}, min {}",
-        step,
-        version,
-        batchId,
-        (System.nanoTime() - started) / 1_000_000,
-        update.getSnapshotUri(),
-        String.format("%.4f", cycle.meanCosine()),
-        String.format("%.4f", cycle.minCosine()));
-  }
-
-  private ReencodeCycle.Outcome cycle(List<TargetFeatures> fresh, long newVersion, long step) {
-    return ReencodeCycle.build(
-        trainer.encoder(),
-        fresh,
-        landmarks,
-        settings.landmarks(),
-        newVersion,
-        step,
-        versions.base(),
-        settings.seed());
   }
 
   /**
@@ -443,17 +322,13 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
    * landmarks, the regression data and the map (its Nyström index is CPU memory in the shards).
    */
   private long negativeMiningBytes(MergedBatch merged) {
-    int d = settings.model().outputDim();
-    long floats =
-        switch (settings.sampler().mining) {
-          case SHARD_POOL -> merged.miningFloats;
-          case TRAINER_CACHE -> negativeCache.floats();
-          case SHARD_TREE ->
-              (long) (settings.landmarks() + settings.regressionSamples()) * d
-                  + (long) settings.landmarks() * settings.landmarks();
-          case NONE -> 0;
-        };
-    return floats * Float.BYTES;
+    MiningFloats footprint =
+        new MiningFloats(
+            merged.miningFloats,
+            negativeCache == null ? 0 : negativeCache.floats(),
+            MiningFloats.reencodingMap(
+                settings.landmarks(), settings.regressionSamples(), settings.model().outputDim()));
+    return settings.sampler().miningFloats(footprint) * Float.BYTES;
   }
 
   @Override
@@ -461,14 +336,12 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     TrainerCheckpoint c = new TrainerCheckpoint();
     c.runId = runId;
     c.checkpointId = context.getCheckpointId();
-    c.version = version;
-    c.restartVersion = restartVersion;
+    updates.save(c);
     feedback.checkpointTaken(context.getCheckpointId());
     feedback.save(c);
     metrics.save(c);
     watched.save(c);
     c.reservoir = reservoir.toArray();
-    c.landmarks = landmarks == null ? null : landmarks.toArray(new TargetFeatures[0]);
     c.negativeCache = negativeCache == null ? null : negativeCache.save();
     state.update(List.of(c));
   }

@@ -16,9 +16,9 @@ import org.apache.flink.streaming.api.operators.ProcessOperator;
  *
  * <p>Why not managed operator state: Flink 2.2 copies a list state's elements on snapshot and
  * serialises them through {@code CompressibleFSDataOutputStream}, which has only a single-byte
- * {@code write}; the ~200 MB of a bag tower's parameters went through Snappy one byte at a time at
- * every checkpoint (a tenth of the job's CPU), with two copies on the heap. Raw state is part of
- * the checkpoint or savepoint like any other, so Flink still owns its lifetime.
+ * {@code write}, so a tower's parameters would go through Snappy one byte at a time at every
+ * checkpoint, with two copies on the heap. Raw state is part of the checkpoint or savepoint like
+ * any other, so Flink still owns its lifetime.
  */
 public final class TrainerOperator extends ProcessOperator<MergedBatch, TrainingMetrics> {
   private static final long serialVersionUID = 1L;

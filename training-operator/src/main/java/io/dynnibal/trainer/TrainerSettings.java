@@ -3,7 +3,8 @@ package io.dynnibal.trainer;
 import io.dynnibal.model.AdamSettings;
 import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.negatives.NegativesMode;
-import io.dynnibal.negatives.Sampler;
+import io.dynnibal.sampler.Sampler;
+import io.dynnibal.sampler.TrainerNegatives;
 import io.dynnibal.training.LearningRateSchedule;
 import io.dynnibal.training.SamplingCorrection;
 import io.dynnibal.training.TrainerConfig;
@@ -39,7 +40,6 @@ public record TrainerSettings(
     NegativesMode negativesMode,
     double negativesSharpness,
     SamplingCorrection.Mode negativesCorrection,
-    int negativeCacheSize,
     int keepModelEvery,
     String snapshotDir,
     String pairsTopic,
@@ -48,6 +48,15 @@ public record TrainerSettings(
 
   public TrainerSettings {
     watchTargets = List.copyOf(watchTargets);
+  }
+
+  /** What the sampler's own negatives, if the trainer finds any, are built from. */
+  public TrainerNegatives.Context trainerNegativesContext() {
+    return new TrainerNegatives.Context(
+        model.outputDim(),
+        negativesPerExample,
+        (float) negativesMode.softmaxScale(model.scoreScale(), negativesSharpness),
+        seed);
   }
 
   /**

@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.training.GradientCollector;
 import io.dynnibal.model.DualEncoder;
+import io.dynnibal.model.TorchRuntime;
 import io.dynnibal.model.Tower;
 import io.dynnibal.model.features.Features;
 import java.util.ArrayList;

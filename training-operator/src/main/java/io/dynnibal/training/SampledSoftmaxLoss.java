@@ -3,7 +3,7 @@ package io.dynnibal.training;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
-import io.dynnibal.model.GraphScalars;
+import io.dynnibal.model.graph.GraphScalars;
 import java.util.List;
 
 /**

@@ -19,10 +19,9 @@ public record TrainerConfig(
   /**
    * The default {@link #clipNorm}. Adam bounds one step's move, but not what a single outsized
    * gradient leaves in its moments: the first moment carries its direction for about ten more steps
-   * (about 30x the rate in total) while the inflated second moment slows learning for a thousand.
-   * Measured on the Debian corpus (bag tower, batch 128), healthy norms fall from about 2 in the
-   * first steps to 0.3-0.8 after a hundred; 1.0 (the common choice for fine-tuning) touches only
-   * the first steps and outliers.
+   * while the inflated second moment slows learning for many more. 1.0, the common choice for
+   * fine-tuning, lies above healthy norms after the first steps, so it clips only those steps and
+   * outliers (docs/findings.md).
    */
   public static final float DEFAULT_CLIP_NORM = 1f;
 

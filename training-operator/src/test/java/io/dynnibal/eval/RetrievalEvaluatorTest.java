@@ -3,7 +3,7 @@ package io.dynnibal.eval;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import ai.djl.ndarray.NDManager;
-import io.dynnibal.training.TorchRuntime;
+import io.dynnibal.model.TorchRuntime;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 

@@ -92,7 +92,8 @@ class SparseEmbeddingTableTest {
 
   @Test
   void aRowFirstTouchedLateMovesByTheRateNotAMultipleOfIt() {
-    // With the global step's bias correction a row first touched at step 726 moved 2.3x the rate.
+    // With the global step's bias correction a row first touched this late would move a multiple
+    // of the rate.
     SparseEmbeddingTable table = SparseEmbeddingTable.random(ROWS, DIM, 7);
     float[] g = new float[DIM];
     Arrays.fill(g, 1f);

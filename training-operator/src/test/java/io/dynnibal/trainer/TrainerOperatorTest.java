@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.model.features.FeatureConfig;
 import io.dynnibal.negatives.NegativesMode;
-import io.dynnibal.negatives.Sampler;
+import io.dynnibal.sampler.Uniform;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.MergedBatch;
@@ -73,7 +73,7 @@ class TrainerOperatorTest {
     TrainerSettings settings =
         new TrainerSettings(
             SMALL,
-            Sampler.UNIFORM,
+            new Uniform(),
             7,
             0.05f,
             1f,
@@ -89,7 +89,6 @@ class TrainerOperatorTest {
             NegativesMode.SAMPLE,
             1.0,
             SamplingCorrection.Mode.LOGQ,
-            0,
             0,
             dir.resolve(name).toString(),
             "pairs",

@@ -10,6 +10,7 @@ import io.dynnibal.eval.RetrievalEvaluator;
 import io.dynnibal.eval.RetrievalMetrics;
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.model.DualEncoderConfig;
+import io.dynnibal.model.TorchRuntime;
 import io.dynnibal.model.features.FeatureConfig;
 import java.util.Random;
 import org.junit.jupiter.api.Test;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
+import io.dynnibal.model.TorchRuntime;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;

@@ -2,13 +2,13 @@ package io.dynnibal.jobs.config;
 
 /**
  * The job's settings for users, read from their declarations: {@code ./dynnibal settings} prints
- * the table, the README holds a copy a test keeps equal, and CLI options that mirror a setting take
- * its default from here.
+ * the table, docs/settings.md holds a copy a test keeps equal, and CLI options that mirror a
+ * setting take its default from here.
  */
 public final class SettingsDoc {
   private SettingsDoc() {}
 
-  /** Every setting as a Markdown table: key, default, what it does (the README's copy). */
+  /** Every setting as a Markdown table: key, default, what it does (docs/settings.md's copy). */
   public static String settingsMarkdown() {
     return SettingsTable.markdown();
   }

@@ -1,5 +1,6 @@
 package io.dynnibal.jobs.config;
 
+import io.dynnibal.settings.Setting;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
@@ -15,15 +16,30 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.ConfigDef;
 
 /**
- * Every {@link Setting} of {@link TrainingJobConfig}, in declaration order: how each is parsed from
- * and printed to text, checked against its bounds, and listed for users. The one list of keys.
+ * Every {@link Setting} of {@link TrainingJobConfig}, in declaration order through its settings
+ * groups (a group is a final field whose type declares settings or groups of its own): how each is
+ * parsed from and printed to text, checked against its bounds, and listed for users. The one list
+ * of keys.
  */
 final class SettingsTable {
-  /** One declared setting. */
-  record Entry(String key, Field field, Setting declaration) {
+  /**
+   * One declared setting.
+   *
+   * @param groups the group fields leading from the configuration to the object holding it
+   */
+  record Entry(String key, List<Field> groups, Field field, Setting declaration) {
+    /** The group object of {@code config} that holds this setting. */
+    private Object owner(TrainingJobConfig config) throws IllegalAccessException {
+      Object owner = config;
+      for (Field g : groups) {
+        owner = g.get(owner);
+      }
+      return owner;
+    }
+
     Object get(TrainingJobConfig config) {
       try {
-        return field.get(config);
+        return field.get(owner(config));
       } catch (IllegalAccessException e) {
         throw new IllegalStateException(e);
       }
@@ -65,7 +81,7 @@ final class SettingsTable {
             "configuration key " + key + ": \"" + text + "\" is not a number");
       }
       try {
-        field.set(config, value);
+        field.set(owner(config), value);
       } catch (IllegalAccessException e) {
         throw new IllegalStateException(e);
       }
@@ -218,16 +234,42 @@ final class SettingsTable {
 
   private static List<Entry> read() {
     List<Entry> entries = new ArrayList<>();
-    for (Field f : TrainingJobConfig.class.getDeclaredFields()) {
-      Setting s = f.getAnnotation(Setting.class);
-      if (s == null || Modifier.isStatic(f.getModifiers())) {
-        continue;
-      }
-      entries.add(new Entry(keyOf(f.getName()), f, s));
-    }
+    read(TrainingJobConfig.class, List.of(), entries);
     if (entries.stream().map(Entry::key).collect(Collectors.toSet()).size() != entries.size()) {
       throw new IllegalStateException("two settings share a key");
     }
     return List.copyOf(entries);
+  }
+
+  /** The settings {@code type} declares, then those of its groups, each in declaration order. */
+  private static void read(Class<?> type, List<Field> groups, List<Entry> entries) {
+    for (Field f : type.getDeclaredFields()) {
+      if (Modifier.isStatic(f.getModifiers())) {
+        continue;
+      }
+      Setting s = f.getAnnotation(Setting.class);
+      if (s != null) {
+        String key = s.key().isEmpty() ? keyOf(f.getName()) : s.key();
+        entries.add(new Entry(key, groups, f, s));
+      } else if (Modifier.isFinal(f.getModifiers()) && isGroup(f.getType())) {
+        List<Field> path = new ArrayList<>(groups);
+        path.add(f);
+        read(f.getType(), List.copyOf(path), entries);
+      }
+    }
+  }
+
+  /** Whether a type declares settings, directly or in groups of its own. */
+  private static boolean isGroup(Class<?> type) {
+    for (Field f : type.getDeclaredFields()) {
+      if (f.isAnnotationPresent(Setting.class)
+          || (Modifier.isFinal(f.getModifiers())
+              && !Modifier.isStatic(f.getModifiers())
+              && f.getType().getName().startsWith("io.dynnibal.")
+              && isGroup(f.getType()))) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -28,17 +28,16 @@ import org.slf4j.LoggerFactory;
  * the output has room ({@link Operator}): an operator inside a call cannot forward a checkpoint
  * barrier, and Flink checks for room before it hands an operator a record but not before it fires a
  * timer. A release that waits for buffers sits in the call until the shards drain a buffer's worth
- * of batches, at the trainer's pace: with a replay of thousands of held batches and a transformer
- * (seconds a step), checkpoints took 3 to 7 minutes (and with them every transactional commit,
- * model updates and metrics included).
+ * of batches, at the trainer's pace, and holds every checkpoint back meanwhile (and with it every
+ * transactional commit, model updates and metrics included).
  *
  * <p>Targets published later are indexed whenever they arrive. If the marker never comes (a
  * transactional producer's commit marker can sit after the last record, one offset short of what
  * {@link DecodeTargets} waits for), held batches are released once {@code targets.first.max.wait}
  * has passed without a target going through, with a warning. The wait counts from the last target,
- * not from the first batch: shards that encode slowly (a transformer indexes a few hundred targets
- * a second) hold the targets back by backpressure for as long as indexing takes, and releasing the
- * batches then would dead-letter every pair whose target is still queued.
+ * not from the first batch: shards that encode slowly (a transformer tower) hold the targets back
+ * by backpressure for as long as indexing takes, and releasing the batches then would dead-letter
+ * every pair whose target is still queued.
  */
 public final class PairsAfterTargets
     extends KeyedCoProcessFunction<Integer, ShardInput, QueryBatch, ShardInput> {

@@ -2,7 +2,6 @@ package io.dynnibal.jobs.shard;
 
 import io.dynnibal.model.features.Features;
 import io.dynnibal.negatives.FullDimensionPool;
-import io.dynnibal.negatives.Sampler;
 import io.dynnibal.negatives.SoftmaxFidelity;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.QueryBatch;
@@ -36,9 +35,8 @@ final class FidelityProbe implements AutoCloseable {
    * bag tower, which held every model update's first batch up), and measures no batch until the
    * pool is complete: the slice is sized to complete it within the first half of a version's life
    * ({@code reencode.every} batches). The second half measures the same thing in expectation (the
-   * shard's model does not change within a version). A Debian shard (32 k targets, a version every
-   * 100 steps) encodes 637 a batch, a third of the 2,048 it encoded before, which took a fifth of
-   * its time per batch in {@code bench pipeline}.
+   * shard's model does not change within a version), so the probe's encoding is spread as thinly as
+   * that allows.
    */
   static final int FEWEST_ENCODED_PER_BATCH = 256;
 
@@ -89,7 +87,7 @@ final class FidelityProbe implements AutoCloseable {
     if (settings.fidelityProbes() == 0) {
       return null;
     }
-    boolean share = settings.sampler() == Sampler.EXHAUSTIVE && miner instanceof PoolMiner;
+    boolean share = miner instanceof PoolMiner pool && pool.everyTarget();
     return new FidelityProbe(
         settings.fidelityProbes(),
         settings.minedPerExample(),

@@ -1,6 +1,9 @@
 package io.dynnibal.jobs.shard;
 
 import io.dynnibal.model.features.Features;
+import io.dynnibal.sampler.DynnibalMh;
+import io.dynnibal.sampler.DynnibalRejection;
+import io.dynnibal.sampler.ShardMiners;
 import io.dynnibal.state.ShardIndex;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.QueryBatch;
@@ -80,11 +83,30 @@ interface HardNegativeMiner extends AutoCloseable {
 
   /** The miner of the configured sampler, or null when the shards mine nothing. */
   static HardNegativeMiner of(ShardSettings settings, Counter samplingGaveUp) {
-    return switch (settings.sampler().mining) {
-      case SHARD_TREE -> TreeMiner.of(settings, samplingGaveUp);
-      case SHARD_POOL -> new PoolMiner(settings);
-      default -> null;
-    };
+    return settings
+        .sampler()
+        .shardMiner(
+            new ShardMiners<HardNegativeMiner>() {
+              @Override
+              public HardNegativeMiner none() {
+                return null;
+              }
+
+              @Override
+              public HardNegativeMiner pool(double fraction, int refreshEvery) {
+                return new PoolMiner(settings, fraction, refreshEvery);
+              }
+
+              @Override
+              public HardNegativeMiner metropolisHastings(DynnibalMh sampler) {
+                return TreeMiner.metropolisHastings(settings, sampler, samplingGaveUp);
+              }
+
+              @Override
+              public HardNegativeMiner rejection(DynnibalRejection sampler) {
+                return TreeMiner.rejection(settings, sampler, samplingGaveUp);
+              }
+            });
   }
 
   /** Collects a {@link Mined} result. */

@@ -16,17 +16,27 @@ import java.util.SplittableRandom;
  */
 final class PoolMiner implements HardNegativeMiner {
   private final ShardSettings settings;
+  private final double fraction;
+  private final int refreshEvery;
   private final Map<Integer, ShardPool> pools = new HashMap<>();
 
-  PoolMiner(ShardSettings settings) {
+  /** Mines a pool of {@code fraction} of each key's targets (see {@link ShardPool#of}). */
+  PoolMiner(ShardSettings settings, double fraction, int refreshEvery) {
     this.settings = settings;
+    this.fraction = fraction;
+    this.refreshEvery = refreshEvery;
+  }
+
+  /** Whether the pools hold every target, re-encoded with each model version (the oracle). */
+  boolean everyTarget() {
+    return fraction >= 1;
   }
 
   @Override
   public Mined mine(Shard shard, List<Features> queries, QueryBatch batch, SplittableRandom random)
       throws Exception {
     int perExample = settings.minedPerExample();
-    ShardPool pool = pools.computeIfAbsent(shard.key(), k -> ShardPool.of(settings));
+    ShardPool pool = pools.computeIfAbsent(shard.key(), k -> ShardPool.of(fraction, refreshEvery));
     FullDimensionPool members =
         pool.forBatch(
             batch.batchId,

@@ -2,7 +2,6 @@ package io.dynnibal.jobs.shard;
 
 import io.dynnibal.model.features.Features;
 import io.dynnibal.negatives.FullDimensionPool;
-import io.dynnibal.negatives.Sampler;
 import io.dynnibal.state.ShardIndex;
 import io.dynnibal.state.TargetFeatures;
 import java.util.ArrayList;
@@ -43,10 +42,12 @@ final class ShardPool implements AutoCloseable {
     this.refreshEvery = refreshEvery;
   }
 
-  static ShardPool of(ShardSettings settings) {
-    return settings.sampler() == Sampler.EXHAUSTIVE
-        ? everyTarget()
-        : new ShardPool(settings.snmPoolFraction(), settings.snmRefreshEvery());
+  /**
+   * A pool of a random {@code fraction} of the shard's targets, redrawn every {@code refreshEvery}
+   * steps and with each model version; with {@code fraction} 1, {@link #everyTarget}.
+   */
+  static ShardPool of(double fraction, int refreshEvery) {
+    return fraction >= 1 ? everyTarget() : new ShardPool(fraction, refreshEvery);
   }
 
   /** A pool of every target of the shard, rebuilt with each model version. */

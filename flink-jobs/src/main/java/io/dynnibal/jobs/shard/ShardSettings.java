@@ -4,13 +4,13 @@ import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.negatives.NegativesMode;
 import io.dynnibal.negatives.NegativesPool;
-import io.dynnibal.negatives.Sampler;
 import io.dynnibal.negatives.UnnamedShare;
+import io.dynnibal.sampler.Sampler;
 import java.io.Serializable;
 
 /**
  * What the shard operator reads of the job's settings, and nothing else; each component is named
- * after the setting it carries.
+ * after the setting it carries, the sampler with its own settings.
  *
  * @param hardNegativesPerStep hard negatives a step shares at most (0: the shards mine nothing)
  * @param minedPerExample what the shards mine per query: the dose, or the candidates to re-score
@@ -33,16 +33,6 @@ public record ShardSettings(
     NegativesPool negativesPool,
     UnnamedShare unnamedShare,
     int uniformDrawsPerStep,
-    double snmPoolFraction,
-    int snmRefreshEvery,
-    int mhCandidatesPerNegative,
-    int mhChainLength,
-    int mhExactInside,
-    int mhExactTargets,
-    double mhClusterShare,
-    int mhMaxClusters,
-    double rejectionGamma,
-    int rejectionMaxClusters,
     int fidelityProbes,
     int reencodeEvery,
     int reencodeExactPerBatch,
@@ -54,28 +44,18 @@ public record ShardSettings(
     return new ShardSettings(
         config.model(),
         config.sampler(),
-        config.seed,
-        config.landmarks,
-        config.treeBase,
+        config.job.seed,
+        config.index.landmarks,
+        config.index.treeBase,
         config.hardNegativesPerStep(),
         config.minedPerExample(),
         config.negativesMode(),
-        config.negativesSharpness,
+        config.negatives.negativesSharpness,
         config.negativesPool(),
         config.unnamedShare(),
         config.uniformDrawsPerStep(),
-        config.snmPoolFraction,
-        config.snmRefreshEvery,
-        config.mhCandidatesPerNegative,
-        config.mhChainLength,
-        config.mhExactInside,
-        config.mhExactTargets,
-        config.mhClusterShare,
-        config.mhMaxClusters,
-        config.rejectionGamma,
-        config.rejectionMaxClusters,
-        config.fidelityProbes,
-        config.reencodeEvery,
+        config.negatives.fidelityProbes,
+        config.reencode.reencodeEvery,
         config.reencodeExactPerBatch(),
         config.targetsTopic(),
         config.modelUpdatesTopic());
@@ -88,15 +68,5 @@ public record ShardSettings(
   /** The scale of the softmax hard negatives come from ({@link NegativesMode#softmaxScale}). */
   double samplingScale() {
     return negativesMode.softmaxScale(model.scoreScale(), negativesSharpness);
-  }
-
-  /**
-   * FindClustering's budget for the MH proposal over a shard of {@code targets}: {@code
-   * mh.cluster.share} of them, at most {@code mh.max.clusters}.
-   */
-  int mhClusters(int targets) {
-    return mhClusterShare == 0
-        ? mhMaxClusters
-        : (int) Math.min(mhMaxClusters, Math.round(mhClusterShare * targets));
   }
 }

@@ -8,6 +8,8 @@ import io.dynnibal.index.sampling.RejectionSampler;
 import io.dynnibal.index.sampling.Samples;
 import io.dynnibal.model.features.Features;
 import io.dynnibal.negatives.NegativesMode;
+import io.dynnibal.sampler.DynnibalMh;
+import io.dynnibal.sampler.DynnibalRejection;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.QueryBatch;
 import java.util.Comparator;
@@ -69,41 +71,41 @@ final class TreeMiner implements HardNegativeMiner {
     this.gaveUp = gaveUp;
   }
 
-  static TreeMiner of(ShardSettings s, Counter gaveUp) {
+  /** Metropolis-Hastings over the tree, its cluster budget a share of the shard (Alg. 3). */
+  static TreeMiner metropolisHastings(ShardSettings s, DynnibalMh mh, Counter gaveUp) {
     boolean topK = s.negativesMode() == NegativesMode.TOP_K;
-    return switch (s.sampler()) {
-      case DYNNIBAL_MH -> new TreeMiner(mhByBudget(s, topK), s, topK, false, gaveUp);
-      // Exact sampling restarts about gamma times per sample: it starts from a fine partition
-      // (small gamma, a large cluster budget), not the MH proposal's coarse one. Restarts beyond
-      // ~100 gamma mean the partition is far coarser than asked: it gives up early, not at 100k.
-      // In top-k mode it keeps the best of its exact samples.
-      case DYNNIBAL_REJECTION -> {
-        NegativeSampler rejection =
-            new RejectionSampler(
-                new FindClustering.Options(
-                    s.samplingScale(),
-                    s.rejectionGamma(),
-                    DEEPEST_RADIUS,
-                    s.rejectionMaxClusters()),
-                (long) Math.max(1_000, 100 * s.rejectionGamma()));
-        yield new TreeMiner(targets -> rejection, s, topK, true, gaveUp);
-      }
-      default -> throw new IllegalArgumentException(s.sampler() + " does not mine the SG tree");
-    };
+    return new TreeMiner(mhByBudget(s, mh, topK), s, topK, false, gaveUp);
   }
 
   /**
-   * MH over a shard of n targets, with the budget {@link ShardSettings#mhClusters} gives it; the
-   * sampler of the last budget is kept (the budget moves only as the shard grows or shrinks).
+   * Exact rejection sampling over the tree (Alg. 2). It starts from a fine partition (a small
+   * gamma, a large cluster budget), not the MH proposal's coarse one, and gives up on a sample
+   * after {@link DynnibalRejection#maxProposals}; in top-k mode it keeps the best of its exact
+   * samples.
    */
-  private static IntFunction<NegativeSampler> mhByBudget(ShardSettings s, boolean topK) {
+  static TreeMiner rejection(ShardSettings s, DynnibalRejection r, Counter gaveUp) {
+    boolean topK = s.negativesMode() == NegativesMode.TOP_K;
+    NegativeSampler rejection =
+        new RejectionSampler(
+            new FindClustering.Options(
+                s.samplingScale(), r.gamma(), DEEPEST_RADIUS, r.maxClusters()),
+            r.maxProposals());
+    return new TreeMiner(targets -> rejection, s, topK, true, gaveUp);
+  }
+
+  /**
+   * MH over a shard of n targets, with the budget {@link DynnibalMh#clusters} gives it; the sampler
+   * of the last budget is kept (the budget moves only as the shard grows or shrinks).
+   */
+  private static IntFunction<NegativeSampler> mhByBudget(
+      ShardSettings s, DynnibalMh mh, boolean topK) {
     return new IntFunction<>() {
       private int budget = -1;
       private NegativeSampler sampler;
 
       @Override
       public NegativeSampler apply(int targets) {
-        int wanted = s.mhClusters(targets);
+        int wanted = mh.clusters(targets);
         if (wanted != budget) {
           FindClustering.Options clustering =
               new FindClustering.Options(s.samplingScale(), MH_GAMMA, DEEPEST_RADIUS, wanted);
@@ -111,9 +113,9 @@ final class TreeMiner implements HardNegativeMiner {
               new MetropolisHastingsSampler(
                   topK
                       ? MetropolisHastingsSampler.Options.practical(
-                          clustering, s.mhCandidatesPerNegative())
+                          clustering, mh.candidatesPerNegative())
                       : MetropolisHastingsSampler.Options.sampling(
-                          clustering, s.mhChainLength(), s.mhExactInside(), s.mhExactTargets()));
+                          clustering, mh.chainLength(), mh.exactInside(), mh.exactTargets()));
           budget = wanted;
         }
         return sampler;
@@ -126,8 +128,8 @@ final class TreeMiner implements HardNegativeMiner {
       throws Exception {
     float[][] z = shard.model().queryCaches(queries);
     // The budget is a share of the shard's targets, not of the pool's: a pool of the named targets
-    // only (negatives.pool=positives) starts empty and grows, and a share of it left MH few
-    // clusters for most of a run (Debian: fidelity mass 0.83 against 0.94 over every target).
+    // only (negatives.pool=positives) starts empty and grows, and a share of it would leave MH few
+    // clusters for most of a run.
     NegativeSampler sampler =
         samplerForTargets.apply((int) Math.min(Integer.MAX_VALUE, shard.storedTargets()));
     Collected out = new Collected(z.length);

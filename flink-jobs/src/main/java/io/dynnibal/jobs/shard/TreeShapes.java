@@ -17,8 +17,8 @@ import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 /**
  * The shard keys' SG tree shapes ({@link ShardIndex#shape}), saved with every checkpoint so that a
  * restore rebuilds each key's tree from its shape and the key's state ({@link ShardIndex#restore})
- * instead of in bulk: at 500,000 near-isotropic targets a shard, the bulk build is what a restore
- * waited for. Consistent with the keyed state, as both are taken at one barrier.
+ * instead of in bulk: on a large shard the bulk build is what a restore would wait for. Consistent
+ * with the keyed state, as both are taken at one barrier.
  *
  * <p>Operator list state, not union: at an unchanged parallelism each subtask gets its own entries
  * back and reads only those (a union, which every subtask reads whole, would not do at a hundred

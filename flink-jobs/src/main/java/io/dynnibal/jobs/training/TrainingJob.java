@@ -7,8 +7,6 @@ import io.dynnibal.jobs.ingest.DecodePairs;
 import io.dynnibal.jobs.ingest.DecodeTargets;
 import io.dynnibal.jobs.ingest.MiningPace;
 import io.dynnibal.jobs.ingest.PairsAfterTargets;
-import io.dynnibal.jobs.ingest.RawKafkaDeserializer;
-import io.dynnibal.jobs.kafka.AvroValueSchema;
 import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.merge.NegativeMerge;
 import io.dynnibal.jobs.shard.ShardIndexFunction;
@@ -21,7 +19,6 @@ import io.dynnibal.schemas.ModelUpdate;
 import io.dynnibal.schemas.TrainerProgress;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.schemas.TrainingPair;
-import io.dynnibal.state.RocksDbCheckpointing;
 import io.dynnibal.stream.DeadLetters;
 import io.dynnibal.stream.KafkaRecord;
 import io.dynnibal.stream.MergedBatch;
@@ -29,32 +26,24 @@ import io.dynnibal.stream.QueryBatch;
 import io.dynnibal.trainer.FaultInjection;
 import io.dynnibal.trainer.TrainerFunction;
 import io.dynnibal.trainer.TrainerOperator;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Properties;
-import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
-import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
-import org.apache.flink.connector.kafka.sink.KafkaSink;
-import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
  * The streaming training job, one graph (every operator has a fixed uid: a savepoint restores into
@@ -80,6 +69,9 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * safe (an update seen twice is ignored; one of a branch a restore discarded is superseded, see
  * TrainerFunction). Nor is the progress sink: progress is flow control, never a result (see
  * MiningPace).
+ *
+ * <p>The job's topics are {@link JobTopics}', its Flink configuration {@link JobConfiguration}'s,
+ * its Kafka sources and sinks {@link KafkaEndpoints}'.
  */
 public final class TrainingJob {
   /** Key groups: the most shards' subtasks a job can be rescaled to. */
@@ -87,84 +79,21 @@ public final class TrainingJob {
 
   private TrainingJob() {}
 
-  /**
-   * The job's topics: targets compacted (the latest text per id; a tombstone deletes), the others
-   * append-only. The model-updates topic has one partition: updates must arrive in version order.
-   */
+  /** The job's topics ({@link JobTopics#all}). */
   public static List<NewTopic> topics(TrainingJobConfig config, int partitions, short replication) {
-    return List.of(
-        new NewTopic(config.targetsTopic(), partitions, replication)
-            .configs(java.util.Map.of("cleanup.policy", "compact")),
-        new NewTopic(config.pairsTopic(), partitions, replication),
-        new NewTopic(config.modelUpdatesTopic(), 1, replication),
-        new NewTopic(config.progressTopic(), 1, replication),
-        new NewTopic(config.metricsTopic(), 1, replication),
-        new NewTopic(config.deadLettersTopic(), 1, replication));
+    return JobTopics.all(config, partitions, replication);
   }
 
-  /**
-   * Creates those of {@link #topics} that do not exist yet; returns their names.
-   *
-   * @throws IllegalStateException naming the bootstrap servers when Kafka does not answer within 30
-   *     s
-   */
+  /** Creates the job's topics that do not exist yet ({@link JobTopics#createMissing}). */
   public static List<String> createMissingTopics(
       Properties client, TrainingJobConfig config, int partitions, short replication)
       throws InterruptedException {
-    Properties admin = new Properties();
-    admin.putAll(client);
-    admin.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
-    try (Admin kafka = Admin.create(admin)) {
-      Set<String> existing = kafka.listTopics().names().get();
-      List<NewTopic> missing =
-          topics(config, partitions, replication).stream()
-              .filter(t -> !existing.contains(t.name()))
-              .toList();
-      kafka.createTopics(missing).all().get();
-      return missing.stream().map(NewTopic::name).toList();
-    } catch (ExecutionException e) {
-      throw new IllegalStateException(
-          "cannot create the job's topics on Kafka at "
-              + client.get("bootstrap.servers")
-              + " (bootstrap.servers): "
-              + e.getCause().getMessage(),
-          e.getCause());
-    }
+    return JobTopics.createMissing(client, config, partitions, replication);
   }
 
-  /** The Flink configuration of the job: RocksDB, incremental checkpoints, no Kryo. */
+  /** The Flink configuration of the job ({@link JobConfiguration#of}). */
   public static Configuration flinkConfiguration(TrainingJobConfig config) {
-    Configuration conf =
-        RocksDbCheckpointing.apply(
-            new Configuration(), URI.create(config.checkpointDir), config.checkpointInterval);
-    conf.set(PipelineOptions.GENERIC_TYPES, false);
-    conf.set(
-        org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTING_TIMEOUT,
-        config.checkpointTimeout);
-    // The job is backpressured by design (sources read far faster than shards sample and the
-    // trainer steps), and the feedback edge (model updates) is only as fast as checkpoints commit.
-    // Aligned barriers would queue behind every buffered batch; unaligned ones overtake them, so a
-    // model update reaches the shards about one interval later.
-    conf.set(
-        org.apache.flink.configuration.CheckpointingOptions.ENABLE_UNALIGNED,
-        config.checkpointUnaligned);
-    conf.set(PipelineOptions.MAX_PARALLELISM, MAX_PARALLELISM);
-    conf.set(org.apache.flink.configuration.ExecutionOptions.BUFFER_TIMEOUT, config.bufferTimeout);
-    // Shards work at different speeds and the merge waits for the slowest. A shard that runs ahead
-    // has mined its batches with the model version it held then, so a model update reaches the
-    // trainer only after every batch buffered before the slowest shard: with Flink's fixed network
-    // buffers (10 x 32 KB per input gate) some 20 query batches, 20 steps. Buffer debloating sizes
-    // the buffers to about a second of each input's throughput instead.
-    conf.set(org.apache.flink.configuration.TaskManagerOptions.BUFFER_DEBLOAT_ENABLED, true);
-    // Flink 2.2 restores managed operator state from an uncompressed file one read() system call
-    // per byte (CompressibleFSDataInputStream has no bulk read); the compressed stream buffers.
-    // The trainer's ~200 MB of parameters no longer take that path (raw state, TrainerOperator),
-    // the other operators' managed state (the sources' splits, savepoints of keyed state) still
-    // does.
-    conf.set(
-        org.apache.flink.configuration.ExecutionOptions.SNAPSHOT_COMPRESSION,
-        config.checkpointCompression);
-    return conf;
+    return JobConfiguration.of(config);
   }
 
   /** Adds the job's graph to {@code env}. */
@@ -176,232 +105,248 @@ public final class TrainingJob {
   public static void build(
       StreamExecutionEnvironment env, TrainingJobConfig config, FaultInjection faults) {
     config.validate();
-    int[] shardKeys = ShardKeys.keys(config.shards, MAX_PARALLELISM);
-    // What "the targets on the topic at start" means, fixed once for the decoder and the gate
-    // alike.
-    HashMap<Integer, Long> targetsAtStart;
+    int[] shardKeys = ShardKeys.keys(config.job.shards, MAX_PARALLELISM);
+    HashMap<Integer, Long> targetsAtStart = targetsAtStart(config);
+    SingleOutputStreamOperator<ShardInput> targets =
+        decoded(
+            env,
+            config,
+            config.targetsTopic(),
+            OffsetsInitializer.earliest(),
+            "targets",
+            new DecodeTargets(shardKeys, targetsAtStart));
+    SingleOutputStreamOperator<TrainingPair> pairs =
+        decoded(
+            env,
+            config,
+            config.pairsTopic(),
+            OffsetsInitializer.earliest(),
+            "pairs",
+            new DecodePairs());
+    // Updates start at the log's end: a new job begins at version 0; a restored one resumes from
+    // its offsets.
+    SingleOutputStreamOperator<ShardInput> updates =
+        decoded(
+            env,
+            config,
+            config.modelUpdatesTopic(),
+            OffsetsInitializer.latest(),
+            "model-updates",
+            new DecodeModelUpdates(shardKeys, config.index.landmarks, config.model.modelOutputDim));
+    List<DataStream<DeadLetter>> deadLetters = new ArrayList<>();
+    DataStream<QueryBatch> batches = batches(pairs, config, deadLetters);
+    SingleOutputStreamOperator<ShardReply> replies =
+        shards(
+            shardInputs(targets, batches, config, shardKeys, targetsAtStart),
+            updates,
+            config,
+            shardKeys);
+    SingleOutputStreamOperator<TrainingMetrics> metrics =
+        trainer(merged(replies, config), config, faults);
+    publishTrainerOutputs(metrics, config);
+    deadLetters.add(pairs.getSideOutput(DeadLetters.TAG));
+    deadLetters.add(updates.getSideOutput(DeadLetters.TAG));
+    deadLetters.add(replies.getSideOutput(DeadLetters.TAG));
+    deadLetters.add(metrics.getSideOutput(DeadLetters.TAG));
+    publish(
+        targets.getSideOutput(DeadLetters.TAG).union(deadLetters.toArray(new DataStream[0])),
+        config,
+        config.deadLettersTopic(),
+        DeadLetter.class,
+        "dead-letters",
+        DeliveryGuarantee.EXACTLY_ONCE);
+  }
+
+  /**
+   * The end offsets of the targets topic at the graph's build: what "the targets on the topic at
+   * start" means, fixed once for the decoder and the gate alike.
+   */
+  private static HashMap<Integer, Long> targetsAtStart(TrainingJobConfig config) {
     try {
-      targetsAtStart =
-          new HashMap<>(TopicReader.endOffsets(config.clientProperties(), config.targetsTopic()));
+      return new HashMap<>(
+          TopicReader.endOffsets(config.clientProperties(), config.targetsTopic()));
     } catch (Exception e) {
       throw new IllegalStateException(
           "cannot read the end offsets of "
               + config.targetsTopic()
               + " from "
-              + config.bootstrapServers
+              + config.kafka.bootstrapServers
               + ": "
               + e.getMessage(),
           e);
     }
+  }
 
-    SingleOutputStreamOperator<ShardInput> targets =
-        env.fromSource(
-                source(config, config.targetsTopic(), OffsetsInitializer.earliest()),
-                WatermarkStrategy.noWatermarks(),
-                "targets")
-            .uid("targets-source")
-            .setParallelism(1)
-            .process(new DecodeTargets(shardKeys, targetsAtStart))
-            .name("decode-targets")
-            .uid("decode-targets")
-            .setParallelism(1);
-    SingleOutputStreamOperator<TrainingPair> pairs =
-        env.fromSource(
-                source(config, config.pairsTopic(), OffsetsInitializer.earliest()),
-                WatermarkStrategy.noWatermarks(),
-                "pairs")
-            .uid("pairs-source")
-            .setParallelism(1)
-            .process(new DecodePairs())
-            .name("decode-pairs")
-            .uid("decode-pairs")
-            .setParallelism(1);
-    // Updates start at the log's end: a new job begins at version 0; a restored one resumes from
-    // its offsets.
-    SingleOutputStreamOperator<ShardInput> updates =
-        env.fromSource(
-                source(config, config.modelUpdatesTopic(), OffsetsInitializer.latest()),
-                WatermarkStrategy.noWatermarks(),
-                "model-updates")
-            .uid("model-updates-source")
-            .setParallelism(1)
-            .process(new DecodeModelUpdates(shardKeys, config.landmarks, config.modelOutputDim))
-            .name("decode-model-updates")
-            .uid("decode-model-updates")
-            .setParallelism(1);
-
-    DataStream<QueryBatch> batches =
-        pairs
-            .process(new BatchAssembler(config.batchSize))
-            .name("batch-assembler")
-            .uid("batch-assembler")
-            .setParallelism(1);
-    List<DataStream<DeadLetter>> deadLetters = new ArrayList<>();
-    if (config.miningLead > 0) {
-      // The trainer's progress starts at this graph's build: records of an earlier run on the same
-      // topic are older, and this run's trainer cannot report before its graph exists.
-      SingleOutputStreamOperator<QueryBatch> paced =
-          batches
-              .transform(
-                  "mining-pace",
-                  TypeInformation.of(QueryBatch.class),
-                  new MiningPace(
-                      config.miningLead,
-                      config.progressTopic(),
-                      config.clientProperties(),
-                      System.currentTimeMillis()))
-              .uid("mining-pace")
-              .setParallelism(1);
-      deadLetters.add(paced.getSideOutput(DeadLetters.TAG));
-      batches = paced;
-    }
-    // Targets and batches reach the shards through one operator, in order: batches after the
-    // initial targets.
-    DataStream<ShardInput> shardInputs =
-        targets
-            .keyBy(in -> 0, org.apache.flink.api.common.typeinfo.Types.INT)
-            .connect(batches.keyBy(b -> 0, org.apache.flink.api.common.typeinfo.Types.INT))
-            .transform(
-                "pairs-after-targets",
-                TypeInformation.of(ShardInput.class),
-                new PairsAfterTargets.Operator(
-                    new PairsAfterTargets(
-                        config.targetsTopic(),
-                        config.targetsFirstMaxWait,
-                        shardKeys,
-                        targetsAtStart)))
-            .name("pairs-after-targets")
-            .uid("pairs-after-targets")
-            .setParallelism(1);
-
-    SingleOutputStreamOperator<ShardReply> replies =
-        shardInputs
-            .keyBy(in -> in.shardKey, org.apache.flink.api.common.typeinfo.Types.INT)
-            .connect(
-                updates.keyBy(in -> in.shardKey, org.apache.flink.api.common.typeinfo.Types.INT))
-            .process(new ShardIndexFunction(ShardSettings.of(config), shardKeys))
-            .name("shard-index")
-            .uid("shard-index")
-            .setParallelism(config.parallelism);
-    SingleOutputStreamOperator<MergedBatch> merged =
-        replies
-            .keyBy(r -> r.batchId, org.apache.flink.api.common.typeinfo.Types.LONG)
-            .process(
-                new NegativeMerge(
-                    config.shards,
-                    config.hardNegativesPerStep() > 0 ? config.minedPerExample() : 0,
-                    config.rescoresCandidates(),
-                    config.negativesMode(),
-                    config.uniformDrawsPerStep(),
-                    config.seed))
-            .name("negative-merge")
-            .uid("negative-merge")
-            .setParallelism(config.parallelism);
-    SingleOutputStreamOperator<TrainingMetrics> metrics =
-        merged
-            .transform(
-                "trainer",
-                new AvroTypeInfo<>(TrainingMetrics.class),
-                new TrainerOperator(
-                    OperatorSettings.trainer(config),
-                    config.faultDrillFile.isBlank()
-                        ? faults
-                        : FileTriggeredFault.andThen(config.faultDrillFile, faults)))
-            .uid("trainer")
-            .setParallelism(1);
-
-    metrics
-        .sinkTo(
-            sink(
-                config,
-                config.metricsTopic(),
-                TrainingMetrics.class,
-                "metrics",
-                DeliveryGuarantee.EXACTLY_ONCE))
-        .name("metrics-sink")
-        .uid("metrics-sink")
+  /** Source {@code name} ({@code topic} from {@code start}) and its decoder, each at p=1. */
+  private static <T> SingleOutputStreamOperator<T> decoded(
+      StreamExecutionEnvironment env,
+      TrainingJobConfig config,
+      String topic,
+      OffsetsInitializer start,
+      String name,
+      ProcessFunction<KafkaRecord, T> decoder) {
+    return env.fromSource(
+            KafkaEndpoints.source(config, topic, start), WatermarkStrategy.noWatermarks(), name)
+        .uid(name + "-source")
         .setParallelism(1)
-        .disableChaining();
-    metrics
-        .getSideOutput(TrainerFunction.MODEL_UPDATES)
-        .sinkTo(
-            sink(
-                config,
-                config.modelUpdatesTopic(),
-                ModelUpdate.class,
-                "model-updates",
-                DeliveryGuarantee.AT_LEAST_ONCE))
-        .name("model-updates-sink")
-        .uid("model-updates-sink")
-        .setParallelism(1)
-        .disableChaining();
-    if (config.miningLead > 0) {
-      metrics
-          .getSideOutput(TrainerFunction.PROGRESS)
-          .sinkTo(
-              sink(
-                  config,
-                  config.progressTopic(),
-                  TrainerProgress.class,
-                  "progress",
-                  DeliveryGuarantee.AT_LEAST_ONCE))
-          .name("progress-sink")
-          .uid("progress-sink")
-          .setParallelism(1)
-          .disableChaining();
-    }
-    deadLetters.add(pairs.getSideOutput(DeadLetters.TAG));
-    deadLetters.add(updates.getSideOutput(DeadLetters.TAG));
-    deadLetters.add(replies.getSideOutput(DeadLetters.TAG));
-    deadLetters.add(metrics.getSideOutput(DeadLetters.TAG));
-    targets
-        .getSideOutput(DeadLetters.TAG)
-        .union(deadLetters.toArray(new DataStream[0]))
-        .sinkTo(
-            sink(
-                config,
-                config.deadLettersTopic(),
-                DeadLetter.class,
-                "dead-letters",
-                DeliveryGuarantee.EXACTLY_ONCE))
-        .name("dead-letters-sink")
-        .uid("dead-letters-sink")
+        .process(decoder)
+        .name("decode-" + name)
+        .uid("decode-" + name)
         .setParallelism(1);
   }
 
-  private static KafkaSource<KafkaRecord> source(
-      TrainingJobConfig config, String topic, OffsetsInitializer start) {
-    return KafkaSource.<KafkaRecord>builder()
-        .setProperties(config.clientProperties())
-        .setBootstrapServers(config.bootstrapServers)
-        .setTopics(topic)
-        .setGroupId(config.groupId)
-        .setStartingOffsets(start)
-        .setDeserializer(new RawKafkaDeserializer())
-        .setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")
-        .build();
+  /** Query batches of the pairs, paced by the trainer's progress when {@code mining.lead} > 0. */
+  private static DataStream<QueryBatch> batches(
+      DataStream<TrainingPair> pairs,
+      TrainingJobConfig config,
+      List<DataStream<DeadLetter>> deadLetters) {
+    DataStream<QueryBatch> batches =
+        pairs
+            .process(new BatchAssembler(config.training.batchSize))
+            .name("batch-assembler")
+            .uid("batch-assembler")
+            .setParallelism(1);
+    if (config.job.miningLead <= 0) {
+      return batches;
+    }
+    // The trainer's progress starts at this graph's build: records of an earlier run on the same
+    // topic are older, and this run's trainer cannot report before its graph exists.
+    SingleOutputStreamOperator<QueryBatch> paced =
+        batches
+            .transform(
+                "mining-pace",
+                TypeInformation.of(QueryBatch.class),
+                new MiningPace(
+                    config.job.miningLead,
+                    config.progressTopic(),
+                    config.clientProperties(),
+                    System.currentTimeMillis()))
+            .uid("mining-pace")
+            .setParallelism(1);
+    deadLetters.add(paced.getSideOutput(DeadLetters.TAG));
+    return paced;
   }
 
-  private static <T extends SpecificRecordBase> KafkaSink<T> sink(
+  /**
+   * Targets and batches reach the shards through one operator, in order: batches after the initial
+   * targets.
+   */
+  private static DataStream<ShardInput> shardInputs(
+      DataStream<ShardInput> targets,
+      DataStream<QueryBatch> batches,
+      TrainingJobConfig config,
+      int[] shardKeys,
+      HashMap<Integer, Long> targetsAtStart) {
+    return targets
+        .keyBy(in -> 0, Types.INT)
+        .connect(batches.keyBy(b -> 0, Types.INT))
+        .transform(
+            "pairs-after-targets",
+            TypeInformation.of(ShardInput.class),
+            new PairsAfterTargets.Operator(
+                new PairsAfterTargets(
+                    config.targetsTopic(),
+                    config.job.targetsFirstMaxWait,
+                    shardKeys,
+                    targetsAtStart)))
+        .name("pairs-after-targets")
+        .uid("pairs-after-targets")
+        .setParallelism(1);
+  }
+
+  /**
+   * The shards, keyed by shard key: targets and batches on one input, model updates on the other.
+   */
+  private static SingleOutputStreamOperator<ShardReply> shards(
+      DataStream<ShardInput> inputs,
+      DataStream<ShardInput> updates,
+      TrainingJobConfig config,
+      int[] shardKeys) {
+    return inputs
+        .keyBy(in -> in.shardKey, Types.INT)
+        .connect(updates.keyBy(in -> in.shardKey, Types.INT))
+        .process(new ShardIndexFunction(ShardSettings.of(config), shardKeys))
+        .name("shard-index")
+        .uid("shard-index")
+        .setParallelism(config.job.parallelism);
+  }
+
+  /** Every shard's reply to a batch merged, keyed by batch. */
+  private static SingleOutputStreamOperator<MergedBatch> merged(
+      DataStream<ShardReply> replies, TrainingJobConfig config) {
+    return replies
+        .keyBy(r -> r.batchId, Types.LONG)
+        .process(
+            new NegativeMerge(
+                config.job.shards,
+                config.hardNegativesPerStep() > 0 ? config.minedPerExample() : 0,
+                config.rescoresCandidates(),
+                config.negativesMode(),
+                config.uniformDrawsPerStep(),
+                config.job.seed))
+        .name("negative-merge")
+        .uid("negative-merge")
+        .setParallelism(config.job.parallelism);
+  }
+
+  private static SingleOutputStreamOperator<TrainingMetrics> trainer(
+      DataStream<MergedBatch> merged, TrainingJobConfig config, FaultInjection faults) {
+    return merged
+        .transform(
+            "trainer",
+            new AvroTypeInfo<>(TrainingMetrics.class),
+            new TrainerOperator(
+                OperatorSettings.trainer(config),
+                config.job.faultDrillFile.isBlank()
+                    ? faults
+                    : FileTriggeredFault.andThen(config.job.faultDrillFile, faults)))
+        .uid("trainer")
+        .setParallelism(1);
+  }
+
+  /** The trainer's metrics, model updates and (when pacing) progress, each to its topic. */
+  private static void publishTrainerOutputs(
+      SingleOutputStreamOperator<TrainingMetrics> metrics, TrainingJobConfig config) {
+    publish(
+            metrics,
+            config,
+            config.metricsTopic(),
+            TrainingMetrics.class,
+            "metrics",
+            DeliveryGuarantee.EXACTLY_ONCE)
+        .disableChaining();
+    publish(
+            metrics.getSideOutput(TrainerFunction.MODEL_UPDATES),
+            config,
+            config.modelUpdatesTopic(),
+            ModelUpdate.class,
+            "model-updates",
+            DeliveryGuarantee.AT_LEAST_ONCE)
+        .disableChaining();
+    if (config.job.miningLead > 0) {
+      publish(
+              metrics.getSideOutput(TrainerFunction.PROGRESS),
+              config,
+              config.progressTopic(),
+              TrainerProgress.class,
+              "progress",
+              DeliveryGuarantee.AT_LEAST_ONCE)
+          .disableChaining();
+    }
+  }
+
+  /** Sink {@code name}-sink of {@code stream} to {@code topic}, at p=1. */
+  private static <T extends SpecificRecordBase> DataStreamSink<T> publish(
+      DataStream<T> stream,
       TrainingJobConfig config,
       String topic,
       Class<T> type,
       String name,
       DeliveryGuarantee guarantee) {
-    Properties producer = config.clientProperties();
-    producer.put(
-        ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,
-        String.valueOf(config.transactionTimeout().toMillis()));
-    return KafkaSink.<T>builder()
-        .setBootstrapServers(config.bootstrapServers)
-        .setRecordSerializer(
-            KafkaRecordSerializationSchema.builder()
-                .setTopic(topic)
-                .setValueSerializationSchema(AvroValueSchema.of(type))
-                .build())
-        .setDeliveryGuarantee(guarantee)
-        .setTransactionalIdPrefix(config.topicPrefix + config.groupId + "-" + name)
-        .setKafkaProducerConfig(producer)
-        .build();
+    return stream
+        .sinkTo(KafkaEndpoints.sink(config, topic, type, name, guarantee))
+        .name(name + "-sink")
+        .uid(name + "-sink")
+        .setParallelism(1);
   }
 }

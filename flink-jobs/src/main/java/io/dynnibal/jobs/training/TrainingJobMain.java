@@ -33,7 +33,7 @@ public final class TrainingJobMain {
     }
     StreamExecutionEnvironment env =
         StreamExecutionEnvironment.getExecutionEnvironment(TrainingJob.flinkConfiguration(config));
-    env.setParallelism(config.parallelism);
+    env.setParallelism(config.job.parallelism);
     TrainingJob.build(env, config);
     env.execute(jobName(config));
   }
@@ -42,7 +42,7 @@ public final class TrainingJobMain {
    * The name the cluster lists the job under: its consumer group (one job per group) and sampler.
    */
   public static String jobName(TrainingJobConfig config) {
-    return "dynnibal training " + config.groupId + " (" + config.sampler + ")";
+    return "dynnibal training " + config.kafka.groupId + " (" + config.sampler.name + ")";
   }
 
   /** The settings from the bundled resource ({@code bundled}, may be null) and the arguments. */

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.dynnibal.negatives.Sampler;
+import io.dynnibal.sampler.Samplers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,13 +25,13 @@ class TrainingJobConfigTest {
                 "seed=9",
                 "model.tower=set-transformer",
                 "kafka.security.protocol=SASL_SSL"));
-    assertEquals(Duration.ofMillis(1500), changed.checkpointInterval);
+    assertEquals(Duration.ofMillis(1500), changed.job.checkpointInterval);
     List<String> printed = new ArrayList<>();
     changed.toProperties().forEach((k, v) -> printed.add(k + "=" + v));
     TrainingJobConfig reread = TrainingJobConfig.load(null, printed);
     assertEquals(changed.toProperties(), reread.toProperties());
-    assertEquals(4, reread.shards);
-    assertEquals("SASL_SSL", reread.kafkaProperties.get("security.protocol"));
+    assertEquals(4, reread.job.shards);
+    assertEquals("SASL_SSL", reread.kafka.kafkaProperties.get("security.protocol"));
   }
 
   @Test
@@ -43,7 +43,7 @@ class TrainingJobConfigTest {
     assertTrue(
         defaults
                 .transactionTimeout()
-                .compareTo(defaults.checkpointTimeout.plus(defaults.checkpointInterval))
+                .compareTo(defaults.job.checkpointTimeout.plus(defaults.job.checkpointInterval))
             > 0);
     assertEquals(
         Duration.ofMinutes(20),
@@ -173,12 +173,12 @@ class TrainingJobConfigTest {
 
   @Test
   void everySamplerIsAcceptedAndOnlyInBatchNeedsNoUniformNegatives() {
-    for (String sampler : Sampler.NAMES) {
+    for (String sampler : Samplers.NAMES) {
       TrainingJobConfig c =
           new TrainingJobConfig().apply("sampler", sampler).apply("negatives.uniform", "0");
       assertEquals(
           sampler.equals("in-batch"), c.problems().isEmpty(), sampler + ": " + c.problems());
-      assertEquals(sampler, c.sampler().id);
+      assertEquals(sampler, c.sampler().id());
     }
   }
 

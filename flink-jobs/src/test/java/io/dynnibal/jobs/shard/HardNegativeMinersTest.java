@@ -118,7 +118,7 @@ class HardNegativeMinersTest {
     ShardSettings settings = settings("exhaustive", 3, "top-k");
     ShardModel model = ShardModel.initial(settings);
     closing.add(model);
-    PoolMiner miner = new PoolMiner(settings);
+    PoolMiner miner = (PoolMiner) HardNegativeMiner.of(settings, new SimpleCounter());
     closing.add(miner);
     HardNegativeMiner.Shard shard = shard(model);
     List<Features> queries = new ArrayList<>();
@@ -151,7 +151,7 @@ class HardNegativeMinersTest {
     ShardSettings settings = settings("exhaustive", 3, "top-k", 4);
     ShardModel model = ShardModel.initial(settings);
     closing.add(model);
-    PoolMiner miner = new PoolMiner(settings);
+    PoolMiner miner = (PoolMiner) HardNegativeMiner.of(settings, new SimpleCounter());
     closing.add(miner);
     FidelityProbe probe = FidelityProbe.of(settings, miner);
     closing.add(probe);
@@ -190,7 +190,7 @@ class HardNegativeMinersTest {
     ShardSettings settings = settings("dynnibal-mh", 2, "sample");
     ShardModel model = ShardModel.initial(settings);
     closing.add(model);
-    TreeMiner miner = TreeMiner.of(settings, new SimpleCounter());
+    TreeMiner miner = (TreeMiner) HardNegativeMiner.of(settings, new SimpleCounter());
     // A version of one batch: the probe's pool is encoded whole, and this batch is measured.
     FidelityProbe probe = new FidelityProbe(3, 2, settings.scoreScale(), 1, 1);
     closing.add(probe);
@@ -273,7 +273,7 @@ class HardNegativeMinersTest {
     assertEquals(beta, settings.samplingScale(), 1e-6);
     ShardModel model = ShardModel.initial(settings);
     closing.add(model);
-    PoolMiner miner = new PoolMiner(settings);
+    PoolMiner miner = (PoolMiner) HardNegativeMiner.of(settings, new SimpleCounter());
     closing.add(miner);
     HardNegativeMiner.Shard shard = shard(model);
     List<Features> queries = new ArrayList<>();
@@ -347,7 +347,7 @@ class HardNegativeMinersTest {
       ShardSettings settings, String mode) throws Exception {
     ShardModel model = ShardModel.initial(settings);
     closing.add(model);
-    TreeMiner miner = TreeMiner.of(settings, new SimpleCounter());
+    TreeMiner miner = (TreeMiner) HardNegativeMiner.of(settings, new SimpleCounter());
     HardNegativeMiner.Shard shard = shard(model);
     SplittableRandom random = new SplittableRandom(7);
     double mined = 0;
@@ -431,7 +431,7 @@ class HardNegativeMinersTest {
   /** The mean distance of the miner's log softmax mass per query from the exact one, in nats. */
   private static double massError(ShardSettings settings, HardNegativeMiner.Shard shard)
       throws Exception {
-    TreeMiner miner = TreeMiner.of(settings, new SimpleCounter());
+    TreeMiner miner = (TreeMiner) HardNegativeMiner.of(settings, new SimpleCounter());
     SplittableRandom random = new SplittableRandom(7);
     List<Features> queries = new ArrayList<>();
     QueryBatch batch = batch(shard.model(), random, queries);

@@ -2,7 +2,6 @@ package io.dynnibal.jobs.shard;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.dynnibal.jobs.shard.ShardIndexFunction.Migration;
 import io.dynnibal.schemas.CacheMapKind;
 import io.dynnibal.schemas.Matrices;
 import io.dynnibal.schemas.ModelUpdate;
@@ -37,44 +36,42 @@ class MigrationOfTest {
 
   @Test
   void theNextVersionMovesByItsMap() {
-    assertEquals(Migration.MAP, ShardIndexFunction.migrationOf(update(4, false), 3, 512));
+    assertEquals(Migration.MAP, Migration.of(update(4, false), 3, 512));
   }
 
   @Test
   void anUpdateThatSkipsAVersionReEncodesExactlyAtOnce() {
-    assertEquals(Migration.EXACT, ShardIndexFunction.migrationOf(update(5, false), 3, 512));
-    assertEquals(Migration.EXACT, ShardIndexFunction.migrationOf(update(5, true), 3, 512));
+    assertEquals(Migration.EXACT, Migration.of(update(5, false), 3, 512));
+    assertEquals(Migration.EXACT, Migration.of(update(5, true), 3, 512));
   }
 
   @Test
   void anUpdateMarkedExactIsMappedThenReEncodedGroupByGroup() {
-    assertEquals(Migration.MAP_THEN_EXACT, ShardIndexFunction.migrationOf(update(4, true), 3, 512));
+    assertEquals(Migration.MAP_THEN_EXACT, Migration.of(update(4, true), 3, 512));
   }
 
   @Test
   void withoutAGroupSizeAnUpdateMarkedExactReEncodesAtOnce() {
-    assertEquals(Migration.EXACT, ShardIndexFunction.migrationOf(update(4, true), 3, 0));
+    assertEquals(Migration.EXACT, Migration.of(update(4, true), 3, 0));
   }
 
   @Test
   void aMapFromAnOlderVersionMovesTheShardsThatHoldIt() {
     // After a restore the trainer skipped versions 4 and 5 (a lost branch): 6 maps from 3.
     ModelUpdate afterRestore = update(6, false, 3L);
-    assertEquals(Migration.MAP, ShardIndexFunction.migrationOf(afterRestore, 3, 512));
+    assertEquals(Migration.MAP, Migration.of(afterRestore, 3, 512));
   }
 
   @Test
   void aShardThatTookALostVersionReEncodesExactly() {
     ModelUpdate afterRestore = update(6, false, 3L);
-    assertEquals(
-        Migration.EXACT, ShardIndexFunction.migrationOf(afterRestore, 5, 512), "holds lost 5");
-    assertEquals(
-        Migration.EXACT, ShardIndexFunction.migrationOf(afterRestore, 4, 512), "holds lost 4");
+    assertEquals(Migration.EXACT, Migration.of(afterRestore, 5, 512), "holds lost 5");
+    assertEquals(Migration.EXACT, Migration.of(afterRestore, 4, 512), "holds lost 4");
   }
 
   @Test
   void anUpdateWhoseMapNoShardMayApplyReEncodesEveryShardAtOnce() {
     // An exact restart: its map was fit on caches of several versions (map_from -1).
-    assertEquals(Migration.EXACT, ShardIndexFunction.migrationOf(update(6, true, -1L), 3, 512));
+    assertEquals(Migration.EXACT, Migration.of(update(6, true, -1L), 3, 512));
   }
 }

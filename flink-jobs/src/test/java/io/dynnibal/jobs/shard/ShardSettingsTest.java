@@ -3,24 +3,27 @@ package io.dynnibal.jobs.shard;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
+import io.dynnibal.sampler.DynnibalMh;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ShardSettingsTest {
 
-  private static ShardSettings settings(String... overrides) throws Exception {
-    return ShardSettings.of(TrainingJobConfig.load(null, List.of(overrides)).validate());
+  /** The MH sampler the shards get from the settings. */
+  private static DynnibalMh settings(String... overrides) throws Exception {
+    return (DynnibalMh)
+        ShardSettings.of(TrainingJobConfig.load(null, List.of(overrides)).validate()).sampler();
   }
 
-  /** A Debian shard gets the 1,600 clusters its fidelity was measured at, a larger shard more. */
+  /** The settings reach the shard's sampler: its cluster budget is a share of the shard, capped. */
   @Test
   void theClusterBudgetIsAShareOfTheShardUpToTheCap() throws Exception {
-    ShardSettings defaults = settings();
-    assertEquals(1_592, defaults.mhClusters(31_833));
-    assertEquals(2_942, defaults.mhClusters(58_830));
-    assertEquals(4_096, defaults.mhClusters(1_000_000));
-    assertEquals(0, defaults.mhClusters(0));
-    assertEquals(500, settings("mh.cluster.share=0.1", "mh.max.clusters=500").mhClusters(10_000));
-    assertEquals(1_600, settings("mh.cluster.share=0", "mh.max.clusters=1600").mhClusters(10));
+    DynnibalMh defaults = settings();
+    assertEquals(1_592, defaults.clusters(31_833));
+    assertEquals(2_942, defaults.clusters(58_830));
+    assertEquals(4_096, defaults.clusters(1_000_000));
+    assertEquals(0, defaults.clusters(0));
+    assertEquals(500, settings("mh.cluster.share=0.1", "mh.max.clusters=500").clusters(10_000));
+    assertEquals(1_600, settings("mh.cluster.share=0", "mh.max.clusters=1600").clusters(10));
   }
 }

@@ -27,10 +27,10 @@ class TrainingJobMainTest {
         TrainingJobMain.settings(
             bundled("batch.size=32\nshards=3\ngroup.id=bundled\n"),
             new String[] {"--config", file.toString(), "--set", "shards=5"});
-    assertEquals("bundled", c.groupId);
-    assertEquals(64, c.batchSize);
-    assertEquals(5, c.shards);
-    assertEquals(new TrainingJobConfig().reencodeEvery, c.reencodeEvery);
+    assertEquals("bundled", c.kafka.groupId);
+    assertEquals(64, c.training.batchSize);
+    assertEquals(5, c.job.shards);
+    assertEquals(new TrainingJobConfig().reencode.reencodeEvery, c.reencode.reencodeEvery);
   }
 
   @Test
@@ -44,7 +44,7 @@ class TrainingJobMainTest {
   void secretsSurviveTheBundledResource() throws Exception {
     TrainingJobConfig c =
         TrainingJobMain.settings(bundled("kafka.sasl.jaas.config=secret-value\n"), new String[0]);
-    assertEquals("secret-value", c.kafkaProperties.get("sasl.jaas.config"));
+    assertEquals("secret-value", c.kafka.kafkaProperties.get("sasl.jaas.config"));
   }
 
   @Test

@@ -27,9 +27,9 @@ import java.util.random.RandomGenerator;
  * </ul>
  *
  * Q stays positive on every target, so MH stays exact. FindClustering's worst-case bound on {@code
- * P/Q} is unchanged; that the chain gets closer to the softmax in as many steps is measured (bench
- * sampler-fidelity), not guaranteed. The normaliser, which the shards use as their softmax mass,
- * counts the weighed clusters' exact mass.
+ * P/Q} is unchanged; that the chain gets closer to the softmax in as many steps is an empirical
+ * property, not a guarantee. The normaliser, which the shards use as their softmax mass, counts the
+ * weighed clusters' exact mass.
  */
 public final class ClusterProposal {
   private final Partition partition;
@@ -137,10 +137,10 @@ public final class ClusterProposal {
    */
   private void weighHeaviestExactly(int budget) {
     // The small clusters as (weight, index) packed in a long, taken heaviest first from a binary
-    // max-heap: about a hundred of 2,000 are taken, so heapifying and popping those costs a tenth
-    // of sorting all (a sort was 5 % of a shard's time; a boxed sort with a comparator cost as
-    // much as FindClustering). The order only decides which clusters are scored, so the weight's
-    // float precision is enough; the index makes every key distinct.
+    // max-heap: few of them are taken, so heapifying and popping those is cheaper than sorting all
+    // (and a primitive key cheaper than a boxed sort with a comparator). The order only decides
+    // which clusters are scored, so the weight's float precision is enough; the index makes every
+    // key distinct.
     long[] heap = new long[clusterOf.length];
     int n = 0;
     for (int i = 0; i < clusterOf.length; i++) {

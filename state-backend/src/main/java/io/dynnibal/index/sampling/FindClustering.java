@@ -25,11 +25,11 @@ import java.util.RandomAccess;
  * exp(beta (<x, rep> + |x| maxd))}, so when the budget ({@code maxClusters}, the paper's frontier
  * cap) stops the splitting, it has gone to the clusters that can hold the most probability. The
  * root is always split and does not count against the budget: its children are the coarsest
- * clustering the tree offers (Alg. 2's start), and their number grows with the corpus (about 100 at
- * 10^5 targets, 300 at 10^6 in the benchmark). Splitting keeps every target in exactly one cluster.
- * The paper splits by level; maxd gives the same bounds and is tighter. {@link
- * Partition#gammaBound()} reports the guarantee actually reached. The tree is read through its
- * {@link SgTree#searchView()}: mostly its snapshot, where a node's children lie side by side.
+ * clustering the tree offers (Alg. 2's start), and their number grows with the corpus. Splitting
+ * keeps every target in exactly one cluster. The paper splits by level; maxd gives the same bounds
+ * and is tighter. {@link Partition#gammaBound()} reports the guarantee actually reached. The tree
+ * is read through its {@link SgTree#searchView()}: mostly its snapshot, where a node's children lie
+ * side by side.
  */
 public final class FindClustering {
 
@@ -126,8 +126,8 @@ public final class FindClustering {
         checked = false;
       } else if (!checked) {
         // The budget is running out: once no candidate left fits in it, none will be split, and
-        // they are closed as they lie instead of polled one by one (most of a query's candidates,
-        // at the shards' budgets, were polled only to be closed).
+        // they are closed as they lie instead of polled one by one (at the shards' budgets most of
+        // a query's candidates would be polled only to be closed).
         checked = true;
         if (cap - total < open.fewestChildren()) {
           open.closeAll();
@@ -147,7 +147,7 @@ public final class FindClustering {
 
   /**
    * A partition's blocks, each made when asked for from its node's index and whether it holds the
-   * node's own targets only: a query closes ~2,000 blocks and most are only ever weighed by their
+   * node's own targets only: a query closes many blocks and most are only ever weighed by their
    * score and size, which the partition keeps in arrays.
    */
   private static final class Blocks extends AbstractList<Cluster> implements RandomAccess {
@@ -181,11 +181,10 @@ public final class FindClustering {
    *
    * <p>Whether a subtree is wide or near does not change while the partition grows, and the budget
    * only shrinks, so a subtree that cannot be split when it is pushed (a leaf, neither wide nor
-   * near, or more children than the budget left) is closed at once and never enters the heap. With
-   * a budget of 1,600 clusters about 2,000 subtrees are pushed per query and a few dozen split:
-   * sifting every one of them through the heap was most of FindClustering's time. The blocks come
-   * out in another order than a heap of all candidates would close them; the partition is the same,
-   * because the order among the subtrees that may split is.
+   * near, or more children than the budget left) is closed at once and never enters the heap: far
+   * more subtrees are pushed per query than split, and the heap holds only those that may split.
+   * The blocks come out in another order than a heap of all candidates would close them; the
+   * partition is the same, because the order among the subtrees that may split is.
    */
   private static final class Candidates {
     private final TreeView tree;

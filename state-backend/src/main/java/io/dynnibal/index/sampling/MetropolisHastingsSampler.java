@@ -33,8 +33,7 @@ import java.util.stream.IntStream;
  *       an unbiased sample. The paper keeps a fixed top-k of clusters; here the closest clusters
  *       are kept until they hold {@code candidatesPerSample} targets per requested negative,
  *       because how many targets k clusters hold depends on how fine FindClustering went (a fixed k
- *       starved the proposal on fine partitions: 22 distinct negatives of 64 asked for, at 100k
- *       targets).
+ *       starves the proposal on fine partitions, which then yields too few distinct negatives).
  * </ul>
  */
 public final class MetropolisHastingsSampler implements NegativeSampler {

@@ -4,8 +4,8 @@ import java.util.Arrays;
 
 /**
  * Which node holds each target, as an array indexed by target: targets are a shard's dense slots
- * (0, 1, 2, ...), so this costs 4 bytes per target where a {@code HashMap<Integer, SgNode>} costs
- * about 50 (entry, boxed key, table).
+ * (0, 1, 2, ...), so this costs one reference per target where a {@code HashMap<Integer, SgNode>}
+ * adds an entry and a boxed key.
  */
 final class NodesByTarget {
   private SgNode[] nodes = new SgNode[16];

@@ -36,8 +36,8 @@ public final class SgNode {
 
   /**
    * {@code sum codes[i]^2}: {@code |vector|^2 = scale^2 * squaredCodes} exactly (the scale is a
-   * power of two), in 4 bytes where the double it stands for took 8 (a node per target: the heap
-   * figure of issue 19).
+   * power of two), kept in an int rather than the double it stands for: there is a node per target,
+   * so every node field is per-target heap.
    */
   int squaredCodes;
 
@@ -45,14 +45,14 @@ public final class SgNode {
 
   /**
    * The first own target, -1 for a hollow node; the rest (duplicates, rare) in {@link #others},
-   * null when there are none. Most nodes hold one target: an array for it cost 24 bytes a node.
+   * null when there are none. Most nodes hold one target, and need no array for it.
    */
   private int first = -1;
 
   private int[] others;
   SgNode parent;
 
-  /** A leaf's children: one shared empty list (most nodes are leaves; 24 bytes each saved). */
+  /** A leaf's children: one shared empty list (most nodes are leaves, and need no list each). */
   static final List<SgNode> NO_CHILDREN = List.of();
 
   /** {@link #NO_CHILDREN} until the first child is attached ({@link SgTree#attach}). */
@@ -152,7 +152,7 @@ public final class SgNode {
 
   /**
    * Distance to the parent; 0 for the root. Computed, not kept: one distance computation where the
-   * tree is built, inserted into or repaired, against 8 bytes in every node.
+   * tree is built, inserted into or repaired, against a field in every node.
    */
   public double parentDistance() {
     return parent == null ? 0 : parent.distanceTo(this);

@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * A Stable Greedy (SG) tree (Zaheer et al. 2019; paper §3.2) over d'-dimensional target vectors
@@ -30,7 +31,7 @@ import java.util.List;
 public final class SgTree {
   private final int dimension;
   private final double base;
-  private final double logBase;
+  private final LevelScales scales;
   private final NodesByTarget nodeOfTarget = new NodesByTarget();
   private SgNode root;
 
@@ -39,14 +40,6 @@ public final class SgTree {
 
   /** Searches through {@link #searchView()} since the last change. */
   private int searchesSinceChange;
-
-  /**
-   * {@code base^level} for the levels trees use: insertion compares a point with every child of
-   * each node on its way down, and a {@code Math.pow} per child was most of that cost.
-   */
-  private final double[] scales;
-
-  private static final int SCALES_OFFSET = 512;
 
   public SgTree(int dimension, double base) {
     if (dimension < 1) {
@@ -57,11 +50,7 @@ public final class SgTree {
     }
     this.dimension = dimension;
     this.base = base;
-    this.logBase = Math.log(base);
-    this.scales = new double[2 * SCALES_OFFSET];
-    for (int i = 0; i < scales.length; i++) {
-      scales[i] = Math.pow(base, i - SCALES_OFFSET);
-    }
+    this.scales = new LevelScales(base);
   }
 
   /** Bulk build (farthest-first from an approximate medoid); see {@link SgTreeBuilder}. */
@@ -99,11 +88,10 @@ public final class SgTree {
   /**
    * What a search reads the tree through: its {@link #snapshot()} once the tree has gone unchanged
    * for a search per 512 targets (the first ones walk the nodes themselves, {@link NodeWalk}); null
-   * for an empty tree. Why wait: a snapshot costs about 0.25 microseconds a node to make and saves
-   * a search a fifth to a half of its time, so a tree changed before every batch of searches
-   * (targets streaming in) would pay more for snapshots than they save once it holds a few hundred
-   * thousand targets. A tree that stays put, as between two model updates, gets one after a
-   * fraction of a batch.
+   * for an empty tree. Why wait: a snapshot costs time in proportion to the tree's nodes to make
+   * and saves each search only a part of its time, so a large tree changed before every batch of
+   * searches (targets streaming in) would pay more for snapshots than they save. A tree that stays
+   * put, as between two model updates, gets one after a fraction of a batch.
    */
   public TreeView searchView() {
     if (root == null) {
@@ -140,11 +128,7 @@ public final class SgTree {
    * children at it.
    */
   public double scale(int level) {
-    int i = level + SCALES_OFFSET;
-    if (i >= 0 && i < scales.length) {
-      return scales[i];
-    }
-    return Math.pow(base, level);
+    return scales.scale(level);
   }
 
   /**
@@ -152,14 +136,7 @@ public final class SgTree {
    * b^(level+1)}.
    */
   public int levelFor(double d) {
-    int level = (int) Math.ceil(Math.log(d) / logBase) - 1;
-    while (scale(level + 1) < d) {
-      level++;
-    }
-    while (scale(level) >= d) {
-      level--;
-    }
-    return level;
+    return scales.levelFor(d);
   }
 
   /**
@@ -186,9 +163,9 @@ public final class SgTree {
    * Removes a target; it is never returned by a search or sampler afterwards. A duplicate just
    * leaves its node. The last target of a leaf takes the leaf out. The last target of a node with
    * children leaves the node in place, hollow: its vector stays the reference point its subtree's
-   * bounds are measured from, so nothing below it moves. Taking the node out instead re-inserted
-   * every descendant, a cost that grew with the subtree (a target re-encoded near the root moved
-   * thousands). A hollow node that loses its last child leaves too ({@link #pruneHollow}).
+   * bounds are measured from, so nothing below it moves (taking the node out would re-insert every
+   * descendant, a cost that grows with the subtree). A hollow node that loses its last child leaves
+   * too ({@link #pruneHollow}).
    *
    * @return false if the target was not in the tree
    */
@@ -313,7 +290,7 @@ public final class SgTree {
    *
    * @param mover replaces a (decoded) vector's values in place
    */
-  public double moveVectors(java.util.function.Consumer<float[]> mover) {
+  public double moveVectors(Consumer<float[]> mover) {
     changed();
     double drift = 0;
     float[] moved = new float[dimension];

@@ -19,8 +19,8 @@ import java.util.function.UnaryOperator;
  * An SG tree's shape without its vectors (which node holds which targets, its level, its children),
  * and the tree rebuilt from a shape and the vectors: what a restore needs to skip the bulk build.
  * The bulk build compares every point with every child of a wide node (on near-isotropic vectors
- * the root of 500,000 targets has thousands); rebuilding a known shape costs a distance per node
- * and per ancestor, plus the sibling pairs, which is how {@link TreeRepair} checks it.
+ * the root of a large shard is very wide); rebuilding a known shape costs a distance per node and
+ * per ancestor, plus the sibling pairs, which is how {@link TreeRepair} checks it.
  *
  * <p>The vectors given back need not be the ones the shape was written over (a restore reads the
  * state's, which the tree held in another frame and snapped after each move): {@link
@@ -33,7 +33,7 @@ import java.util.function.UnaryOperator;
  * node in pre-order: {@code 2k + v} for its {@code k} own targets and {@code v = 1} when its vector
  * follows, as its scale (float bits, 4 bytes) and codes (one byte per coordinate): a hollow node's,
  * which nothing else holds, and a node's whose targets will not bring one back; its {@code k}
- * targets; its level (zig-zag); its child count. About 4 bytes a node besides the targets.
+ * targets; its level (zig-zag); its child count.
  */
 public final class SgTreeShape {
   private static final int VERSION = 1;

@@ -12,11 +12,10 @@ import java.util.List;
  *
  * <p>Why: FindClustering splits a node by scoring all its children. On the nodes themselves that is
  * three dependent cache misses a child (the child list, the child, its codes array) at scattered
- * places of the heap; here it is one pass over adjacent memory. FindClustering on it: 111 against
- * 141 microseconds a query at 32,000 targets and 1,592 clusters, 276 against 533 at 300,000 and
- * 4,096 (d' = 128), the same partitions. The copy costs what the tree's search fields and codes
- * cost again (~100 bytes a node at d' = 64) and about 0.25 microseconds a node to make, at most
- * once per change of the tree ({@link SgTree#searchView()} says when).
+ * places of the heap; here it is one pass over adjacent memory, and FindClustering finds the same
+ * partitions on either. The copy costs the heap of the tree's search fields and codes again, and
+ * time in proportion to the nodes to make, at most once per change of the tree ({@link
+ * SgTree#searchView()} says when).
  */
 public final class SgTreeSnapshot implements TreeView {
   private final int dimension;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.index.ClusteredVectors;
 import io.dynnibal.index.VectorMath;
-import io.dynnibal.index.bench.ClusteredVectors;
 import org.junit.jupiter.api.Test;
 
 class NystromProjectorTest {

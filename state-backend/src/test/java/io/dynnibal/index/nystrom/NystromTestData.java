@@ -1,6 +1,6 @@
 package io.dynnibal.index.nystrom;
 
-import io.dynnibal.index.bench.ClusteredVectors;
+import io.dynnibal.index.ClusteredVectors;
 import java.util.SplittableRandom;
 
 /**

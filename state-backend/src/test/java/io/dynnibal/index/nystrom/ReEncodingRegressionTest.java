@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.dynnibal.index.bench.ClusteredVectors;
+import io.dynnibal.index.ClusteredVectors;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 

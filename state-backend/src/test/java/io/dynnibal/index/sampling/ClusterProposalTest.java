@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.index.ClusteredVectors;
 import io.dynnibal.index.TreeVectors;
 import io.dynnibal.index.VectorMath;
-import io.dynnibal.index.bench.ClusteredVectors;
 import io.dynnibal.index.sgtree.SgTree;
 import io.dynnibal.index.sgtree.SgTreeSnapshot;
 import java.util.Arrays;

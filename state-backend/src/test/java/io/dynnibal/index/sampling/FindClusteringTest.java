@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.index.ClusteredVectors;
 import io.dynnibal.index.VectorMath;
-import io.dynnibal.index.bench.ClusteredVectors;
 import io.dynnibal.index.sgtree.SgNode;
 import io.dynnibal.index.sgtree.SgTree;
 import io.dynnibal.index.sgtree.SgTreeSnapshot;

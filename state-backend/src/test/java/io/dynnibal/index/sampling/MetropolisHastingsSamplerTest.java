@@ -22,9 +22,8 @@ class MetropolisHastingsSamplerTest {
   static final FindClustering.Options COARSE = new FindClustering.Options(BETA, 1e12, 0.0, 30);
 
   /**
-   * The distance to the softmax a chain of 32 must reach. The empirical TV of 40,000 exact draws
-   * over these 400 targets is about 0.02 (sampling noise); measured: the bare proposal 0.32, a
-   * chain of 4 0.11, of 32 0.027.
+   * The distance to the softmax a chain of 32 must reach: above the sampling noise of 40,000 exact
+   * draws over these 400 targets, well below the bare proposal's distance.
    */
   static final double TV_BOUND = 0.06;
 
@@ -57,9 +56,9 @@ class MetropolisHastingsSamplerTest {
 
   /**
    * Drawing exactly inside the small clusters, and weighing the heaviest of them by their exact
-   * mass, changes the proposal, not the target of the chain: it still ends at the softmax. (That it
-   * gets there sooner is measured on real models by bench sampler-fidelity: on this small fixture
-   * the difference after 4 steps is within the sampling noise.)
+   * mass, changes the proposal, not the target of the chain: it still ends at the softmax. (Whether
+   * it gets there sooner is an empirical question for real models: on this small fixture the
+   * difference after a few steps is within the sampling noise.)
    */
   @Test
   void anExactProposalInsideSmallClustersKeepsTheChainExact() {

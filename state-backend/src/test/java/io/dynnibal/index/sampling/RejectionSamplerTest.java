@@ -75,7 +75,7 @@ class RejectionSamplerTest {
     double beta = 8;
     for (int q = 0; q < 20; q++) {
       float[] query =
-          io.dynnibal.index.bench.ClusteredVectors.queryNear(
+          io.dynnibal.index.ClusteredVectors.queryNear(
               f.vectors[random.nextInt(1_000)], 0.5, random);
       double norm = io.dynnibal.index.VectorMath.norm(query);
       java.util.ArrayDeque<io.dynnibal.index.sgtree.SgNode> stack = new java.util.ArrayDeque<>();

@@ -1,7 +1,7 @@
 package io.dynnibal.index.sampling;
 
+import io.dynnibal.index.ClusteredVectors;
 import io.dynnibal.index.TreeVectors;
-import io.dynnibal.index.bench.ClusteredVectors;
 import io.dynnibal.index.sgtree.SgTree;
 import java.util.SplittableRandom;
 

@@ -3,8 +3,8 @@ package io.dynnibal.index.sgtree;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.index.ClusteredVectors;
 import io.dynnibal.index.TreeVectors;
-import io.dynnibal.index.bench.ClusteredVectors;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

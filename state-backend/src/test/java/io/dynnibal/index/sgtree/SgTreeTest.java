@@ -148,7 +148,7 @@ class SgTreeTest {
    */
   @Test
   void theTreeHoldsEachVectorSnapped() {
-    float[][] raw = io.dynnibal.index.bench.ClusteredVectors.generate(400, DIM, 12);
+    float[][] raw = io.dynnibal.index.ClusteredVectors.generate(400, DIM, 12);
     SgTree built = SgTree.build(DIM, 1.3, ids(raw.length), raw, 13);
     SgTree inserted = new SgTree(DIM, 1.3);
     for (int i = 0; i < raw.length; i++) {

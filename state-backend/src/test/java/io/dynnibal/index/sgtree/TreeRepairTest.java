@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.index.ClusteredVectors;
 import io.dynnibal.index.Int8Quantizer;
 import io.dynnibal.index.TreeVectors;
-import io.dynnibal.index.bench.ClusteredVectors;
 import io.dynnibal.index.nystrom.CacheMap;
 import io.dynnibal.index.sampling.FindClustering;
 import io.dynnibal.index.sampling.MetropolisHastingsSampler;

@@ -9,7 +9,6 @@ import io.dynnibal.deploy.FlinkCluster;
 import io.dynnibal.deploy.FlinkClusterClient;
 import io.dynnibal.deploy.JobSubmission;
 import io.dynnibal.deploy.KafkaBroker;
-import io.dynnibal.deploy.MetricsWatch;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.local.CorpusPublisher;
@@ -19,6 +18,7 @@ import io.dynnibal.tests.harness.ProcessDeployment;
 import io.dynnibal.tests.harness.TrainingJobs;
 import io.dynnibal.tests.harness.WorkDirs;
 import io.dynnibal.tests.training.SyntheticCorpus;
+import io.dynnibal.watch.MetricsWatch;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -72,7 +72,7 @@ class ClusterDeploymentTest {
           "broker, JobManager and TaskManagers are processes of their own: " + pids);
 
       TrainingJobConfig config = TrainingJobs.smallConfig(broker.bootstrap(), work, "deploy");
-      config.parallelism =
+      config.job.parallelism =
           2; // one shard subtask per TaskManager: batches and replies cross processes
       Properties kafka = config.clientProperties();
       TrainingJob.createMissingTopics(kafka, config, 2, (short) 1);
@@ -87,10 +87,10 @@ class ClusterDeploymentTest {
       // State goes where the cluster keeps it, as `submit` does for settings the user left unset.
       assertEquals(2, JobSubmission.useClusterDirectories(rest, config, false, false).size());
       assertEquals(
-          clusterDir.resolve("checkpoints").toUri(), java.net.URI.create(config.checkpointDir));
-      assertEquals(clusterDir.resolve("snapshots").toString(), config.snapshotDir);
+          clusterDir.resolve("checkpoints").toUri(), java.net.URI.create(config.job.checkpointDir));
+      assertEquals(clusterDir.resolve("snapshots").toString(), config.job.snapshotDir);
       TrainingJobConfig tooWide = config.copy();
-      tooWide.parallelism = 3;
+      tooWide.job.parallelism = 3;
       IllegalStateException noSlots =
           assertThrows(
               IllegalStateException.class, () -> JobSubmission.submit(rest, tooWide, null, false));

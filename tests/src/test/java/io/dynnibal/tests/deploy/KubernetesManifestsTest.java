@@ -100,7 +100,8 @@ class KubernetesManifestsTest {
                 () -> new AssertionError("the Kafka has no internal listener without TLS"));
     // Strimzi's bootstrap service is <Kafka name>-kafka-bootstrap, in the Kafka's namespace.
     assertEquals(
-        kafkaName() + "-kafka-bootstrap:" + plain.path("port").asInt(), config.bootstrapServers);
+        kafkaName() + "-kafka-bootstrap:" + plain.path("port").asInt(),
+        config.kafka.bootstrapServers);
   }
 
   // --- Kafka topics
@@ -302,8 +303,8 @@ class KubernetesManifestsTest {
   @Test
   void jobCheckpointAndSnapshotDirectoriesAreOnTheSharedVolume() {
     Path shared = sharedMountPath("taskManager");
-    assertUnder(shared, config.checkpointDir, "checkpoint.dir");
-    assertUnder(shared, config.snapshotDir, "snapshot.dir");
+    assertUnder(shared, config.job.checkpointDir, "checkpoint.dir");
+    assertUnder(shared, config.job.snapshotDir, "snapshot.dir");
   }
 
   @Test
@@ -353,7 +354,7 @@ class KubernetesManifestsTest {
   void deploymentParallelismIsTheJobsAndFitsTheSlots() {
     int parallelism = deployment.path("spec").path("job").path("parallelism").asInt(-1);
     assertEquals(
-        config.parallelism, parallelism, "spec.job.parallelism vs job.properties parallelism");
+        config.job.parallelism, parallelism, "spec.job.parallelism vs job.properties parallelism");
     JsonNode replicas = deployment.path("spec").path("taskManager").path("replicas");
     if (!replicas.isMissingNode()) {
       int slots =

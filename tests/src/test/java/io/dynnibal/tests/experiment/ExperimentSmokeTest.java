@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.dynnibal.experiment.Experiment;
-import io.dynnibal.experiment.ExperimentReport;
+import io.dynnibal.bench.experiment.Experiment;
+import io.dynnibal.bench.experiment.ExperimentReport;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.local.Corpus;
 import io.dynnibal.local.EmbeddedKafkaBroker;
-import io.dynnibal.negatives.Sampler;
+import io.dynnibal.sampler.Samplers;
 import io.dynnibal.tests.harness.WorkDirs;
 import io.dynnibal.tests.training.SmokeRuns;
 import io.dynnibal.tests.training.SyntheticCorpus;
@@ -65,7 +65,7 @@ class ExperimentSmokeTest {
       result =
           Experiment.run(
               new Experiment.Options(
-                  corpus, config, Sampler.NAMES, 1, STEPS, 2, 0, work, kafka.bootstrapServers()),
+                  corpus, config, Samplers.NAMES, 1, STEPS, 2, 0, work, kafka.bootstrapServers()),
               out);
     }
     printed = console.toString(StandardCharsets.UTF_8);
@@ -107,7 +107,7 @@ class ExperimentSmokeTest {
   @Test
   void everySamplerTrainsTheWholeBudgetOnTheSameReplayWithNoPairLost() {
     assertEquals(
-        Sampler.NAMES, result.runs().stream().map(Experiment.Run::sampler).toList(), printed);
+        Samplers.NAMES, result.runs().stream().map(Experiment.Run::sampler).toList(), printed);
     for (Experiment.Run run : result.runs()) {
       assertEquals(STEPS, run.steps(), run.sampler());
       // The pairs were on their topic before each job started: none may meet a half-loaded index.
@@ -149,9 +149,7 @@ class ExperimentSmokeTest {
   @Test
   void samplersThatMineTheShardsReportTheirFidelityToExactMining() {
     for (Experiment.Run run : result.runs()) {
-      boolean mines =
-          Sampler.of(run.sampler()).mining == Sampler.Mining.SHARD_TREE
-              || Sampler.of(run.sampler()).mining == Sampler.Mining.SHARD_POOL;
+      boolean mines = Samplers.of(run.sampler()).shardsMine();
       if (!mines) {
         assertTrue(run.fidelity().isEmpty(), run.sampler() + " mines nothing: " + run.fidelity());
         continue;
@@ -188,13 +186,13 @@ class ExperimentSmokeTest {
       assertTrue(first.get("recall").get(k).isNumber(), "recall@" + k);
     }
     assertTrue(first.get("mrr").get("10").isNumber() && first.get("mrr").get("100").isNumber());
-    assertEquals(Sampler.NAMES.size(), root.get("samplers").size());
+    assertEquals(Samplers.NAMES.size(), root.get("samplers").size());
   }
 
   @Test
   void tableAndChartShowEverySampler() throws Exception {
     String table = ExperimentReport.table(result);
-    for (String sampler : Sampler.NAMES) {
+    for (String sampler : Samplers.NAMES) {
       assertTrue(table.contains(sampler), sampler + " missing:\n" + table);
     }
     // Streaming runs are timing-dependent: on a 120-query smoke run uniform and exhaustive can tie

@@ -41,22 +41,22 @@ public final class TrainingJobs {
   /** The same for a broker at {@code bootstrapServers}. */
   public static TrainingJobConfig smallConfig(String bootstrapServers, Path workDir, String name) {
     TrainingJobConfig c = new TrainingJobConfig();
-    c.bootstrapServers = bootstrapServers;
-    c.topicPrefix = name + ".";
-    c.groupId = name;
-    c.checkpointDir = workDir.resolve("checkpoints").toUri().toString();
-    c.checkpointInterval = Duration.ofMillis(500);
-    c.snapshotDir = workDir.resolve("snapshots").toString();
-    c.batchSize = 10;
-    c.negativesUniform = 8;
-    c.reencodeEvery = 6;
-    c.landmarks = 8;
-    c.regressionSamples = 32;
-    c.modelBuckets = 4096;
-    c.modelEmbeddingDim = 32;
-    c.modelHiddenDim = 64;
-    c.modelOutputDim = 32;
-    c.warmupSteps = 5;
+    c.kafka.bootstrapServers = bootstrapServers;
+    c.kafka.topicPrefix = name + ".";
+    c.kafka.groupId = name;
+    c.job.checkpointDir = workDir.resolve("checkpoints").toUri().toString();
+    c.job.checkpointInterval = Duration.ofMillis(500);
+    c.job.snapshotDir = workDir.resolve("snapshots").toString();
+    c.training.batchSize = 10;
+    c.negatives.negativesUniform = 8;
+    c.reencode.reencodeEvery = 6;
+    c.index.landmarks = 8;
+    c.reencode.regressionSamples = 32;
+    c.model.modelBuckets = 4096;
+    c.model.modelEmbeddingDim = 32;
+    c.model.modelHiddenDim = 64;
+    c.model.modelOutputDim = 32;
+    c.training.warmupSteps = 5;
     return c;
   }
 
@@ -70,9 +70,9 @@ public final class TrainingJobs {
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
     tweak.accept(conf);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env.setParallelism(config.parallelism);
+    env.setParallelism(config.job.parallelism);
     TrainingJob.build(env, config, faults);
-    return env.executeAsync(config.groupId);
+    return env.executeAsync(config.kafka.groupId);
   }
 
   /**
@@ -108,7 +108,7 @@ public final class TrainingJobs {
   public static void awaitTargetsIndexed(Properties client, TrainingJobConfig config, JobClient job)
       throws Exception {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (!TopicReader.groupCaughtUp(client, config.groupId, config.targetsTopic())) {
+    while (!TopicReader.groupCaughtUp(client, config.kafka.groupId, config.targetsTopic())) {
       check(job, deadline, "the targets to be indexed");
       Thread.sleep(200);
     }

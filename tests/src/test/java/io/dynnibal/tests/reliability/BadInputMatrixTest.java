@@ -44,9 +44,9 @@ class BadInputMatrixTest {
       throws Exception {
     SyntheticCorpus corpus = new SyntheticCorpus(80, 200, 8, 2, 13);
     TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "bad-input");
-    config.topicPrefix = "bad.";
-    config.batchSize = 16;
-    config.reencodeEvery = 4;
+    config.kafka.topicPrefix = "bad.";
+    config.training.batchSize = 16;
+    config.reencode.reencodeEvery = 4;
     config.validate();
     kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
     String huge =
@@ -107,7 +107,7 @@ class BadInputMatrixTest {
       List<LabelledQuery> unknown =
           List.of(new LabelledQuery("q:ghost", "where is it", "no-such-target"));
       int published = valid.size() + unknown.size();
-      int batch = config.batchSize;
+      int batch = config.training.batchSize;
       while (published % batch
           != 0) { // whole batches only: a partial batch waits for more pairs, by design
         valid.add(corpus.query(published % corpus.targets.size(), "q:fill" + published));

@@ -41,7 +41,7 @@ class BrokerKillTest {
           TrainingJobs.smallConfig(broker.bootstrap(), CLUSTER.workDir(), "brokerkill").validate();
       Properties kafka = config.clientProperties();
       TrainingJob.createMissingTopics(kafka, config, 2, (short) 1);
-      long pass = corpus.train.size() / config.batchSize;
+      long pass = corpus.train.size() / config.training.batchSize;
       JobClient job;
       try (CorpusPublisher publisher = new CorpusPublisher(kafka)) {
         publisher.publishTargets(config.targetsTopic(), corpus.targets, null);

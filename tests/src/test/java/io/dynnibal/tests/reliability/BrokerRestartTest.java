@@ -57,7 +57,7 @@ class BrokerRestartTest {
         try (TopicReader<TrainingMetrics> metrics =
             new TopicReader<>(
                 kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class)) {
-          TrainingJobs.awaitStep(metrics, seen, job, published / config.batchSize / 2);
+          TrainingJobs.awaitStep(metrics, seen, job, published / config.training.batchSize / 2);
         }
         kafka = kafka.restart(Duration.ofSeconds(3));
         try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties());
@@ -66,7 +66,7 @@ class BrokerRestartTest {
                     kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class)) {
           publisher.publishPairs(config.pairsTopic(), corpus.train, "e1", 0, null);
           published += corpus.train.size();
-          long steps = published / config.batchSize;
+          long steps = published / config.training.batchSize;
           List<TrainingMetrics> all = new ArrayList<>();
           TrainingMetrics last =
               TrainingJobs.awaitStep(
@@ -76,7 +76,7 @@ class BrokerRestartTest {
               LongStream.rangeClosed(1, steps).boxed().toList(),
               all.stream().map(TrainingMetrics::getStep).toList(),
               "committed steps across the broker restart");
-          assertEquals(steps * config.batchSize, last.getPairsTrained());
+          assertEquals(steps * config.training.batchSize, last.getPairsTrained());
           assertEquals(corpus.targets.size(), last.getIndexTargets());
           assertEquals(
               TrainingJobs.publishedPairIds(corpus.train, "e0", "e1"),

@@ -45,7 +45,7 @@ class JobManagerKillTest {
       }
       JobSubmission.useClusterDirectories(deployment.rest(), config, false, false);
       String first = JobSubmission.submit(deployment.rest(), config, null, false);
-      long pass = corpus.train.size() / config.batchSize;
+      long pass = corpus.train.size() / config.training.batchSize;
       deployment.follow(first, kafka, config, pass / 2, Duration.ofSeconds(120));
 
       deployment.killJobManager();
@@ -54,10 +54,12 @@ class JobManagerKillTest {
           Duration.ofSeconds(90));
       FlinkClusterClient rest = deployment.rest();
       assertEquals(List.of(), rest.jobs(), "a JobManager without HA forgets its jobs");
-      awaitFreeSlots(rest, config.parallelism); // the TaskManager lets go of the lost job's tasks
+      awaitFreeSlots(
+          rest, config.job.parallelism); // the TaskManager lets go of the lost job's tasks
 
       // The documented resume: the same settings, from the newest checkpoint of this group.id.
-      Path latest = RetainedCheckpoints.latest(config.checkpointDir, config.groupId).orElseThrow();
+      Path latest =
+          RetainedCheckpoints.latest(config.job.checkpointDir, config.kafka.groupId).orElseThrow();
       Path settings = deployment.work.resolve("job.properties");
       Properties written = new Properties();
       written.putAll(config.toPropertiesWithSecrets());

@@ -86,7 +86,7 @@ class LostBranchModelUpdatesTest {
           publisher.publishPairs(
               config.pairsTopic(), corpus.train, passes.get(passes.size() - 1), 0, null);
           published += corpus.train.size();
-          TrainingJobs.awaitStep(metrics, seen, job, published / config.batchSize);
+          TrainingJobs.awaitStep(metrics, seen, job, published / config.training.batchSize);
         }
         seen.addAll(metrics.poll(Duration.ofSeconds(1)));
         assertEquals(LOST_VERSION, FAILED_AFTER.get(), "the injected failure did not happen");
@@ -115,7 +115,7 @@ class LostBranchModelUpdatesTest {
             "the update after the restore maps from the restored version, not the lost one: "
                 + restart.getMapFrom());
 
-        long steps = published / config.batchSize;
+        long steps = published / config.training.batchSize;
         assertEquals(
             LongStream.rangeClosed(1, steps).boxed().toList(),
             seen.stream().map(TrainingMetrics::getStep).toList(),

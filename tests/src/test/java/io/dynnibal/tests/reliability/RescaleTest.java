@@ -40,10 +40,10 @@ class RescaleTest {
       throws Exception {
     SyntheticCorpus corpus = new SyntheticCorpus(120, 240, 8, 2, 19);
     TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "rescale");
-    config.parallelism = 2;
-    config.shards = 4;
-    config.batchSize = 16;
-    config.reencodeEvery = 5;
+    config.job.parallelism = 2;
+    config.job.shards = 4;
+    config.training.batchSize = 16;
+    config.reencode.reencodeEvery = 5;
     config.validate();
     kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
     List<TrainingMetrics> seen = new ArrayList<>();
@@ -56,7 +56,7 @@ class RescaleTest {
       TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
       publisher.publishPairs(config.pairsTopic(), corpus.train, "e0", 0, null);
       long published = corpus.train.size();
-      TrainingJobs.awaitStep(metrics, seen, job, published / config.batchSize);
+      TrainingJobs.awaitStep(metrics, seen, job, published / config.training.batchSize);
       Path savepoints = Files.createDirectories(CLUSTER.workDir().resolve("savepoints"));
       String savepoint =
           job.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
@@ -66,7 +66,7 @@ class RescaleTest {
       try {
         publisher.publishPairs(config.pairsTopic(), corpus.train, "e1", 0, null);
         published += corpus.train.size();
-        long steps = published / config.batchSize;
+        long steps = published / config.training.batchSize;
         TrainingMetrics last = TrainingJobs.awaitStep(metrics, seen, rescaled, steps);
         seen.addAll(metrics.poll(Duration.ofSeconds(1)));
         assertEquals(corpus.targets.size(), last.getIndexTargets(), "index after the rescale");
@@ -74,7 +74,7 @@ class RescaleTest {
             LongStream.rangeClosed(1, steps).boxed().toList(),
             seen.stream().map(TrainingMetrics::getStep).toList(),
             "committed steps across the rescale");
-        assertEquals(steps * config.batchSize, last.getPairsTrained());
+        assertEquals(steps * config.training.batchSize, last.getPairsTrained());
       } finally {
         rescaled.cancel().get();
       }
@@ -83,7 +83,7 @@ class RescaleTest {
 
   private static JobClient start(TrainingJobConfig config, int parallelism, String savepoint)
       throws Exception {
-    config.parallelism = parallelism;
+    config.job.parallelism = parallelism;
     return TrainingJobs.start(
         config,
         FaultInjection.NONE,

@@ -72,9 +72,9 @@ class SaslPassthroughTest {
         try {
           TrainingJobs.awaitTargetsIndexed(alice, config, job);
           publisher.publishPairs(config.pairsTopic(), corpus.train, "e0", 0, null);
-          long steps = corpus.train.size() / config.batchSize;
+          long steps = corpus.train.size() / config.training.batchSize;
           TrainingMetrics last = TrainingJobs.awaitStep(metrics, new ArrayList<>(), job, steps);
-          assertEquals(steps * config.batchSize, last.getPairsTrained());
+          assertEquals(steps * config.training.batchSize, last.getPairsTrained());
         } finally {
           job.cancel().get();
         }

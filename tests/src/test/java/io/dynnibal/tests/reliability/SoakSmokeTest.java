@@ -3,9 +3,10 @@ package io.dynnibal.tests.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.bench.soak.Soak;
+import io.dynnibal.bench.soak.SoakReport;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.local.Corpus;
-import io.dynnibal.soak.Soak;
 import io.dynnibal.tests.harness.TrainingJobs;
 import io.dynnibal.tests.harness.WorkDirs;
 import io.dynnibal.tests.training.SyntheticCorpus;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
  * {@code dynnibal soak} with a smoke configuration: a small corpus and model, 90 s of faults 15 s
  * apart on the real processes. Every kind of fault is injected once and the audit finds every
  * published pair trained exactly once, every bad record dead-lettered (the 15-minute run at the
- * demo's settings: the README). When the soak fails or times out, the failure carries its log:
+ * demo's settings: docs/benchmarks.md). When the soak fails or times out, the failure carries its log:
  * surefire keeps a test's own output in a file that a CI summary does not show.
  */
 class SoakSmokeTest {
@@ -35,7 +36,7 @@ class SoakSmokeTest {
     TrainingJobConfig config = TrainingJobs.smallConfig("unset:9092", work, "soak");
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     PrintStream log = new PrintStream(new Both(System.err, captured), true, StandardCharsets.UTF_8);
-    Soak.Report report;
+    SoakReport report;
     try {
       report =
           Soak.run(

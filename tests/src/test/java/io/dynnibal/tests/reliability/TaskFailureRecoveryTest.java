@@ -53,8 +53,8 @@ class TaskFailureRecoveryTest {
     SyntheticCorpus corpus = new SyntheticCorpus(100, 200, 8, 3, 17);
     TrainingJobConfig config =
         TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "faults-" + exactPerBatch);
-    config.checkpointInterval = Duration.ofMillis(300);
-    config.reencodeExactPerBatch = exactPerBatch;
+    config.job.checkpointInterval = Duration.ofMillis(300);
+    config.reencode.reencodeExactPerBatch = exactPerBatch;
     config.validate();
     kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
     FaultInjection faults =
@@ -79,17 +79,17 @@ class TaskFailureRecoveryTest {
         for (int pass = 0; pass < 2; pass++) {
           publisher.publishPairs(config.pairsTopic(), corpus.train, "e" + pass, 0, null);
           published += corpus.train.size();
-          TrainingJobs.awaitStep(metrics, seen, job, published / config.batchSize);
+          TrainingJobs.awaitStep(metrics, seen, job, published / config.training.batchSize);
         }
         seen.addAll(metrics.poll(Duration.ofSeconds(1)));
         assertEquals(Set.of(12L, 30L, 47L), FAILED, "the injected failures did not all happen");
-        long steps = published / config.batchSize;
+        long steps = published / config.training.batchSize;
         assertEquals(
             LongStream.rangeClosed(1, steps).boxed().toList(),
             seen.stream().map(TrainingMetrics::getStep).toList(),
             "committed steps must be 1..n, each once");
         TrainingMetrics last = seen.get(seen.size() - 1);
-        assertEquals(steps * config.batchSize, last.getPairsTrained(), "pairs trained");
+        assertEquals(steps * config.training.batchSize, last.getPairsTrained(), "pairs trained");
         assertEquals(0, last.getPairsDeadLettered());
         assertEquals(
             corpus.targets.size(), last.getIndexTargets(), "index size after three restores");

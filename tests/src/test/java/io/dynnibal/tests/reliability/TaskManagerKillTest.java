@@ -32,7 +32,7 @@ class TaskManagerKillTest {
     try (ProcessDeployment deployment = ProcessDeployment.start("tm-kill", 2, 1)) {
       TrainingJobConfig config =
           TrainingJobs.smallConfig(deployment.bootstrap(), deployment.work, "tmkill");
-      config.parallelism = 2; // one slot on each TaskManager: the kill takes half the job
+      config.job.parallelism = 2; // one slot on each TaskManager: the kill takes half the job
       Properties kafka = config.clientProperties();
       TrainingJob.createMissingTopics(kafka, config, 2, (short) 1);
       SyntheticCorpus corpus = new SyntheticCorpus(150, 300, 6, 4, 31);
@@ -42,7 +42,7 @@ class TaskManagerKillTest {
       }
       JobSubmission.useClusterDirectories(deployment.rest(), config, false, false);
       String job = JobSubmission.submit(deployment.rest(), config, null, false);
-      long pass = corpus.train.size() / config.batchSize;
+      long pass = corpus.train.size() / config.training.batchSize;
       deployment.follow(job, kafka, config, pass / 2, Duration.ofSeconds(120));
 
       long killed = deployment.killTaskManager(1);

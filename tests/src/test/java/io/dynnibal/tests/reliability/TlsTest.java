@@ -116,11 +116,11 @@ class TlsTest {
         try {
           TrainingJobs.awaitTargetsIndexed(client, config, job);
           publisher.publishPairs(config.pairsTopic(), corpus.train, "e0", 0, null);
-          long steps = corpus.train.size() / config.batchSize;
+          long steps = corpus.train.size() / config.training.batchSize;
           TrainingMetrics last = TrainingJobs.awaitStep(metrics, seen, job, steps);
-          assertEquals(steps * config.batchSize, last.getPairsTrained());
+          assertEquals(steps * config.training.batchSize, last.getPairsTrained());
           List<String> trained = TrainingJobs.trainedPairIds(seen);
-          assertEquals(steps * config.batchSize, trained.size(), "pair ids of the steps");
+          assertEquals(steps * config.training.batchSize, trained.size(), "pair ids of the steps");
           assertEquals(trained.size(), new HashSet<>(trained).size(), "a pair trained twice");
           assertTrue(
               TrainingJobs.publishedPairIds(corpus.train, "e0").containsAll(trained),
@@ -148,12 +148,12 @@ class TlsTest {
     List<String> secrets = tls.passwords();
     assertAbsent(secrets, "the metrics records", seen.toString());
     assertAbsent(secrets, "the CLI's output", printed.toString());
-    Path checkpoints = Path.of(URI.create(config.checkpointDir));
+    Path checkpoints = Path.of(URI.create(config.job.checkpointDir));
     List<Path> files = filesUnder(checkpoints);
     assertTrue(
         files.stream().anyMatch(f -> f.getFileName().toString().equals("_metadata")),
         "no checkpoint _metadata under " + checkpoints + ": " + files);
-    files.addAll(filesUnder(Path.of(config.snapshotDir)));
+    files.addAll(filesUnder(Path.of(config.job.snapshotDir)));
     for (Path f : files) {
       assertAbsent(secrets, f.toString(), Files.readString(f, StandardCharsets.ISO_8859_1));
     }

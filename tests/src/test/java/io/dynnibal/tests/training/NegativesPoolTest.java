@@ -178,15 +178,15 @@ class NegativesPoolTest {
   private static TrainingJobConfig positivesPool(
       EmbeddedKafkaBroker kafka, String name, double unnamedShare, String watched) {
     TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), name);
-    config.batchSize = 16;
-    config.negativesPerExample = 2;
-    config.reencodeEvery = 4;
-    config.landmarks = 16;
-    config.regressionSamples = 64;
-    config.seed = 5;
-    config.negativesPool = "positives";
-    config.negativesUnnamedShare = unnamedShare;
-    config.watchTargets = watched;
+    config.training.batchSize = 16;
+    config.negatives.negativesPerExample = 2;
+    config.reencode.reencodeEvery = 4;
+    config.index.landmarks = 16;
+    config.reencode.regressionSamples = 64;
+    config.job.seed = 5;
+    config.negatives.negativesPool = "positives";
+    config.negatives.negativesUnnamedShare = unnamedShare;
+    config.job.watchTargets = watched;
     config.validate();
     kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
     return config;
@@ -215,7 +215,7 @@ class NegativesPoolTest {
         epoch++) {
       publisher.publishPairs(config.pairsTopic(), pairs, "e" + epoch, 0, null);
       published += pairs.size();
-      long steps = published / config.batchSize;
+      long steps = published / config.training.batchSize;
       last =
           TrainingJobs.await(metrics, seen, job, Duration.ofSeconds(90), m -> m.getStep() >= steps);
     }
@@ -239,7 +239,7 @@ class NegativesPoolTest {
     for (int epoch = 0; epoch < 3; epoch++) {
       publisher.publishPairs(config.pairsTopic(), pairs, "p" + published, 0, null);
       published += pairs.size();
-      long steps = published / config.batchSize;
+      long steps = published / config.training.batchSize;
       TrainingMetrics last =
           TrainingJobs.await(metrics, seen, job, Duration.ofSeconds(90), m -> m.getStep() >= steps);
       if (last.getIndexTargets() == poolSize) {

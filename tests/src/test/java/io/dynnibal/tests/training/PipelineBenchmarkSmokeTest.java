@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.bench.pipeline.PipelineBenchmark;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.local.Corpus;
-import io.dynnibal.local.PipelineBenchmark;
 import io.dynnibal.tests.harness.WorkDirs;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

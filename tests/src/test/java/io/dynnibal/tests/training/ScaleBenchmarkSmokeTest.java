@@ -3,8 +3,8 @@ package io.dynnibal.tests.training;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.bench.scale.ScaleBenchmark;
 import io.dynnibal.jobs.config.TrainingJobConfig;
-import io.dynnibal.local.ScaleBenchmark;
 import io.dynnibal.tests.harness.WorkDirs;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -52,7 +52,7 @@ class ScaleBenchmarkSmokeTest {
     assertTrue(!((String) figures.get("collector")).isBlank(), context);
     // Every restored shard's tree came back from the shape saved with the checkpoint.
     assertEquals(
-        Math.min(config.parallelism, config.shards),
+        Math.min(config.job.parallelism, config.job.shards),
         ((Number) figures.get("trees_from_shape")).intValue(),
         context);
   }

@@ -56,7 +56,7 @@ class StreamingTrainingJobTest {
     targets.add(new TargetText(DOOMED, corpus.targets.get(0).text().replace("item0", DOOMED)));
 
     RetrievalMetrics before;
-    try (DualEncoder untrained = DualEncoder.create(config.model(), config.seed)) {
+    try (DualEncoder untrained = DualEncoder.create(config.model(), config.job.seed)) {
       before = RetrievalEvaluator.evaluate(untrained, corpus.targets, corpus.eval);
     }
 
@@ -82,7 +82,7 @@ class StreamingTrainingJobTest {
       long published =
           first.size(); // batches of 16 carry over between epochs: step n needs 16n pairs published
       TrainingMetrics last =
-          await(metrics, seen, job, m -> m.getStep() >= first.size() / config.batchSize);
+          await(metrics, seen, job, m -> m.getStep() >= first.size() / config.training.batchSize);
       assertTrue(
           last.getWatchedNegatives().get(DOOMED) > 0,
           "the near-copy was never drawn while it existed: the deletion audit could not fail "
@@ -98,7 +98,7 @@ class StreamingTrainingJobTest {
           && (shrankAt < 0 || last.getReencodeCycles() < 3 || last.getStep() < shrankAt + 12)) {
         publisher.publishPairs(config.pairsTopic(), corpus.train, "e" + epoch++, 0, null);
         published += corpus.train.size();
-        long target = published / config.batchSize;
+        long target = published / config.training.batchSize;
         last = await(metrics, seen, job, m -> m.getStep() >= target);
         if (shrankAt < 0) {
           shrankAt =
@@ -138,7 +138,7 @@ class StreamingTrainingJobTest {
           null);
       publisher.publishPairs(config.pairsTopic(), corpus.train, "e" + epoch++, 0, null);
       published += 1 + corpus.train.size();
-      long target = published / config.batchSize;
+      long target = published / config.training.batchSize;
       last = await(metrics, seen, job, m -> m.getStep() >= target);
       assertEquals(
           afterDelete,
@@ -180,7 +180,7 @@ class StreamingTrainingJobTest {
       last = seen.get(seen.size() - 1);
       long stoppedAt = last.getStep();
       try (DualEncoder trained =
-          ParameterSnapshots.readEncoder(newestModel(Path.of(config.snapshotDir)))) {
+          ParameterSnapshots.readEncoder(newestModel(Path.of(config.job.snapshotDir)))) {
         RetrievalMetrics after = RetrievalEvaluator.evaluate(trained, corpus.targets, corpus.eval);
         assertTrue(
             after.recallAt(10) > before.recallAt(10) + 0.2,
@@ -193,7 +193,7 @@ class StreamingTrainingJobTest {
       try {
         publisher.publishPairs(config.pairsTopic(), corpus.train, "e" + epoch, 0, null);
         published += corpus.train.size();
-        long goal = published / config.batchSize;
+        long goal = published / config.training.batchSize;
         TrainingMetrics end = await(metrics, seen, resumed, m -> m.getStep() >= goal);
         List<Long> steps = seen.stream().map(TrainingMetrics::getStep).toList();
         List<Long> expected =
@@ -264,13 +264,13 @@ class StreamingTrainingJobTest {
 
   private static TrainingJobConfig config(EmbeddedKafkaBroker kafka) {
     TrainingJobConfig c = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "job-test");
-    c.batchSize = 16;
-    c.negativesPerExample = 2;
-    c.reencodeEvery = 4;
-    c.landmarks = 16;
-    c.regressionSamples = 64;
-    c.seed = 7;
-    c.watchTargets = DOOMED + ",item1,item2,item3,item4,item5,item6,item7,item8,item9";
+    c.training.batchSize = 16;
+    c.negatives.negativesPerExample = 2;
+    c.reencode.reencodeEvery = 4;
+    c.index.landmarks = 16;
+    c.reencode.regressionSamples = 64;
+    c.job.seed = 7;
+    c.job.watchTargets = DOOMED + ",item1,item2,item3,item4,item5,item6,item7,item8,item9";
     return c.validate();
   }
 

@@ -4,9 +4,9 @@ import java.util.Arrays;
 
 /**
  * Sorts a text's bucket ids (non-negative ints below a known bound) by least-significant-digit
- * radix sort: a few passes of counting, without comparisons. A text has ~250 ids spread over 2^18
- * buckets, in no order; {@link Arrays#sort(int[], int, int)}'s quicksort mispredicts a branch on
- * about every other comparison, and was nearly half of featurizing a text.
+ * radix sort: a few passes of counting, without comparisons. A text's ids are spread over many
+ * buckets in no order, on which {@link Arrays#sort(int[], int, int)}'s quicksort mispredicts its
+ * branches often enough to dominate featurizing a text.
  */
 final class BucketSort {
   /** Below this many ids, insertion sort is cheaper than clearing the digit counts. */

@@ -13,7 +13,7 @@ import ai.djl.nn.core.Linear;
 import ai.djl.nn.norm.LayerNorm;
 import ai.djl.training.ParameterStore;
 import ai.djl.util.PairList;
-import io.dynnibal.model.GraphScalars;
+import io.dynnibal.model.graph.GraphScalars;
 import java.util.ArrayList;
 import java.util.List;
 
