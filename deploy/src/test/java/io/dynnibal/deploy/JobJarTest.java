@@ -73,7 +73,7 @@ class JobJarTest {
           List.of(
               "io/dynnibal/jobs/training/TrainingJobMain.class",
               "io/dynnibal/schemas/TrainingPair.class",
-              "io/dynnibal/training/TorchRuntime.class",
+              "io/dynnibal/model/TorchRuntime.class",
               "io/dynnibal/index/sgtree/SgTree.class")) {
         assertNotNull(file.getEntry(ours), ours);
       }

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Timeout;
  * {@code dynnibal soak} with a smoke configuration: a small corpus and model, 90 s of faults 15 s
  * apart on the real processes. Every kind of fault is injected once and the audit finds every
  * published pair trained exactly once, every bad record dead-lettered (the 15-minute run at the
- * demo's settings: docs/benchmarks.md). When the soak fails or times out, the failure carries its log:
- * surefire keeps a test's own output in a file that a CI summary does not show.
+ * demo's settings: docs/benchmarks.md). When the soak fails or times out, the failure carries its
+ * log: surefire keeps a test's own output in a file that a CI summary does not show.
  */
 class SoakSmokeTest {
   @Test
