@@ -46,20 +46,13 @@ public final class CorpusPublisher implements AutoCloseable {
    * timeout under load, was silently missing from the topic).
    */
   public void publishTargets(String topic, List<TargetText> corpus, IntConsumer progress) {
-    int sent = 0;
-    List<Future<RecordMetadata>> sends = new ArrayList<>(corpus.size());
-    for (TargetText t : corpus) {
-      Target record = Target.newBuilder().setTargetId(t.targetId()).setText(t.text()).build();
-      sends.add(producer.send(new ProducerRecord<>(topic, t.targetId(), targets.encode(record))));
-      if (++sent % 1000 == 0 && progress != null) {
-        progress.accept(sent);
-      }
-    }
-    producer.flush();
-    sends.forEach(CorpusPublisher::await);
-    if (progress != null) {
-      progress.accept(sent);
-    }
+    sendAll(
+        corpus,
+        t -> {
+          Target record = Target.newBuilder().setTargetId(t.targetId()).setText(t.text()).build();
+          return new ProducerRecord<>(topic, t.targetId(), targets.encode(record));
+        },
+        progress);
   }
 
   /** A tombstone: the target leaves the index. */
@@ -77,26 +70,42 @@ public final class CorpusPublisher implements AutoCloseable {
       String pass,
       long eventTimeMs,
       IntConsumer progress) {
+    sendAll(
+        queries,
+        q -> {
+          String pairId = q.queryId() + "#" + pass;
+          TrainingPair pair =
+              TrainingPair.newBuilder()
+                  .setPairId(pairId)
+                  .setQueryId(q.queryId())
+                  .setQueryText(q.text())
+                  .setTargetId(q.targetId())
+                  .setEventTimeMs(eventTimeMs)
+                  .build();
+          return new ProducerRecord<>(topic, pairId, pairs.encode(pair));
+        },
+        progress);
+  }
+
+  /**
+   * Sends a record for each item, reporting the count every thousand and at the end, and returns
+   * once the broker has acknowledged every one: a send that failed (the broker gone longer than the
+   * delivery timeout) fails the whole call, instead of leaving a record counted as published that
+   * never was.
+   */
+  private <T> void sendAll(
+      List<T> items,
+      java.util.function.Function<T, ProducerRecord<String, byte[]>> record,
+      IntConsumer progress) {
     int sent = 0;
-    List<Future<RecordMetadata>> sends = new ArrayList<>(queries.size());
-    for (LabelledQuery q : queries) {
-      String pairId = q.queryId() + "#" + pass;
-      TrainingPair pair =
-          TrainingPair.newBuilder()
-              .setPairId(pairId)
-              .setQueryId(q.queryId())
-              .setQueryText(q.text())
-              .setTargetId(q.targetId())
-              .setEventTimeMs(eventTimeMs)
-              .build();
-      sends.add(producer.send(new ProducerRecord<>(topic, pairId, pairs.encode(pair))));
+    List<Future<RecordMetadata>> sends = new ArrayList<>(items.size());
+    for (T item : items) {
+      sends.add(producer.send(record.apply(item)));
       if (++sent % 1000 == 0 && progress != null) {
         progress.accept(sent);
       }
     }
     producer.flush();
-    // A send that failed (the broker gone longer than the delivery timeout) fails the pass, instead
-    // of leaving a pair counted as published that never was.
     sends.forEach(CorpusPublisher::await);
     if (progress != null) {
       progress.accept(sent);

@@ -20,72 +20,50 @@ import io.dynnibal.index.VectorMath;
 final class AdamKernel {
   private AdamKernel() {}
 
+  /** A table's parameters and Adam's two moments, row-major, of one length. */
+  record Moments(float[] parameters, float[] mean, float[] variance) {}
+
+  /** What every row's update shares in one step. */
+  record Step(float gradientScale, float beta1, float beta2, float epsilon) {}
+
   /**
-   * Updates {@code parameters}, {@code mean} and {@code variance} at {@code offset} to {@code
-   * offset + dim - 1} from the gradient at {@code gradientOffset}.
+   * Updates the moments at {@code offset} to {@code offset + dim - 1} from the gradient at {@code
+   * gradientOffset}.
    */
   static void update(
-      float[] parameters,
-      float[] mean,
-      float[] variance,
+      Moments state,
       int offset,
       float[] gradient,
       int gradientOffset,
       int dim,
-      float gradientScale,
-      float beta1,
-      float beta2,
-      float epsilon,
+      Step step,
       float stepSize) {
     int done =
         VectorMath.VECTORIZED
             ? VectorizedKernels.adamUpdate(
-                parameters,
-                mean,
-                variance,
-                offset,
-                gradient,
-                gradientOffset,
-                dim,
-                gradientScale,
-                beta1,
-                beta2,
-                epsilon,
-                stepSize)
+                state, offset, gradient, gradientOffset, dim, step, stepSize)
             : 0;
-    scalarUpdate(
-        parameters,
-        mean,
-        variance,
-        offset,
-        gradient,
-        gradientOffset,
-        dim,
-        gradientScale,
-        beta1,
-        beta2,
-        epsilon,
-        stepSize,
-        done);
+    scalarUpdate(state, offset, gradient, gradientOffset, dim, step, stepSize, done);
   }
 
   /** {@link #update}'s scalar loop, for the coordinates from {@code from} on. */
   static void scalarUpdate(
-      float[] parameters,
-      float[] mean,
-      float[] variance,
+      Moments state,
       int offset,
       float[] gradient,
       int gradientOffset,
       int dim,
-      float gradientScale,
-      float beta1,
-      float beta2,
-      float epsilon,
+      Step step,
       float stepSize,
       int from) {
+    float[] parameters = state.parameters();
+    float[] mean = state.mean();
+    float[] variance = state.variance();
+    float beta1 = step.beta1();
+    float beta2 = step.beta2();
+    float epsilon = step.epsilon();
     for (int k = from; k < dim; k++) {
-      float g = gradient[gradientOffset + k] * gradientScale;
+      float g = gradient[gradientOffset + k] * step.gradientScale();
       int at = offset + k;
       float m = mean[at] = beta1 * mean[at] + (1 - beta1) * g;
       float v = variance[at] = beta2 * variance[at] + (1 - beta2) * g * g;

@@ -219,9 +219,9 @@ public final class SparseEmbeddingTable {
       variance = new float[values.length];
       updates = new int[rows];
     }
-    float b1 = adam.beta1();
-    float b2 = adam.beta2();
-    float eps = adam.epsilon();
+    AdamKernel.Moments state = new AdamKernel.Moments(values, mean, variance);
+    AdamKernel.Step step =
+        new AdamKernel.Step(gradientScale, adam.beta1(), adam.beta2(), adam.epsilon());
     float[] buffer = gradients.buffer();
     // In the order of the rows in the tables rather than of first touch: each row's update is on
     // its own, so the order changes no bit, and ascending addresses let the memory system fetch
@@ -234,19 +234,7 @@ public final class SparseEmbeddingTable {
       int i = (int) packed;
       int n = updates[r] = Math.min(SATURATED_UPDATES, updates[r] + 1);
       float stepSize = learningRate * correction[n];
-      AdamKernel.update(
-          values,
-          mean,
-          variance,
-          r * dim,
-          buffer,
-          i * dim,
-          dim,
-          gradientScale,
-          b1,
-          b2,
-          eps,
-          stepSize);
+      AdamKernel.update(state, r * dim, buffer, i * dim, dim, step, stepSize);
     }
     gradients.clear();
   }

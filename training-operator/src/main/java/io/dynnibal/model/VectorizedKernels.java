@@ -70,18 +70,20 @@ final class VectorizedKernels {
    * how many coordinates it updated (the caller's scalar loop does the rest).
    */
   static int adamUpdate(
-      float[] parameters,
-      float[] mean,
-      float[] variance,
+      AdamKernel.Moments state,
       int offset,
       float[] gradient,
       int gradientOffset,
       int dim,
-      float gradientScale,
-      float beta1,
-      float beta2,
-      float epsilon,
+      AdamKernel.Step step,
       float stepSize) {
+    float[] parameters = state.parameters();
+    float[] mean = state.mean();
+    float[] variance = state.variance();
+    float gradientScale = step.gradientScale();
+    float beta1 = step.beta1();
+    float beta2 = step.beta2();
+    float epsilon = step.epsilon();
     float keep1 = 1 - beta1;
     float keep2 = 1 - beta2;
     int k = 0;

@@ -14,11 +14,6 @@ public record InBatch() implements Sampler {
   }
 
   @Override
-  public int hardNegatives(int perExample, int batchSize) {
-    return 0;
-  }
-
-  @Override
   public int uniformDraws(int uniformNegatives, int perExample, int batchSize) {
     return 0;
   }

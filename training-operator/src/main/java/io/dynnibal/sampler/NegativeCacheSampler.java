@@ -29,6 +29,11 @@ public record NegativeCacheSampler(int size) implements Sampler {
   }
 
   @Override
+  public boolean minesHardNegatives() {
+    return true;
+  }
+
+  @Override
   public TrainerNegatives trainerNegatives(TrainerNegatives.Context context) {
     return new TrainerNegativeCache(size, context);
   }

@@ -23,7 +23,12 @@ public interface Sampler extends Serializable {
    * across the batch as the paper does.
    */
   default int hardNegatives(int perExample, int batchSize) {
-    return perExample * batchSize;
+    return minesHardNegatives() ? perExample * batchSize : 0;
+  }
+
+  /** Whether it finds hard negatives at all, in the shards or in the trainer. */
+  default boolean minesHardNegatives() {
+    return shardsMine();
   }
 
   /**

@@ -62,21 +62,23 @@ class VectorizedKernelsTest {
       float scale = trial % 3 == 0 ? 1f : (float) random.nextDouble(0.01, 1);
       float stepSize = (float) random.nextDouble(1e-5, 1e-1);
       float[][] scalar = {parameters.clone(), mean.clone(), variance.clone()};
+      AdamKernel.Step step = new AdamKernel.Step(scale, 0.9f, 0.999f, 1e-8f);
       AdamKernel.scalarUpdate(
-          scalar[0], scalar[1], scalar[2], 3, gradient, 1, dimension, scale, 0.9f, 0.999f, 1e-8f,
-          stepSize, 0);
-      AdamKernel.update(
-          parameters,
-          mean,
-          variance,
+          new AdamKernel.Moments(scalar[0], scalar[1], scalar[2]),
           3,
           gradient,
           1,
           dimension,
-          scale,
-          0.9f,
-          0.999f,
-          1e-8f,
+          step,
+          stepSize,
+          0);
+      AdamKernel.update(
+          new AdamKernel.Moments(parameters, mean, variance),
+          3,
+          gradient,
+          1,
+          dimension,
+          step,
           stepSize);
       assertBitsEqual(scalar[0], parameters, "parameters, trial " + trial);
       assertBitsEqual(scalar[1], mean, "mean, trial " + trial);
