@@ -8,7 +8,7 @@ import io.dynnibal.data.JsonlCorpus;
 import io.dynnibal.data.LabelledQuery;
 import io.dynnibal.data.TargetText;
 import io.dynnibal.jobs.config.TrainingJobConfig;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.training.ProgressBar;
 import java.nio.file.Path;
@@ -89,7 +89,7 @@ final class PublishCommand implements Callable<Integer> {
     Properties client = kafka.clientProperties(spec.commandLine());
     client.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
     if (createTopics) {
-      TrainingJob.createMissingTopics(client, config, topics.partitions(), topics.replication());
+      JobTopics.createMissing(client, config, topics.partitions(), topics.replication());
     }
     Map<String, Object> figures = new LinkedHashMap<>();
     long start = System.nanoTime();

@@ -5,7 +5,7 @@ import io.dynnibal.deploy.FlinkClusterClient;
 import io.dynnibal.deploy.JobSubmission;
 import io.dynnibal.deploy.RetainedCheckpoints;
 import io.dynnibal.jobs.config.TrainingJobConfig;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.jobs.training.TrainingJobMain;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -50,7 +50,7 @@ final class SubmitCommand extends JobSettingsOptions implements Callable<Integer
   public Integer call() throws Exception {
     TrainingJobConfig config = config(List.of()).validate();
     List<String> created =
-        TrainingJob.createMissingTopics(
+        JobTopics.createMissing(
             config.clientProperties(), config, topics.partitions(), topics.replication());
     if (!created.isEmpty()) {
       System.out.println("created topics " + created);

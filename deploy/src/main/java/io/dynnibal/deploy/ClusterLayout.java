@@ -53,7 +53,8 @@ final class ClusterLayout {
   /** Every TaskManager the last start launched, in order. */
   static List<DaemonProcess> taskManagers(Path dir) throws IOException {
     List<DaemonProcess> taskManagers = new ArrayList<>();
-    for (int i = 1; i <= taskManagerCount(dir); i++) {
+    int count = taskManagerCount(dir);
+    for (int i = 1; i <= count; i++) {
       taskManagers.add(taskManager(dir, i));
     }
     return taskManagers;

@@ -5,7 +5,7 @@ import io.dynnibal.eval.RetrievalEvaluator;
 import io.dynnibal.eval.RetrievalMetrics;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.snapshot.ParameterSnapshots;
@@ -88,7 +88,7 @@ public final class Demo {
 
     try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"))) {
       config.kafka.bootstrapServers = kafka.bootstrapServers();
-      kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+      kafka.createTopics(JobTopics.all(config, 2, (short) 1));
       JobClient job;
       long indexStart = System.nanoTime();
       try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties())) {

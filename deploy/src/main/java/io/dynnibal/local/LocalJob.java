@@ -1,6 +1,7 @@
 package io.dynnibal.local;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
+import io.dynnibal.jobs.training.JobConfiguration;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.snapshot.ParameterSnapshots;
@@ -61,7 +62,7 @@ public final class LocalJob {
   public static JobClient start(
       TrainingJobConfig config, String name, java.util.function.Consumer<Configuration> extra)
       throws Exception {
-    Configuration conf = TrainingJob.flinkConfiguration(config);
+    Configuration conf = JobConfiguration.of(config);
     conf.set(TaskManagerOptions.NUM_TASK_SLOTS, config.job.parallelism);
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
     conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);

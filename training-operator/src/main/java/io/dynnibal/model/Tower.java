@@ -171,7 +171,7 @@ public final class Tower implements AutoCloseable {
     AtomicInteger next = new AtomicInteger();
     Runnable worker =
         () -> {
-          io.dynnibal.model.TorchRuntime.noGradOnThisThread();
+          TorchRuntime.noGradOnThisThread();
           for (int c = next.getAndIncrement(); c < chunks; c = next.getAndIncrement()) {
             encodeChunk(batch, order, c * chunkSize, chunkSize, out);
           }

@@ -61,9 +61,14 @@ final class ModelUpdates {
     return version;
   }
 
-  /** Whether {@code step} is due an update: w steps after the last, or at once after a restore. */
+  /**
+   * Whether {@code step} is due an update: w steps after the last, or at once after a restore;
+   * never for a sampler whose shards need no model updates (in-batch negatives need only
+   * positives).
+   */
   boolean due(long step) {
-    return restartVersion > 0 || step - feedback.stepOf(version) >= settings.reencodeEvery();
+    return settings.sampler().publishesModelUpdates()
+        && (restartVersion > 0 || step - feedback.stepOf(version) >= settings.reencodeEvery());
   }
 
   /**

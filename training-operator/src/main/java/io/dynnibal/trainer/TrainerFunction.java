@@ -85,7 +85,11 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
 
   private transient RegressionReservoir reservoir;
 
-  private transient TrainerNegatives negativeCache;
+  private transient TrainerNegatives trainerNegatives;
+
+  /** What DyNNIBAL's re-encoding holds at full dimension: fixed by the settings. */
+  private transient long reencodingFloats;
+
   private transient FeedbackTracker feedback;
   private transient WatchedTargets watched;
   private transient StepMetrics metrics;
@@ -113,7 +117,10 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
             .getListState(
                 new ListStateDescriptor<>("trainer", TypeInformation.of(TrainerCheckpoint.class)));
     reservoir = new RegressionReservoir(settings.regressionSamples());
-    negativeCache = settings.sampler().trainerNegatives(settings.trainerNegativesContext());
+    trainerNegatives = settings.sampler().trainerNegatives(settings.trainerNegativesContext());
+    reencodingFloats =
+        MiningFloats.reencodingMap(
+            settings.landmarks(), settings.regressionSamples(), settings.model().outputDim());
     feedback = new FeedbackTracker(System::currentTimeMillis);
     watched = new WatchedTargets(settings.watchTargets());
     TrainerCheckpoint saved = null;
@@ -146,8 +153,8 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     feedback.restore(saved);
     watched.restore(saved);
     reservoir.restore(saved.reservoir == null ? new TargetFeatures[0] : saved.reservoir);
-    if (negativeCache != null && saved.negativeCache != null) {
-      negativeCache.restore(saved.negativeCache);
+    if (trainerNegatives != null && saved.negativeCache != null) {
+      trainerNegatives.restore(saved.negativeCache);
     }
     updates.restore(saved);
     LOG.info(
@@ -247,9 +254,10 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
         inputs.addHardNegative(t, 1);
       }
     }
-    if (hard && negativeCache != null) {
+    if (hard && trainerNegatives != null) {
       TrainerNegatives.Drawn drawn =
-          negativeCache.draw(trainer.encoder(), inputs.queries, inputs.positiveIds, batch.batchId);
+          trainerNegatives.draw(
+              trainer.encoder(), inputs.queries, inputs.positiveIds, batch.batchId);
       for (TargetFeatures t : drawn.negatives()) {
         inputs.addHardNegative(t, drawn.inclusions().of(t.id));
       }
@@ -273,8 +281,8 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
               STAGE));
       return;
     }
-    if (negativeCache != null) {
-      negativeCache.addPositives(trainer.encoder(), inputs.positiveTargets);
+    if (trainerNegatives != null) {
+      trainerNegatives.addPositives(trainer.encoder(), inputs.positiveTargets);
     }
     // A shard can answer with a version of a lost branch (numbered above this trainer's) until the
     // update after a restore reaches it: it holds "this version or newer" only in number.
@@ -288,9 +296,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
           feedback.latencySteps(),
           Math.round(feedback.latencyMs()));
     }
-    // In-batch negatives need nothing from the shards but positives: no model updates (and no
-    // uniform draws to fit a map with).
-    if (settings.sampler().publishesModelUpdates() && updates.due(result.step())) {
+    if (updates.due(result.step())) {
       ModelUpdate update = updates.next(trainer.encoder(), result.step(), batch.batchId);
       if (update != null) {
         ctx.output(MODEL_UPDATES, update);
@@ -325,9 +331,8 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     MiningFloats footprint =
         new MiningFloats(
             merged.miningFloats,
-            negativeCache == null ? 0 : negativeCache.floats(),
-            MiningFloats.reencodingMap(
-                settings.landmarks(), settings.regressionSamples(), settings.model().outputDim()));
+            trainerNegatives == null ? 0 : trainerNegatives.floats(),
+            reencodingFloats);
     return settings.sampler().miningFloats(footprint) * Float.BYTES;
   }
 
@@ -342,7 +347,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     metrics.save(c);
     watched.save(c);
     c.reservoir = reservoir.toArray();
-    c.negativeCache = negativeCache == null ? null : negativeCache.save();
+    c.negativeCache = trainerNegatives == null ? null : trainerNegatives.save();
     state.update(List.of(c));
   }
 

@@ -50,13 +50,15 @@ public record TrainerSettings(
     watchTargets = List.copyOf(watchTargets);
   }
 
+  /** The scale of the softmax hard negatives come from ({@link NegativesMode#softmaxScale}). */
+  public double softmaxScale() {
+    return negativesMode.softmaxScale(model.scoreScale(), negativesSharpness);
+  }
+
   /** What the sampler's own negatives, if the trainer finds any, are built from. */
   public TrainerNegatives.Context trainerNegativesContext() {
     return new TrainerNegatives.Context(
-        model.outputDim(),
-        negativesPerExample,
-        (float) negativesMode.softmaxScale(model.scoreScale(), negativesSharpness),
-        seed);
+        model.outputDim(), negativesPerExample, (float) softmaxScale(), seed);
   }
 
   /**

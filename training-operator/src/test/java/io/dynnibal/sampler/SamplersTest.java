@@ -114,6 +114,22 @@ class SamplersTest {
     assertEquals(List.copyOf(Samplers.NAMES), Samplers.NAMES);
   }
 
+  /** The setting's description is a constant, so it names the samplers by hand: all of them. */
+  @Test
+  void theSamplerSettingsDescriptionNamesEveryRegisteredSampler() throws Exception {
+    String description =
+        SamplerSettings.class
+            .getField("name")
+            .getAnnotation(io.dynnibal.settings.Setting.class)
+            .value();
+    List<String> named =
+        java.util.Arrays.stream(description.substring(description.indexOf(':') + 1).split(",| or "))
+            .map(String::trim)
+            .filter(w -> !w.isEmpty())
+            .toList();
+    assertEquals(Samplers.NAMES, named);
+  }
+
   @Test
   void theMhBudgetIsAShareOfTheShardCappedAtTheMaximum() {
     DynnibalMh defaults = (DynnibalMh) Samplers.of(DynnibalMh.ID);

@@ -9,7 +9,6 @@ import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.model.TowerKind;
 import java.io.IOException;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -125,14 +124,13 @@ final class TowerReencodeBenchCommand implements Callable<Integer> {
   /** The benchmark's options: what the user gave, the tower's sizes for the rest. */
   TowerReencodeBenchmark.Options options() throws IOException {
     boolean transformer = TowerKind.of(tower) == TowerKind.TRANSFORMER;
-    Map<String, String> sizes =
-        TrainingJobConfig.load(null, transformer ? ExperimentSettings.transformer() : List.of())
-            .toProperties();
+    TrainingJobConfig sizes =
+        TrainingJobConfig.load(null, transformer ? ExperimentSettings.transformer() : List.of());
     int warmup = or(warmupSteps, transformer ? TRANSFORMER_WARMUP_STEPS : BAG_WARMUP_STEPS);
     if (warmup < 0) {
       throw new ParameterException(spec.commandLine(), "--warmup-steps must be at least 0");
     }
-    int tokens = or(maxTokens, Integer.parseInt(sizes.get("model.max.tokens")));
+    int tokens = or(maxTokens, sizes.model.modelMaxTokens);
     DualEncoderConfig model =
         transformer
             ? DualEncoderConfig.transformer(checkpoint, 0, tokens, 0, trainableLayers, true, 20f)
@@ -141,10 +139,10 @@ final class TowerReencodeBenchCommand implements Callable<Integer> {
         files.targets(),
         files.train(),
         warmup,
-        or(steps, Integer.parseInt(sizes.get("reencode.every"))),
-        or(landmarks, Integer.parseInt(sizes.get("landmarks"))),
-        or(samples, Integer.parseInt(sizes.get("regression.samples"))),
-        or(batch, Integer.parseInt(sizes.get("batch.size"))),
+        or(steps, sizes.reencode.reencodeEvery),
+        or(landmarks, sizes.index.landmarks),
+        or(samples, sizes.reencode.regressionSamples),
+        or(batch, sizes.training.batchSize),
         seed,
         model,
         maxTargets);

@@ -56,8 +56,8 @@ public final class CpuPerStep {
     return cores * 1000 / stepsPerSecond;
   }
 
-  /** Three decimals; null (not measured) for NaN. */
-  private static Double round(double v) {
+  /** Three decimals; null (not measured) for NaN: how every benchmark's JSON writes a figure. */
+  public static Double round(double v) {
     return Double.isNaN(v) ? null : Math.round(v * 1000) / 1000.0;
   }
 }

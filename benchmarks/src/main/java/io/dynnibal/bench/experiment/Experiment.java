@@ -6,7 +6,7 @@ import io.dynnibal.eval.Bm25Baseline;
 import io.dynnibal.eval.RetrievalEvaluator;
 import io.dynnibal.eval.RetrievalMetrics;
 import io.dynnibal.jobs.config.TrainingJobConfig;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.Corpus;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.local.LocalJob;
@@ -199,7 +199,7 @@ public final class Experiment {
       config.remove("sampler");
       config.remove("seed");
       config.put("seeds", String.valueOf(options.seeds()));
-      config.put("first.job.seed", String.valueOf(base.job.seed));
+      config.put("first.seed", String.valueOf(base.job.seed));
       return new Result(
           dataset, config, runs, Bm25Baseline.evaluate(corpus.targets(), corpus.eval()));
     } finally {
@@ -221,7 +221,7 @@ public final class Experiment {
     String label = config.sampler.name + " s" + config.job.seed;
     try (Admin admin = Admin.create(kafka)) {
       List<NewTopic> own = new ArrayList<>();
-      for (NewTopic t : TrainingJob.topics(config, 1, DatasetTopics.replication(admin))) {
+      for (NewTopic t : JobTopics.all(config, 1, DatasetTopics.replication(admin))) {
         if (!t.name().equals(config.targetsTopic()) && !t.name().equals(config.pairsTopic())) {
           own.add(t);
         }

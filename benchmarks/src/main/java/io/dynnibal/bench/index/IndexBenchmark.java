@@ -50,12 +50,10 @@ public final class IndexBenchmark {
 
   private IndexBenchmark() {}
 
-  /** Runs the benchmark and returns its figures, in the order they are printed. */
-  public static Map<String, Object> run(Config config) {
-    return run(config, null);
-  }
-
-  /** As {@link #run(Config)}, showing each stage on {@code progress}. */
+  /**
+   * Runs the benchmark and returns its figures (progress null: quietly), showing each stage on
+   * {@code progress}.
+   */
   public static Map<String, Object> run(Config config, PrintStream progress) {
     Stages stages = new Stages(progress, "index", config.targets() <= 100_000 ? 5 : 4);
     stages.next(String.format("%,d clustered vectors and the SG tree", config.targets()));

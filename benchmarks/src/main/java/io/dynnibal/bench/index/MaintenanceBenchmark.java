@@ -48,11 +48,10 @@ public final class MaintenanceBenchmark {
 
   private MaintenanceBenchmark() {}
 
-  public static Map<String, Object> run(Config config) {
-    return run(config, null);
-  }
-
-  /** As {@link #run(Config)}, showing each stage on {@code progress}. */
+  /**
+   * Runs the benchmark and returns its figures (progress null: quietly), showing each stage on
+   * {@code progress}.
+   */
   public static Map<String, Object> run(Config config, PrintStream progress) {
     Stages stages = new Stages(progress, "maintenance", config.hnsw() ? 5 : 4);
     stages.next(String.format("warm-up, then %,d vectors and their SG tree", config.targets()));

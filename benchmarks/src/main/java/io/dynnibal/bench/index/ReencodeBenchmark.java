@@ -83,11 +83,10 @@ public final class ReencodeBenchmark {
     }
   }
 
-  public static Map<String, Object> run(Config config) {
-    return run(config, null);
-  }
-
-  /** As {@link #run(Config)}, showing each stage on {@code progress}. */
+  /**
+   * Runs the benchmark and returns its figures (progress null: quietly), showing each stage on
+   * {@code progress}.
+   */
   public static Map<String, Object> run(Config config, PrintStream progress) {
     Stages stages = new Stages(progress, "reencode", 3);
     if (config.landmarks() < 1

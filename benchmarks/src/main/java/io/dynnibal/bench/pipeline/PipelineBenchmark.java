@@ -1,10 +1,12 @@
 package io.dynnibal.bench.pipeline;
 
+import static io.dynnibal.bench.cpu.CpuPerStep.round;
+
 import io.dynnibal.bench.cpu.CpuAccount;
 import io.dynnibal.bench.cpu.CpuPerStep;
 import io.dynnibal.data.LabelledQuery;
 import io.dynnibal.jobs.config.TrainingJobConfig;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.Corpus;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.local.EmbeddedKafkaBroker;
@@ -166,7 +168,7 @@ public final class PipelineBenchmark {
     try (cpu;
         EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"))) {
       config.kafka.bootstrapServers = kafka.bootstrapServers();
-      kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+      kafka.createTopics(JobTopics.all(config, 2, (short) 1));
       JobClient job;
       try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties())) {
         out.printf(
@@ -210,10 +212,5 @@ public final class PipelineBenchmark {
         cpu == null
             ? null
             : cpu.between(window.fromMillis(), window.toMillis(), CpuPerStep.OPERATORS));
-  }
-
-  /** Three decimals; null (not measured) for NaN. */
-  private static Double round(double v) {
-    return Double.isNaN(v) ? null : Math.round(v * 1000) / 1000.0;
   }
 }

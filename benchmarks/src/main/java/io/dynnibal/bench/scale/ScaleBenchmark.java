@@ -1,5 +1,7 @@
 package io.dynnibal.bench.scale;
 
+import static io.dynnibal.bench.cpu.CpuPerStep.round;
+
 import io.dynnibal.bench.cpu.CpuAccount;
 import io.dynnibal.bench.cpu.CpuPerStep;
 import io.dynnibal.bench.pipeline.GarbageCollectors;
@@ -7,7 +9,7 @@ import io.dynnibal.bench.pipeline.StepWindow;
 import io.dynnibal.bench.state.ShardHeapBenchmark;
 import io.dynnibal.data.TargetText;
 import io.dynnibal.jobs.config.TrainingJobConfig;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.Corpus;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.local.EmbeddedKafkaBroker;
@@ -94,7 +96,7 @@ public final class ScaleBenchmark {
     try (cpu;
         EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"))) {
       config.kafka.bootstrapServers = kafka.bootstrapServers();
-      kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+      kafka.createTopics(JobTopics.all(config, 2, (short) 1));
       out.printf(
           "the job: Flink MiniCluster, parallelism %d, RocksDB state; %,d synthetic targets...%n",
           config.job.parallelism, n);
@@ -362,9 +364,5 @@ public final class ScaleBenchmark {
           }
         });
     return bytes[0];
-  }
-
-  private static Double round(double v) {
-    return Double.isNaN(v) ? null : Math.round(v * 1000) / 1000.0;
   }
 }

@@ -7,7 +7,7 @@ import io.dynnibal.deploy.JobSubmission;
 import io.dynnibal.deploy.KafkaBroker;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.Corpus;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.schemas.TrainingMetrics;
@@ -130,7 +130,7 @@ public final class Soak {
       config.validate();
       Properties kafka = config.clientProperties();
       pairs = new PairLedger(kafka, config.pairsTopic(), options.corpus());
-      TrainingJob.createMissingTopics(kafka, config, 2, (short) 1);
+      JobTopics.createMissing(kafka, config, 2, (short) 1);
       try (CorpusPublisher publisher = new CorpusPublisher(kafka)) {
         publisher.publishTargets(config.targetsTopic(), options.corpus().targets(), null);
       }

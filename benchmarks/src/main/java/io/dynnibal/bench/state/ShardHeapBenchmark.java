@@ -21,11 +21,10 @@ public final class ShardHeapBenchmark {
 
   public record Config(int targets, int dim, long seed) {}
 
-  public static Map<String, Object> run(Config config) throws InterruptedException {
-    return run(config, null);
-  }
-
-  /** As {@link #run(Config)}, showing each stage on {@code progress}. */
+  /**
+   * Runs the benchmark and returns its figures (progress null: quietly), showing each stage on
+   * {@code progress}.
+   */
   public static Map<String, Object> run(Config config, PrintStream progress)
       throws InterruptedException {
     Stages stages = new Stages(progress, "shard-heap", 3);

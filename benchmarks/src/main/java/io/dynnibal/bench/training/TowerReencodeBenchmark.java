@@ -48,11 +48,10 @@ public final class TowerReencodeBenchmark {
       DualEncoderConfig model,
       int maxTargets) {}
 
-  public static Map<String, Object> run(Options o) {
-    return run(o, null);
-  }
-
-  /** As {@link #run(Options)}, showing each stage and the training steps on {@code progress}. */
+  /**
+   * Runs the benchmark and returns its figures (progress null: quietly), showing each stage and the
+   * training steps on {@code progress}.
+   */
   public static Map<String, Object> run(Options o, PrintStream progress) {
     if (o.samples() < 2 * o.landmarks()) {
       throw new IllegalArgumentException(

@@ -42,11 +42,10 @@ public final class TrainerBenchmark {
       int warmupSteps,
       long seed) {}
 
-  public static Map<String, Object> run(Options options) {
-    return run(options, null);
-  }
-
-  /** As {@link #run(Options)}, showing each stage and the steps on {@code progress}. */
+  /**
+   * Runs the benchmark and returns its figures (progress null: quietly), showing each stage and the
+   * steps on {@code progress}.
+   */
   public static Map<String, Object> run(Options options, PrintStream progress) {
     Stages stages = new Stages(progress, "trainer", 3);
     List<TargetText> targets = JsonlCorpus.readTargets(options.targets());

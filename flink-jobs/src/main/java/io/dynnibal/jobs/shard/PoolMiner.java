@@ -29,7 +29,7 @@ final class PoolMiner implements HardNegativeMiner {
 
   /** Whether the pools hold every target, re-encoded with each model version (the oracle). */
   boolean everyTarget() {
-    return fraction >= 1;
+    return ShardPool.isEveryTarget(fraction, refreshEvery);
   }
 
   @Override

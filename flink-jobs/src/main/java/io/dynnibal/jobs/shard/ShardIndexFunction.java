@@ -168,7 +168,8 @@ public final class ShardIndexFunction
 
   /** The current key's tree at {@code model}'s version, rebuilt from the key's state if missing. */
   private ShardIndex index(int key, ShardModel model) throws Exception {
-    return indexes.of(key, model.version, indexer.waitingOf(key));
+    ShardIndex index = indexes.get(key);
+    return index != null ? index : indexes.of(key, model.version, indexer.waitingOf(key));
   }
 
   private static Consumer<DeadLetter> deadLetters(Context ctx) {

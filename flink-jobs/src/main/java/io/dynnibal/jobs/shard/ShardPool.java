@@ -44,15 +44,23 @@ final class ShardPool implements AutoCloseable {
 
   /**
    * A pool of a random {@code fraction} of the shard's targets, redrawn every {@code refreshEvery}
-   * steps and with each model version; with {@code fraction} 1, {@link #everyTarget}.
+   * steps (0: never) and with each model version.
    */
   static ShardPool of(double fraction, int refreshEvery) {
-    return fraction >= 1 ? everyTarget() : new ShardPool(fraction, refreshEvery);
+    return new ShardPool(fraction, refreshEvery);
   }
 
   /** A pool of every target of the shard, rebuilt with each model version. */
   static ShardPool everyTarget() {
-    return new ShardPool(1.0, 0);
+    return of(1.0, 0);
+  }
+
+  /**
+   * Whether pools of these parameters hold every target at every model version, and nothing else:
+   * what the exhaustive oracle mines and the fidelity probe measures against.
+   */
+  static boolean isEveryTarget(double fraction, int refreshEvery) {
+    return fraction >= 1 && refreshEvery == 0;
   }
 
   /** The pool to mine {@code batchId} with, rebuilt first when due. */

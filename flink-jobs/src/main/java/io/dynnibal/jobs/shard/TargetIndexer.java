@@ -74,7 +74,10 @@ final class TargetIndexer {
   /** Removes target {@code id} from the current key's state, its waiting group and its index. */
   void delete(int key, ShardIndex index, String id, long version) throws Exception {
     targets.remove(id, version);
-    waiting.getOrDefault(key, new LinkedHashSet<>()).remove(id);
+    Set<String> waitingOfKey = waiting.get(key);
+    if (waitingOfKey != null) {
+      waitingOfKey.remove(id);
+    }
     if (index.delete(id)) {
       metrics.indexed(-1);
     }

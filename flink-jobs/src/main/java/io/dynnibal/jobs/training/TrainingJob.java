@@ -29,12 +29,10 @@ import io.dynnibal.trainer.TrainerOperator;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Properties;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
@@ -43,7 +41,6 @@ import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
-import org.apache.kafka.clients.admin.NewTopic;
 
 /**
  * The streaming training job, one graph (every operator has a fixed uid: a savepoint restores into
@@ -78,23 +75,6 @@ public final class TrainingJob {
   public static final int MAX_PARALLELISM = 128;
 
   private TrainingJob() {}
-
-  /** The job's topics ({@link JobTopics#all}). */
-  public static List<NewTopic> topics(TrainingJobConfig config, int partitions, short replication) {
-    return JobTopics.all(config, partitions, replication);
-  }
-
-  /** Creates the job's topics that do not exist yet ({@link JobTopics#createMissing}). */
-  public static List<String> createMissingTopics(
-      Properties client, TrainingJobConfig config, int partitions, short replication)
-      throws InterruptedException {
-    return JobTopics.createMissing(client, config, partitions, replication);
-  }
-
-  /** The Flink configuration of the job ({@link JobConfiguration#of}). */
-  public static Configuration flinkConfiguration(TrainingJobConfig config) {
-    return JobConfiguration.of(config);
-  }
 
   /** Adds the job's graph to {@code env}. */
   public static void build(StreamExecutionEnvironment env, TrainingJobConfig config) {

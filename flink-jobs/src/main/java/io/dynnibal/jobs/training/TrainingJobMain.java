@@ -32,7 +32,7 @@ public final class TrainingJobMain {
       config = settings(bundled, args).validate();
     }
     StreamExecutionEnvironment env =
-        StreamExecutionEnvironment.getExecutionEnvironment(TrainingJob.flinkConfiguration(config));
+        StreamExecutionEnvironment.getExecutionEnvironment(JobConfiguration.of(config));
     env.setParallelism(config.job.parallelism);
     TrainingJob.build(env, config);
     env.execute(jobName(config));

@@ -10,7 +10,7 @@ import io.dynnibal.deploy.FlinkClusterClient;
 import io.dynnibal.deploy.JobSubmission;
 import io.dynnibal.deploy.KafkaBroker;
 import io.dynnibal.jobs.config.TrainingJobConfig;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.stream.JobMetrics;
@@ -75,7 +75,7 @@ class ClusterDeploymentTest {
       config.job.parallelism =
           2; // one shard subtask per TaskManager: batches and replies cross processes
       Properties kafka = config.clientProperties();
-      TrainingJob.createMissingTopics(kafka, config, 2, (short) 1);
+      JobTopics.createMissing(kafka, config, 2, (short) 1);
       SyntheticCorpus corpus = new SyntheticCorpus(200, 400, 6, 4, 7);
       try (CorpusPublisher publisher = new CorpusPublisher(kafka)) {
         publisher.publishTargets(config.targetsTopic(), corpus.targets, null);

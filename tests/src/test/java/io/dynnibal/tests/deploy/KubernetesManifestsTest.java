@@ -12,7 +12,8 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.dynnibal.jobs.config.TrainingJobConfig;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobConfiguration;
+import io.dynnibal.jobs.training.JobTopics;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -110,7 +111,7 @@ class KubernetesManifestsTest {
   @Test
   void everyTopicOfTheJobHasAKafkaTopic() {
     Map<String, JsonNode> declared = kafkaTopics();
-    for (NewTopic topic : TrainingJob.topics(config, 1, (short) 1)) {
+    for (NewTopic topic : JobTopics.all(config, 1, (short) 1)) {
       assertTrue(
           declared.containsKey(topic.name()),
           "kafka.yaml has no KafkaTopic " + topic.name() + "; it has " + declared.keySet());
@@ -121,8 +122,8 @@ class KubernetesManifestsTest {
   void partitionCountsTheJobFixesAreTheKafkaTopicsCounts() {
     // A count the job fixes does not follow the requested one (model-updates: 1, so updates stay in
     // version order).
-    Map<String, Integer> asked3 = partitions(TrainingJob.topics(config, 3, (short) 1));
-    Map<String, Integer> asked5 = partitions(TrainingJob.topics(config, 5, (short) 1));
+    Map<String, Integer> asked3 = partitions(JobTopics.all(config, 3, (short) 1));
+    Map<String, Integer> asked5 = partitions(JobTopics.all(config, 5, (short) 1));
     Map<String, JsonNode> declared = kafkaTopics();
     int fixed = 0;
     for (Map.Entry<String, Integer> topic : asked3.entrySet()) {
@@ -143,7 +144,7 @@ class KubernetesManifestsTest {
   void topicConfigsOfTheJobAreOnTheKafkaTopics() {
     Map<String, JsonNode> declared = kafkaTopics();
     int checked = 0;
-    for (NewTopic topic : TrainingJob.topics(config, 1, (short) 1)) {
+    for (NewTopic topic : JobTopics.all(config, 1, (short) 1)) {
       Map<String, String> configs = topic.configs() == null ? Map.of() : topic.configs();
       for (Map.Entry<String, String> entry : configs.entrySet()) {
         JsonNode kafkaTopic = declared.get(topic.name());
@@ -247,7 +248,7 @@ class KubernetesManifestsTest {
 
   @Test
   void flinkConfigurationHoldsEverySettingOfTheJob() {
-    Map<String, String> job = TrainingJob.flinkConfiguration(config).toMap();
+    Map<String, String> job = JobConfiguration.of(config).toMap();
     assertFalse(job.isEmpty());
     for (Map.Entry<String, String> setting : job.entrySet()) {
       String deployed = flinkConfiguration().get(setting.getKey());

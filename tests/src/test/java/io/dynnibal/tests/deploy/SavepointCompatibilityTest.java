@@ -3,6 +3,8 @@ package io.dynnibal.tests.deploy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
+import io.dynnibal.jobs.training.JobConfiguration;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.tests.harness.TrainingJobs;
@@ -25,10 +27,9 @@ class SavepointCompatibilityTest {
     Path work = WorkDirs.fresh("uids");
     try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"))) {
       TrainingJobConfig config = TrainingJobs.smallConfig(kafka, work, "uids");
-      TrainingJob.createMissingTopics(kafka.clientProperties(), config, 1, (short) 1);
+      JobTopics.createMissing(kafka.clientProperties(), config, 1, (short) 1);
       StreamExecutionEnvironment env =
-          StreamExecutionEnvironment.getExecutionEnvironment(
-              TrainingJob.flinkConfiguration(config));
+          StreamExecutionEnvironment.getExecutionEnvironment(JobConfiguration.of(config));
       TrainingJob.build(env, config);
       List<String> withoutUid =
           env.getStreamGraph().getStreamNodes().stream()

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.dynnibal.data.LabelledQuery;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
+import io.dynnibal.jobs.training.JobConfiguration;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.TrainingMetrics;
@@ -66,7 +67,7 @@ public final class TrainingJobs {
   public static JobClient start(
       TrainingJobConfig config, FaultInjection faults, Consumer<Configuration> tweak)
       throws Exception {
-    Configuration conf = TrainingJob.flinkConfiguration(config);
+    Configuration conf = JobConfiguration.of(config);
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
     tweak.accept(conf);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);

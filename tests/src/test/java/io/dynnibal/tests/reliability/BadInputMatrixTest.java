@@ -7,7 +7,7 @@ import io.dynnibal.data.LabelledQuery;
 import io.dynnibal.data.TargetText;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.DeadLetter;
@@ -48,7 +48,7 @@ class BadInputMatrixTest {
     config.training.batchSize = 16;
     config.reencode.reencodeEvery = 4;
     config.validate();
-    kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+    kafka.createTopics(JobTopics.all(config, 2, (short) 1));
     String huge =
         "enormous "
             + "description words "

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.tests.harness.ProcessDeployment;
@@ -40,7 +40,7 @@ class BrokerKillTest {
       TrainingJobConfig config =
           TrainingJobs.smallConfig(broker.bootstrap(), CLUSTER.workDir(), "brokerkill").validate();
       Properties kafka = config.clientProperties();
-      TrainingJob.createMissingTopics(kafka, config, 2, (short) 1);
+      JobTopics.createMissing(kafka, config, 2, (short) 1);
       long pass = corpus.train.size() / config.training.batchSize;
       JobClient job;
       try (CorpusPublisher publisher = new CorpusPublisher(kafka)) {

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.TrainingMetrics;
@@ -39,7 +39,7 @@ class BrokerRestartTest {
     try {
       TrainingJobConfig config =
           TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "restart").validate();
-      kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+      kafka.createTopics(JobTopics.all(config, 2, (short) 1));
 
       long published;
       JobClient job;

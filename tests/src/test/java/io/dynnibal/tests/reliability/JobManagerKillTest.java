@@ -7,7 +7,7 @@ import io.dynnibal.deploy.FlinkClusterClient;
 import io.dynnibal.deploy.JobSubmission;
 import io.dynnibal.deploy.RetainedCheckpoints;
 import io.dynnibal.jobs.config.TrainingJobConfig;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.tests.harness.Cli;
@@ -37,7 +37,7 @@ class JobManagerKillTest {
       TrainingJobConfig config =
           TrainingJobs.smallConfig(deployment.bootstrap(), deployment.work, "jmkill");
       Properties kafka = config.clientProperties();
-      TrainingJob.createMissingTopics(kafka, config, 2, (short) 1);
+      JobTopics.createMissing(kafka, config, 2, (short) 1);
       SyntheticCorpus corpus = new SyntheticCorpus(150, 300, 6, 4, 41);
       try (CorpusPublisher publisher = new CorpusPublisher(kafka)) {
         publisher.publishTargets(config.targetsTopic(), corpus.targets, null);

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.ModelUpdate;
@@ -61,7 +61,7 @@ class LostBranchModelUpdatesTest {
     SyntheticCorpus corpus = new SyntheticCorpus(100, 200, 8, 3, 17);
     TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "lost-branch");
     config.validate();
-    kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+    kafka.createTopics(JobTopics.all(config, 2, (short) 1));
     FaultInjection faults =
         new FailAfterUpdateOnTopic(kafka.clientProperties(), config.modelUpdatesTopic());
 

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.TrainingMetrics;
@@ -45,7 +45,7 @@ class RescaleTest {
     config.training.batchSize = 16;
     config.reencode.reencodeEvery = 5;
     config.validate();
-    kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+    kafka.createTopics(JobTopics.all(config, 2, (short) 1));
     List<TrainingMetrics> seen = new ArrayList<>();
     try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties());
         TopicReader<TrainingMetrics> metrics =

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.TrainingMetrics;
@@ -52,7 +52,7 @@ class SaslPassthroughTest {
       config.validate();
       assertEquals("[redacted]", config.toProperties().get("kafka.sasl.jaas.config"));
       assertFalse(config.toProperties().toString().contains(PASSWORD));
-      kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+      kafka.createTopics(JobTopics.all(config, 2, (short) 1));
 
       Properties anonymous = new Properties();
       anonymous.put("bootstrap.servers", kafka.bootstrapServers());

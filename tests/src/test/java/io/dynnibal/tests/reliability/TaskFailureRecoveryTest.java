@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.TrainingMetrics;
@@ -56,7 +56,7 @@ class TaskFailureRecoveryTest {
     config.job.checkpointInterval = Duration.ofMillis(300);
     config.reencode.reencodeExactPerBatch = exactPerBatch;
     config.validate();
-    kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+    kafka.createTopics(JobTopics.all(config, 2, (short) 1));
     FaultInjection faults =
         step -> {
           if ((step == 12 || step == 30 || step == 47) && FAILED.add(step)) {

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dynnibal.deploy.FlinkCluster;
 import io.dynnibal.deploy.JobSubmission;
 import io.dynnibal.jobs.config.TrainingJobConfig;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.tests.harness.ProcessDeployment;
@@ -34,7 +34,7 @@ class TaskManagerKillTest {
           TrainingJobs.smallConfig(deployment.bootstrap(), deployment.work, "tmkill");
       config.job.parallelism = 2; // one slot on each TaskManager: the kill takes half the job
       Properties kafka = config.clientProperties();
-      TrainingJob.createMissingTopics(kafka, config, 2, (short) 1);
+      JobTopics.createMissing(kafka, config, 2, (short) 1);
       SyntheticCorpus corpus = new SyntheticCorpus(150, 300, 6, 4, 31);
       try (CorpusPublisher publisher = new CorpusPublisher(kafka)) {
         publisher.publishTargets(config.targetsTopic(), corpus.targets, null);

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.Target;
@@ -91,7 +91,7 @@ class TlsTest {
       assertEquals("[redacted]", config.toProperties().get("kafka.ssl.truststore.password"));
       assertEquals("[redacted]", config.toProperties().get("kafka.ssl.key.password"));
       tls.passwords().forEach(pw -> assertFalse(shown.contains(pw), "printed config: " + shown));
-      kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+      kafka.createTopics(JobTopics.all(config, 2, (short) 1));
 
       assertRefused(kafka, Map.of("security.protocol", "SSL"), "a client without a trust store");
       assertRefused(kafka, ssl(tls.trustOnly()), "a client without a certificate");

@@ -8,7 +8,7 @@ import io.dynnibal.data.LabelledQuery;
 import io.dynnibal.data.TargetText;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.negatives.UnnamedShare;
@@ -188,7 +188,7 @@ class NegativesPoolTest {
     config.negatives.negativesUnnamedShare = unnamedShare;
     config.job.watchTargets = watched;
     config.validate();
-    kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+    kafka.createTopics(JobTopics.all(config, 2, (short) 1));
     return config;
   }
 

@@ -9,7 +9,7 @@ import io.dynnibal.eval.RetrievalEvaluator;
 import io.dynnibal.eval.RetrievalMetrics;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
-import io.dynnibal.jobs.training.TrainingJob;
+import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.model.DualEncoder;
@@ -49,7 +49,7 @@ class StreamingTrainingJobTest {
   void trainsReencodesRepairsAndResumesFromACheckpoint(EmbeddedKafkaBroker kafka) throws Exception {
     SyntheticCorpus corpus = new SyntheticCorpus(150, 300, 8, 3, 11);
     TrainingJobConfig config = config(kafka);
-    kafka.createTopics(TrainingJob.topics(config, 2, (short) 1));
+    kafka.createTopics(JobTopics.all(config, 2, (short) 1));
     List<TargetText> targets = new ArrayList<>(corpus.targets);
     // A near-copy of item0: a hard negative for item0's queries, so the sampler finds it while it
     // exists.
