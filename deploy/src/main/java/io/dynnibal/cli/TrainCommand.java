@@ -231,7 +231,8 @@ final class TrainCommand implements Callable<Integer> {
             checkpoint,
             null,
             queryMaxTokens,
-            trainableLayers);
+            trainableLayers,
+            io.dynnibal.model.transformer.FastPath.OFF);
     boolean transformer = model.towerKind() == TowerKind.TRANSFORMER;
     var parsed = spec.commandLine().getParseResult();
     if (transformer && !parsed.hasMatchedOption("--lr")) {

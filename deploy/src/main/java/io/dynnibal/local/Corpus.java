@@ -46,6 +46,28 @@ public record Corpus(
     return List.copyOf(shuffled.subList(0, limit));
   }
 
+  /**
+   * A smaller corpus of at most {@code maxTargets} targets (0: all) and {@code evalLimit}
+   * evaluation queries (0: all): the targets of those queries first, then those that training pairs
+   * name, then others ({@link io.dynnibal.training.local.LocalTraining#subset}); only the pairs and
+   * queries whose target is kept. The same seed gives the same subset.
+   */
+  public Corpus subset(int maxTargets, int evalLimit, long seed) {
+    List<LabelledQuery> queries = evalSubset(evalLimit, seed);
+    if (maxTargets <= 0 || maxTargets >= targets.size()) {
+      return new Corpus(name, targets, train, queries);
+    }
+    List<TargetText> kept =
+        io.dynnibal.training.local.LocalTraining.subset(targets, queries, train, maxTargets, seed);
+    java.util.Set<String> ids = new java.util.HashSet<>();
+    kept.forEach(t -> ids.add(t.targetId()));
+    return new Corpus(
+        String.format("%s, a subset of its %,d targets", name, targets.size()),
+        kept,
+        train.stream().filter(q -> ids.contains(q.targetId())).toList(),
+        queries.stream().filter(q -> ids.contains(q.targetId())).toList());
+  }
+
   private static InputStream resource(String file) {
     InputStream in = Corpus.class.getResourceAsStream(BUNDLED + file);
     if (in == null) {

@@ -1,6 +1,7 @@
 package io.dynnibal.local;
 
 import io.dynnibal.data.LabelledQuery;
+import io.dynnibal.eval.Bm25Baseline;
 import io.dynnibal.eval.RetrievalEvaluator;
 import io.dynnibal.eval.RetrievalMetrics;
 import io.dynnibal.jobs.config.TrainingJobConfig;
@@ -38,16 +39,24 @@ public final class Demo {
 
   /**
    * @param epochs passes over the training pairs
+   * @param maxSteps stop after this many steps (0: when the epochs end)
    * @param evalLimit evaluate on at most this many queries (0: all)
    */
   public record Options(
-      Corpus corpus, TrainingJobConfig job, int epochs, int evalLimit, Path workDir, long seed) {}
+      Corpus corpus,
+      TrainingJobConfig job,
+      int epochs,
+      long maxSteps,
+      int evalLimit,
+      Path workDir,
+      long seed) {}
 
   /**
    * @param meanShardMillis per shard, its mean time to answer a batch over the run
    * @param meanStaleness mean cache staleness in steps over the run
    */
   public record Result(
+      RetrievalMetrics bm25,
       RetrievalMetrics before,
       RetrievalMetrics after,
       TrainingMetrics last,
@@ -70,6 +79,9 @@ public final class Demo {
     List<LabelledQuery> eval = corpus.evalSubset(options.evalLimit(), options.seed());
     int stepsPerEpoch = corpus.train().size() / config.training.batchSize;
     long plannedSteps = (long) stepsPerEpoch * options.epochs();
+    if (options.maxSteps() > 0) {
+      plannedSteps = Math.min(plannedSteps, options.maxSteps());
+    }
     config.job.maxSteps = plannedSteps;
     config.training.decaySteps = (int) plannedSteps;
     config.validate();
@@ -77,6 +89,10 @@ public final class Demo {
     out.printf(
         "corpus: %s - %,d targets, %,d training pairs, %,d evaluation queries%n",
         corpus.name(), corpus.targets().size(), corpus.train().size(), eval.size());
+    RetrievalMetrics bm25 = Bm25Baseline.evaluate(corpus.targets(), eval);
+    out.printf(
+        "BM25: R@1 %.3f, R@10 %.3f, R@100 %.3f%n",
+        bm25.recallAt(1), bm25.recallAt(10), bm25.recallAt(100));
     out.print("evaluating the untrained encoder... ");
     RetrievalMetrics before;
     try (DualEncoder untrained = DualEncoder.create(config.model(), config.job.seed)) {
@@ -135,6 +151,7 @@ public final class Demo {
             after.recallAt(1), after.recallAt(10), after.recallAt(100));
         double pairsPerSecond = last.getPairsTrained() / Math.max(1e-9, trainSeconds);
         return new Result(
+            bm25,
             before,
             after,
             last,

@@ -130,6 +130,7 @@ public final class DualEncoder implements AutoCloseable {
   private static Tower pretrained(Tower tower, BertCheckpoint checkpoint) {
     if (checkpoint != null) {
       ((BertEncoderBlock) tower.body()).load(checkpoint);
+      tower.markTrainable();
     }
     return tower;
   }

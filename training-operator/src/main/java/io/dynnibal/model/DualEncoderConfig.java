@@ -3,6 +3,7 @@ package io.dynnibal.model;
 import io.dynnibal.model.features.FeatureConfig;
 import io.dynnibal.model.transformer.BertCheckpoint;
 import io.dynnibal.model.transformer.BertShape;
+import io.dynnibal.model.transformer.FastPath;
 import java.io.Serializable;
 
 /**
@@ -33,6 +34,8 @@ import java.io.Serializable;
  *     projection; the others and the embeddings stay as the checkpoint has them (0: every layer and
  *     the embeddings). Freezing the bottom of the encoder saves its backward pass and keeps the
  *     target space closer to where the cache was built. 0 for the other kinds.
+ * @param fastPath how a transformer saves work without changing what it computes (a cache of its
+ *     frozen layers' output, length groups); {@link FastPath#OFF} for the other kinds
  */
 public record DualEncoderConfig(
     FeatureConfig features,
@@ -46,7 +49,8 @@ public record DualEncoderConfig(
     String checkpoint,
     BertShape bert,
     int queryMaxTokens,
-    int trainableLayers)
+    int trainableLayers,
+    FastPath fastPath)
     implements Serializable {
 
   public static final DualEncoderConfig DEFAULT =
@@ -88,7 +92,8 @@ public record DualEncoderConfig(
         null,
         null,
         0,
-        0);
+        0,
+        FastPath.OFF);
   }
 
   /**
@@ -122,7 +127,26 @@ public record DualEncoderConfig(
         checkpoint,
         null,
         queryMaxTokens,
-        trainableLayers);
+        trainableLayers,
+        FastPath.OFF);
+  }
+
+  /** The same encoder run by {@code path} (a transformer's; ignored by the other kinds). */
+  public DualEncoderConfig withFastPath(FastPath path) {
+    return new DualEncoderConfig(
+        features,
+        embeddingDim,
+        hiddenDim,
+        outputDim,
+        sharedTowers,
+        scoreScale,
+        towerKind,
+        maxTokens,
+        checkpoint,
+        bert,
+        queryMaxTokens,
+        trainableLayers,
+        path);
   }
 
   public DualEncoderConfig {
@@ -152,7 +176,9 @@ public record DualEncoderConfig(
       bert = null;
       queryMaxTokens = maxTokens;
       trainableLayers = 0;
+      fastPath = FastPath.OFF;
     }
+    fastPath = fastPath == null ? FastPath.OFF : fastPath; // snapshots written before the field
     if (features == null) {
       throw new IllegalArgumentException("features config is missing");
     }
@@ -178,7 +204,8 @@ public record DualEncoderConfig(
         checkpoint,
         bert,
         queryMaxTokens,
-        trainableLayers);
+        trainableLayers,
+        fastPath);
   }
 
   public DualEncoderConfig withFeatures(FeatureConfig newFeatures) {
@@ -194,7 +221,8 @@ public record DualEncoderConfig(
         checkpoint,
         bert,
         queryMaxTokens,
-        trainableLayers);
+        trainableLayers,
+        fastPath);
   }
 
   public DualEncoderConfig withDims(int embedding, int hidden, int output) {
@@ -210,7 +238,8 @@ public record DualEncoderConfig(
         checkpoint,
         bert,
         queryMaxTokens,
-        trainableLayers);
+        trainableLayers,
+        fastPath);
   }
 
   /** The same shape with another kind of tower; {@code tokens} bounds a transformer's input set. */
@@ -227,7 +256,8 @@ public record DualEncoderConfig(
         checkpoint,
         null,
         0,
-        trainableLayers);
+        trainableLayers,
+        fastPath);
   }
 
   private static void tokensInRange(String name, int tokens, BertShape bert) {

@@ -56,6 +56,18 @@ public final class TorchRuntime {
     ai.djl.pytorch.jni.JniUtils.setGradMode(false);
   }
 
+  /**
+   * Sets libtorch's intra-op threads for the whole process, for a caller that has the machine to
+   * itself (the trainer alone, evaluation after training); returns the previous count so that it
+   * can be put back.
+   */
+  public static int useIntraOpThreads(int threads) {
+    engine();
+    int previous = ai.djl.pytorch.jni.JniUtils.getNumThreads();
+    ai.djl.pytorch.jni.JniUtils.setNumThreads(Math.max(1, threads));
+    return previous;
+  }
+
   /** GPU 0 when libtorch sees a CUDA device, else the CPU. */
   public static Device trainingDevice() {
     return engine().getGpuCount() > 0 ? Device.gpu() : Device.cpu();

@@ -66,6 +66,12 @@ public final class Tower implements AutoCloseable {
   /** {@link DualEncoderConfig#trainableLayers()}: 0 trains everything, the table included. */
   private final int trainableLayers;
 
+  /** A transformer's way through a batch; null for the other kinds. */
+  private final TransformerForward transformer;
+
+  /** Whether the weights changed since the transformer last found its frozen-prefix cache. */
+  private boolean cacheStale = true;
+
   Tower(SparseEmbeddingTable table, DualEncoderConfig config, NDManager manager) {
     this.table = table;
     this.manager = manager;
@@ -74,12 +80,16 @@ public final class Tower implements AutoCloseable {
     this.maxTokens = Math.max(config.maxTokens(), config.queryMaxTokens());
     this.trainableLayers = config.trainableLayers();
     if (kind == TowerKind.TRANSFORMER) {
-      this.body = new BertEncoderBlock(config.bert(), config.outputDim());
+      BertEncoderBlock bert = new BertEncoderBlock(config.bert(), config.outputDim());
+      this.body = bert;
       body.initialize(manager, DataType.FLOAT32, new Shape(1, 2, table.dim()), new Shape(1, 2));
+      this.transformer =
+          new TransformerForward(bert, table, maxTokens, trainableLayers, config.fastPath());
       markTrainable();
       this.store = new ParameterStore(manager, false);
       return;
     }
+    this.transformer = null;
     if (kind == TowerKind.SET_TRANSFORMER) {
       this.body = new SetTransformerBlock(table.dim(), config.hiddenDim(), config.outputDim());
       body.initialize(
@@ -139,9 +149,11 @@ public final class Tower implements AutoCloseable {
 
   /**
    * Sets which parameters record gradients (after initialising or loading them): the trainable ones
-   * only, so libtorch builds no backward graph through frozen layers.
+   * only, so libtorch builds no backward graph through frozen layers. A transformer then finds the
+   * frozen-prefix cache of its frozen weights as they now are (on its next forward pass).
    */
   public void markTrainable() {
+    cacheStale = true;
     java.util.Set<Parameter> trainable =
         java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     trainable.addAll(trainableParameters());
@@ -234,7 +246,7 @@ public final class Tower implements AutoCloseable {
       chunk.add(batch.get(order[i]));
     }
     try (NDManager scope = manager.newSubManager()) {
-      NDArray encoded = forward(input(chunk, scope), false);
+      NDArray encoded = forward(chunk, input(chunk, scope), false, scope);
       int outDim = (int) encoded.getShape().get(1);
       float[] flat = encoded.toFloatArray();
       for (int i = 0; i < chunk.size(); i++) {
@@ -254,7 +266,8 @@ public final class Tower implements AutoCloseable {
     if (tableTrains()) {
       input.get(0).setRequiresGradient(true);
     }
-    return new Forward(batch, input.get(0), forward(input, true));
+    return new Forward(
+        batch, input.isEmpty() ? null : input.get(0), forward(batch, input, true, scope));
   }
 
   /**
@@ -284,8 +297,27 @@ public final class Tower implements AutoCloseable {
     }
   }
 
+  /**
+   * What the network reads: pooled bags, or token sets with their mask; nothing for a transformer
+   * that reads its frozen-prefix cache (the cache holds what the word embeddings would give).
+   */
   private NDList input(List<Features> batch, NDManager scope) {
+    if (kind == TowerKind.TRANSFORMER && frozenPrefixCache() != null) {
+      return new NDList();
+    }
     return kind == TowerKind.BAG ? new NDList(pooled(batch, scope)) : tokenSets(batch, scope);
+  }
+
+  /** The cache a transformer with frozen layers reads, or null (other kinds, no budget). */
+  public io.dynnibal.model.transformer.FrozenPrefixCache frozenPrefixCache() {
+    if (transformer == null) {
+      return null;
+    }
+    if (cacheStale) {
+      transformer.refreshCache();
+      cacheStale = false;
+    }
+    return transformer.cache();
   }
 
   /**
@@ -323,8 +355,8 @@ public final class Tower implements AutoCloseable {
    */
   private int[] tokens(Features features) {
     int n = features.size();
-    if (kind == TowerKind.TRANSFORMER) {
-      return n <= maxTokens ? features.ids() : java.util.Arrays.copyOf(features.ids(), maxTokens);
+    if (transformer != null) {
+      return transformer.tokens(features);
     }
     if (n <= maxTokens) {
       return features.ids();
@@ -352,8 +384,12 @@ public final class Tower implements AutoCloseable {
     return scope.create(pooled, new Shape(batch.size(), dim));
   }
 
-  private NDArray forward(NDList input, boolean training) {
-    NDArray out = body.forward(store, input, training).singletonOrThrow();
+  private NDArray forward(List<Features> batch, NDList input, boolean training, NDManager scope) {
+    NDArray out =
+        transformer != null
+            ? transformer.forward(
+                batch, input.isEmpty() ? null : input.get(0), store, scope, training)
+            : body.forward(store, input, training).singletonOrThrow();
     // The floor only matters for a degenerate all-zero output; it keeps the division finite.
     NDArray norm = GraphScalars.atLeast(out.norm(new int[] {1}, true), 1e-12f);
     return out.div(norm);

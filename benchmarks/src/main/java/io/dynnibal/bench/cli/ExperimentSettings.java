@@ -1,6 +1,7 @@
 package io.dynnibal.bench.cli;
 
 import io.dynnibal.cli.DemoCommand;
+import io.dynnibal.cli.TowerPresets;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine;
@@ -36,39 +37,10 @@ final class ExperimentSettings {
             "fidelity.probes=2"));
   }
 
-  /**
-   * The settings for the pretrained transformer (MiniLM-L6, d = 384), sized for two CPU cores:
-   *
-   * <ul>
-   *   <li>32 tokens per target and 16 per query: a target's name and first sentence or two; the
-   *       cost of encoding the whole corpus (indexing, evaluation) grows with the length;
-   *   <li>fine-tuning rates (5e-5 with 15 warm-up steps) and batches of 32 with 32 uniform
-   *       negatives: a step takes seconds on a CPU;
-   *   <li>d' = 64 landmarks of d = 384, s' = 160 regression samples, a cycle every 50 steps; only
-   *       the first, which draws the landmarks, re-encodes the corpus exactly, the others move the
-   *       cache by their map whatever its held-out cosine;
-   *   <li>no fidelity probes (each encodes every target at full dimension per model version);
-   *   <li>the candidates counted as drawn ({@code negatives.correction=none}).
-   * </ul>
-   */
+  /** The shared settings with the pretrained transformer's ({@link TowerPresets#transformer}). */
   static List<String> transformer() {
     List<String> all = new ArrayList<>(bag());
-    all.addAll(
-        List.of(
-            "model.tower=transformer",
-            "model.output.dim=384",
-            "model.max.tokens=32",
-            "model.query.max.tokens=16",
-            "learning.rate=5e-5",
-            "warmup.steps=15",
-            "batch.size=32",
-            "negatives.uniform=32",
-            "landmarks=64",
-            "regression.samples=160",
-            "reencode.every=50",
-            "reencode.exact.below=0",
-            "fidelity.probes=0",
-            "negatives.correction=none"));
+    all.addAll(TowerPresets.transformer());
     return all;
   }
 

@@ -5,6 +5,7 @@ import io.dynnibal.model.TowerKind;
 import io.dynnibal.model.features.FeatureConfig;
 import io.dynnibal.model.transformer.BertCheckpoint;
 import io.dynnibal.model.transformer.BertShape;
+import io.dynnibal.model.transformer.FastPath;
 import io.dynnibal.settings.Setting;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -56,6 +57,24 @@ public final class ModelSettings implements Serializable {
       min = 0)
   public int modelTrainableLayers = 0;
 
+  @Setting(
+      value =
+          "a transformer with frozen layers: MiB of their output per text kept in memory-mapped"
+              + " files, shared by the job's operators in one JVM, so a text seen again runs only"
+              + " the trainable layers (0: no cache)",
+      min = 0)
+  public int modelFrozenCacheMb = 0;
+
+  @Setting("the frozen-layer cache in half precision (2 bytes a value), else single (4)")
+  public boolean modelFrozenCacheHalf = true;
+
+  @Setting(
+      value =
+          "a transformer's training step runs each side's texts in this many groups of similar"
+              + " length, each padded to its own longest",
+      min = 1)
+  public int modelLengthBuckets = 1;
+
   /** The dual encoder these settings describe. */
   public DualEncoderConfig encoderConfig() {
     FeatureConfig f = FeatureConfig.DEFAULT;
@@ -74,7 +93,8 @@ public final class ModelSettings implements Serializable {
         modelCheckpoint,
         null,
         modelQueryMaxTokens,
-        modelTrainableLayers);
+        modelTrainableLayers,
+        new FastPath(modelFrozenCacheMb, modelFrozenCacheHalf, modelLengthBuckets));
   }
 
   /** What is wrong with the tower's settings, in the settings' names, added to {@code p}. */

@@ -30,7 +30,7 @@ class DemoSmokeTest {
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     Demo.Result result;
     try (PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8)) {
-      result = Demo.run(new Demo.Options(corpus, config, 3, 0, work, 3), out);
+      result = Demo.run(new Demo.Options(corpus, config, 3, 0, 0, work, 3), out);
     }
     String printed = console.toString(StandardCharsets.UTF_8);
     int steps = 3 * (synthetic.train.size() / 16);

@@ -132,8 +132,25 @@ public final class BertEncoderBlock extends AbstractBlock {
   @Override
   protected NDList forwardInternal(
       ParameterStore store, NDList inputs, boolean training, PairList<String, Object> params) {
-    NDArray x = inputs.get(0);
     NDArray mask = inputs.get(1);
+    NDArray h = prefix(store, inputs.get(0), mask, 0, training);
+    return new NDList(suffix(store, h, mask, 0, training));
+  }
+
+  /** The encoder's transformer layers. */
+  public int layerCount() {
+    return layers.size();
+  }
+
+  /**
+   * The encoder's first part: word embeddings {@code x} (B x T x H) plus position and token-type
+   * embeddings, layer-normed, then layers {@code [0, layerCount)}: B x T x H hidden states. A real
+   * token's state depends only on its own text's tokens, never on padding (padding keys get a bias
+   * of -10000 before the softmax, whose exponent is 0 in single precision), so a text's states are
+   * the same whatever batch it was padded into.
+   */
+  public NDArray prefix(
+      ParameterStore store, NDArray x, NDArray mask, int layerCount, boolean training) {
     long tokens = x.getShape().get(1);
     if (tokens > shape.maxPositions()) {
       throw new IllegalArgumentException(
@@ -146,16 +163,46 @@ public final class BertEncoderBlock extends AbstractBlock {
         embeddingNorm
             .forward(store, new NDList(x.add(position).add(type)), training)
             .singletonOrThrow();
-    // Padding keys get -10000 before the softmax, as BERT does: no token attends to them.
-    NDArray keyBias = mask.sub(1f).mul(10000f).expandDims(1).expandDims(1);
-    for (Layer layer : layers) {
-      h = layer.forward(store, h, keyBias, training);
-    }
+    return layers(store, h, mask, 0, layerCount, training);
+  }
+
+  /**
+   * The encoder's rest: layers {@code [fromLayer, layers)} over hidden states {@code h} (B x T x H,
+   * as {@link #prefix} left them), masked mean pooling over the real tokens and the projection: B x
+   * out.
+   */
+  public NDArray suffix(
+      ParameterStore store, NDArray h, NDArray mask, int fromLayer, boolean training) {
+    h = layers(store, h, mask, fromLayer, layers.size(), training);
     NDArray weights = mask.expandDims(2);
     NDArray pooled = h.mul(weights).sum(new int[] {1}).div(weights.sum(new int[] {1}).maximum(1f));
     return projection == null
-        ? new NDList(pooled)
-        : projection.forward(store, new NDList(pooled), training);
+        ? pooled
+        : projection.forward(store, new NDList(pooled), training).singletonOrThrow();
+  }
+
+  private NDArray layers(
+      ParameterStore store, NDArray h, NDArray mask, int from, int to, boolean training) {
+    // Padding keys get -10000 before the softmax, as BERT does: no token attends to them.
+    NDArray keyBias = mask.sub(1f).mul(10000f).expandDims(1).expandDims(1);
+    for (Layer layer : layers.subList(from, to)) {
+      h = layer.forward(store, h, keyBias, training);
+    }
+    return h;
+  }
+
+  /**
+   * The parameters {@link #prefix} over {@code layerCount} layers reads: the position and
+   * token-type embeddings, the embedding norm and those layers' (the word embeddings are the
+   * tower's table).
+   */
+  public List<Parameter> prefixParameters(int layerCount) {
+    List<Parameter> out = new ArrayList<>(List.of(positions, tokenTypes));
+    embeddingNorm.getParameters().forEach(p -> out.add(p.getValue()));
+    for (Layer layer : layers.subList(0, layerCount)) {
+      layer.getParameters().forEach(p -> out.add(p.getValue()));
+    }
+    return out;
   }
 
   @Override
