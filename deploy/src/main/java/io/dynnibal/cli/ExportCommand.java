@@ -1,8 +1,10 @@
 package io.dynnibal.cli;
 
 import io.dynnibal.cli.options.JsonOutput;
+import io.dynnibal.cli.options.JsonlFiles;
 import io.dynnibal.data.JsonlCorpus;
 import io.dynnibal.data.LabelledQuery;
+import io.dynnibal.model.DualEncoder;
 import io.dynnibal.search.Hit;
 import io.dynnibal.search.LuceneVectorIndex;
 import io.dynnibal.search.Retriever;
@@ -18,19 +20,41 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** {@code dynnibal export}: a trained retriever as a Lucene vector index plus its query tower. */
 @Command(
     name = "export",
     description = {
-      "Export a trained retriever: a Lucene 9 HNSW index of the target embeddings, and the query tower.",
+      "Export a trained retriever: a Lucene 9 HNSW index of the target embeddings, and the query tower;",
+      "or, with --format hf, a fine-tuned transformer as a Hugging Face / sentence-transformers directory",
+      "(config.json, model.safetensors, vocab.txt, pooling and normalisation modules) that",
+      "SentenceTransformer(dir) loads, and that model.checkpoint reads back.",
       "The index (dot-product similarity, target_id and target_text stored) goes to --out/index and the snapshot (its",
       "query tower) to --out/model; `dynnibal search --index` reads them. --verify-queries: how often HNSW returns",
       "exactly the top-k of exact search, and the mean overlap."
     })
 final class ExportCommand implements Callable<Integer> {
-  @Mixin SnapshotAndTargets model;
+  @Option(
+      names = "--snapshot",
+      required = true,
+      description = "Snapshot directory (a path or file: URI).")
+  String snapshot;
+
+  @Option(names = "--targets", description = JsonlFiles.TARGETS + " Required for --format lucene.")
+  Path targets;
+
+  @Option(
+      names = "--format",
+      defaultValue = "lucene",
+      description =
+          "lucene (default: index and query tower) or hf (a Hugging Face model directory).")
+  String format;
+
+  @Spec CommandSpec spec;
 
   @Option(names = "--out", required = true, description = "A new (or empty) directory.")
   Path out;
@@ -56,10 +80,29 @@ final class ExportCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    URI uri = model.snapshotUri();
+    URI uri = ParameterSnapshots.parse(snapshot);
     long start = System.nanoTime();
     Map<String, Object> figures = new LinkedHashMap<>();
-    try (Retriever exact = Retriever.exact(uri, model.targets())) {
+    if (format.equals("hf")) {
+      try (DualEncoder encoder = ParameterSnapshots.readEncoder(uri)) {
+        encoder.exportHuggingFace(out);
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(spec.commandLine(), e.getMessage());
+      }
+      System.err.printf(
+          "exported the encoder to %s (load it with SentenceTransformer(\"%s\"))%n", out, out);
+      figures.put("format", "hf");
+      figures.put("export_seconds", Math.round((System.nanoTime() - start) / 1e8) / 10.0);
+      json.print(figures);
+      return 0;
+    }
+    if (!format.equals("lucene")) {
+      throw new ParameterException(spec.commandLine(), "--format is lucene or hf");
+    }
+    if (targets == null) {
+      throw new ParameterException(spec.commandLine(), "--format lucene needs --targets");
+    }
+    try (Retriever exact = Retriever.exact(uri, targets)) {
       TargetEmbeddings embeddings = exact.embeddings();
       LuceneVectorIndex.write(out, embeddings, exact.encoder(), ParameterSnapshots.manifest(uri));
       figures.put("targets", embeddings.vectors().length);

@@ -171,6 +171,21 @@ final class TrainCommand implements Callable<Integer> {
   int trainableLayers;
 
   @Option(
+      names = "--frozen-cache-mb",
+      descriptionKey = "model.frozen.cache.mb",
+      description =
+          "With --trainable-layers: MiB of the frozen layers' output per text to keep, so a text"
+              + " seen again runs only the trainable layers (0: no cache; default ${DEFAULT-VALUE}).")
+  int frozenCacheMb;
+
+  @Option(
+      names = "--length-buckets",
+      descriptionKey = "model.length.buckets",
+      description =
+          "A transformer step's texts run in N groups of similar length (default ${DEFAULT-VALUE}).")
+  int lengthBuckets;
+
+  @Option(
       names = "--checkpoint",
       descriptionKey = "model.checkpoint",
       description =
@@ -232,7 +247,7 @@ final class TrainCommand implements Callable<Integer> {
             null,
             queryMaxTokens,
             trainableLayers,
-            io.dynnibal.model.transformer.FastPath.OFF);
+            new io.dynnibal.model.transformer.FastPath(frozenCacheMb, true, lengthBuckets));
     boolean transformer = model.towerKind() == TowerKind.TRANSFORMER;
     var parsed = spec.commandLine().getParseResult();
     if (transformer && !parsed.hasMatchedOption("--lr")) {

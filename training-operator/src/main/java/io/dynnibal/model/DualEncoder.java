@@ -250,6 +250,36 @@ public final class DualEncoder implements AutoCloseable {
     return (float) (config.scoreScale() * dot);
   }
 
+  /**
+   * Writes a transformer encoder as a Hugging Face / sentence-transformers directory ({@link
+   * io.dynnibal.model.transformer.HuggingFaceExport}): into {@code dir} when the towers are shared,
+   * else the query tower into {@code dir/query} and the target tower into {@code dir/target}.
+   */
+  public void exportHuggingFace(java.nio.file.Path dir) throws java.io.IOException {
+    if (config.towerKind() != TowerKind.TRANSFORMER) {
+      throw new IllegalArgumentException(
+          "only a transformer tower exports as a Hugging Face model; this one is "
+              + config.towerKind().id);
+    }
+    if (queryTower == targetTower) {
+      export(queryTower, dir, config.maxTokens());
+    } else {
+      export(queryTower, dir.resolve("query"), config.queryMaxTokens());
+      export(targetTower, dir.resolve("target"), config.maxTokens());
+    }
+  }
+
+  private void export(Tower tower, java.nio.file.Path dir, int maxTokens)
+      throws java.io.IOException {
+    io.dynnibal.model.transformer.HuggingFaceExport.write(
+        dir,
+        (BertEncoderBlock) tower.body(),
+        config.bert(),
+        tower.table().values(),
+        tokenizer,
+        maxTokens);
+  }
+
   @Override
   public void close() {
     manager.close();

@@ -20,11 +20,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One encoder over a text's hashed features, of one {@link TowerKind}:
@@ -178,47 +173,10 @@ public final class Tower implements AutoCloseable {
   public float[][] encode(List<Features> batch, int threads) {
     int chunkSize = kind == TowerKind.TRANSFORMER ? TRANSFORMER_ENCODE_BATCH : ENCODE_BATCH;
     int[] order = encodeOrder(batch);
-    int chunks = (batch.size() + chunkSize - 1) / chunkSize;
     float[][] out = new float[batch.size()][];
-    AtomicInteger next = new AtomicInteger();
-    Runnable worker =
-        () -> {
-          TorchRuntime.noGradOnThisThread();
-          for (int c = next.getAndIncrement(); c < chunks; c = next.getAndIncrement()) {
-            encodeChunk(batch, order, c * chunkSize, chunkSize, out);
-          }
-        };
-    int workers = Math.min(threads, chunks);
-    if (workers <= 1) {
-      worker.run();
-      return out;
-    }
-    ExecutorService pool =
-        Executors.newFixedThreadPool(
-            workers,
-            r -> {
-              Thread t = new Thread(r, "tower-encode");
-              t.setDaemon(true);
-              return t;
-            });
-    try {
-      List<Future<?>> running = new ArrayList<>();
-      for (int w = 0; w < workers; w++) {
-        running.add(pool.submit(worker));
-      }
-      for (Future<?> f : running) {
-        f.get();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while encoding", e);
-    } catch (ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException r
-          ? r
-          : new IllegalStateException("encoding failed", e.getCause());
-    } finally {
-      pool.shutdownNow();
-    }
+    frozenPrefixCache(); // found once, before the threads read it
+    ParallelChunks.run(
+        batch.size(), chunkSize, threads, (from, to) -> encodeChunk(batch, order, from, to, out));
     return out;
   }
 
@@ -238,9 +196,7 @@ public final class Tower implements AutoCloseable {
     return out;
   }
 
-  private void encodeChunk(
-      List<Features> batch, int[] order, int from, int chunkSize, float[][] out) {
-    int to = Math.min(batch.size(), from + chunkSize);
+  private void encodeChunk(List<Features> batch, int[] order, int from, int to, float[][] out) {
     List<Features> chunk = new ArrayList<>(to - from);
     for (int i = from; i < to; i++) {
       chunk.add(batch.get(order[i]));

@@ -1,6 +1,7 @@
 package io.dynnibal.trainer;
 
 import io.dynnibal.model.DualEncoder;
+import io.dynnibal.model.TorchRuntime;
 import io.dynnibal.sampler.MiningFloats;
 import io.dynnibal.sampler.TrainerNegatives;
 import io.dynnibal.schemas.AvroTrust;
@@ -166,6 +167,8 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
 
   @Override
   public void open(OpenContext context) {
+    // libtorch's thread count is the process's: every operator of this JVM runs with it.
+    TorchRuntime.useIntraOpThreads(settings.threads());
     var group = getRuntimeContext().getMetricGroup().addGroup(JobMetrics.GROUP);
     group.gauge(JobMetrics.STEP, () -> trainer == null ? 0 : trainer.step());
     group.gauge(JobMetrics.LOSS, () -> metrics.lastLoss());

@@ -21,6 +21,8 @@ import java.util.List;
  * @param negativesSharpness sample mode draws from {@code exp(negativesSharpness beta score)}
  * @param pairsTopic names the source of a dead-lettered pair
  * @param watchTargets ids whose use as a negative is counted in the metrics
+ * @param threads libtorch's intra-op threads, set when the trainer opens (the JVM's, not only its
+ *     own)
  */
 public record TrainerSettings(
     DualEncoderConfig model,
@@ -40,10 +42,12 @@ public record TrainerSettings(
     NegativesMode negativesMode,
     double negativesSharpness,
     SamplingCorrection.Mode negativesCorrection,
+    float negativesMargin,
     int keepModelEvery,
     String snapshotDir,
     String pairsTopic,
-    List<String> watchTargets)
+    List<String> watchTargets,
+    int threads)
     implements Serializable {
 
   public TrainerSettings {
@@ -64,13 +68,15 @@ public record TrainerSettings(
   /**
    * The optimiser's schedule: linear warm-up, then polynomial decay to 5 % over {@code decaySteps};
    * tables at 10x the networks' rate (a learned-from-scratch bag), or at the same rate for a
-   * transformer's pretrained word embeddings; gradients clipped at {@code gradientClipNorm}.
+   * transformer's pretrained word embeddings; gradients clipped at {@code gradientClipNorm};
+   * negatives above {@code negativesMargin} of their query's positive left out.
    */
   public TrainerConfig trainerConfig() {
     return new TrainerConfig(
         new LearningRateSchedule(learningRate, warmupSteps, decaySteps, 0.05f, 1f),
         TrainerConfig.embeddingRateFactor(model.towerKind()),
         AdamSettings.DEFAULT,
-        gradientClipNorm);
+        gradientClipNorm,
+        negativesMargin);
   }
 }

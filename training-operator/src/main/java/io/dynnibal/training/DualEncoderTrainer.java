@@ -80,6 +80,20 @@ public final class DualEncoderTrainer {
       try (GradientCollector collector = encoder.manager().getEngine().newGradientCollector()) {
         queries = encoder.queryTower().forwardForTraining(batch.queries(), scope);
         targets = encoder.targetTower().forwardForTraining(candidates, scope);
+        if (config.falseNegativeMargin() > 0) {
+          float[] scores =
+              queries
+                  .output()
+                  .stopGradient()
+                  .matMul(targets.output().stopGradient().transpose())
+                  .toFloatArray();
+          FalseNegativeFilter.apply(
+              mask,
+              scores,
+              batch.queries().size(),
+              candidates.size(),
+              config.falseNegativeMargin());
+        }
         NDArray loss =
             SampledSoftmaxLoss.loss(
                 queries.output(), targets.output(), mask, encoder.config().scoreScale(), scope);

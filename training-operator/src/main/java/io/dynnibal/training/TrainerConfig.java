@@ -12,9 +12,21 @@ import io.dynnibal.model.AdamSettings;
  * @param adam Adam's constants
  * @param clipNorm the largest global gradient norm a step applies (networks and tables together); a
  *     larger gradient is scaled down to it. 0: no clipping
+ * @param falseNegativeMargin a negative scoring above this share of its query's positive is left
+ *     out of that query's softmax ({@link FalseNegativeFilter}); 0: none is
  */
 public record TrainerConfig(
-    LearningRateSchedule schedule, float embeddingRateFactor, AdamSettings adam, float clipNorm) {
+    LearningRateSchedule schedule,
+    float embeddingRateFactor,
+    AdamSettings adam,
+    float clipNorm,
+    float falseNegativeMargin) {
+
+  /** Without a false-negative filter. */
+  public TrainerConfig(
+      LearningRateSchedule schedule, float embeddingRateFactor, AdamSettings adam, float clipNorm) {
+    this(schedule, embeddingRateFactor, adam, clipNorm, 0f);
+  }
 
   /**
    * The default {@link #clipNorm}. Adam bounds one step's move, but not what a single outsized
@@ -53,6 +65,10 @@ public record TrainerConfig(
     if (!(embeddingRateFactor > 0) || Float.isInfinite(embeddingRateFactor)) {
       throw new IllegalArgumentException(
           "embeddingRateFactor must be positive and finite, got " + embeddingRateFactor);
+    }
+    if (!(falseNegativeMargin >= 0 && falseNegativeMargin <= 1)) {
+      throw new IllegalArgumentException(
+          "falseNegativeMargin must be 0 (off) to 1, got " + falseNegativeMargin);
     }
     if (!(clipNorm >= 0) || Float.isInfinite(clipNorm)) {
       throw new IllegalArgumentException("clipNorm must be >= 0 and finite, got " + clipNorm);

@@ -89,10 +89,12 @@ class TrainerOperatorTest {
             NegativesMode.SAMPLE,
             1.0,
             SamplingCorrection.Mode.LOGQ,
+            0f,
             0,
             dir.resolve(name).toString(),
             "pairs",
-            List.of());
+            List.of(),
+            1);
     return new OneInputStreamOperatorTestHarness<>(
         new TrainerOperator(settings, FaultInjection.NONE));
   }

@@ -75,6 +75,18 @@ final class ExperimentCommand implements Callable<Integer> {
   int curveEvalLimit;
 
   @Option(
+      names = "--max-targets",
+      description =
+          "Run on at most N targets, the same for every run: those of the evaluation queries first,"
+              + " then those training pairs name; only their pairs and queries (default: all).")
+  int maxTargets;
+
+  @Option(
+      names = "--eval-limit",
+      description = "Evaluate on at most N queries, a seeded subset (default: all).")
+  int evalLimit;
+
+  @Option(
       names = "--bootstrap",
       description = "HOST:PORT of a Kafka cluster (default: an in-process broker).")
   String bootstrap;
@@ -107,8 +119,8 @@ final class ExperimentCommand implements Callable<Integer> {
             spec.commandLine(), "unknown sampler \"" + s + "\"; one of " + Samplers.NAMES);
       }
     }
-    Corpus corpus = run.corpus(spec.commandLine());
     TrainingJobConfig config = run.config(defaults);
+    Corpus corpus = run.corpus(spec.commandLine()).subset(maxTargets, evalLimit, config.job.seed);
     if (bootstrap != null) {
       config.kafka.bootstrapServers = bootstrap;
     }

@@ -7,6 +7,7 @@ import io.dynnibal.cli.options.TrainingFiles;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.model.TowerKind;
+import io.dynnibal.model.transformer.FastPath;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -106,6 +107,14 @@ final class TowerReencodeBenchCommand implements Callable<Integer> {
   int trainableLayers;
 
   @Option(
+      names = "--frozen-cache-mb",
+      defaultValue = "0",
+      description =
+          "With --trainable-layers: cache the frozen layers' output per text (MiB), so that exact"
+              + " re-encoding runs only the trainable layers (0: no cache; default ${DEFAULT-VALUE}).")
+  int frozenCacheMb;
+
+  @Option(
       names = "--max-targets",
       defaultValue = "0",
       description = "Use at most N targets, those of training pairs first (0: all).")
@@ -134,6 +143,7 @@ final class TowerReencodeBenchCommand implements Callable<Integer> {
     DualEncoderConfig model =
         transformer
             ? DualEncoderConfig.transformer(checkpoint, 0, tokens, 0, trainableLayers, true, 20f)
+                .withFastPath(new FastPath(frozenCacheMb, true, 1))
             : DualEncoderConfig.DEFAULT;
     return new TowerReencodeBenchmark.Options(
         files.targets(),

@@ -45,7 +45,7 @@ final class TrainerBenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--trainable-layers",
-      defaultValue = "1",
+      defaultValue = "2",
       description =
           "Transformer: the fast path's top layers that fine-tune (default ${DEFAULT-VALUE}).")
   int trainableLayers;

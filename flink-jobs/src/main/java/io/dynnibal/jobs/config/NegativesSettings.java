@@ -81,6 +81,15 @@ public final class NegativesSettings implements Serializable {
       min = 0)
   public int negativesCandidatesPerExample = 0;
 
+  @Setting(
+      value =
+          "leave a negative out of a query's softmax when it scores above this share of the"
+              + " query's positive: likely a false negative, a near-duplicate of the answer"
+              + " (NV-Retriever's relative margin; 0: off)",
+      min = 0,
+      max = 1)
+  public double negativesMargin = 0;
+
   @Setting(value = "uniform negatives per step (the re-encoding regression's data)", min = 0)
   public int negativesUniform = 64;
 

@@ -11,6 +11,14 @@ public final class TrainingSettings implements Serializable {
   @Setting(value = "queries per training step (B)", min = 1)
   public int batchSize = 128;
 
+  @Setting(
+      value =
+          "libtorch's intra-op threads, set by the trainer when it starts; they are the whole"
+              + " JVM's (shards in the same TaskManager use them too): raise it when the trainer is"
+              + " what the job waits for and the cores are otherwise idle",
+      min = 1)
+  public int trainerThreads = 1;
+
   @Setting(value = "peak learning rate", min = 0, aboveMin = true)
   public float learningRate = 2e-3f;
 

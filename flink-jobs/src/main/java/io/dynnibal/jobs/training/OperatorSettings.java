@@ -31,9 +31,11 @@ public final class OperatorSettings {
         c.negativesMode(),
         c.negatives.negativesSharpness,
         c.negativesCorrection(),
+        (float) c.negatives.negativesMargin,
         c.job.keepModelEvery,
         c.job.snapshotDir,
         c.pairsTopic(),
-        List.of(c.job.watchTargets.split(",")));
+        List.of(c.job.watchTargets.split(",")),
+        c.training.trainerThreads);
   }
 }

@@ -171,6 +171,14 @@ public record BertCheckpoint(
       throw new IllegalArgumentException(dir + " has neither tokenizer.json nor vocab.txt");
     }
     Map<String, Tensor> weights = readSafetensors(safetensors);
+    // A sentence-transformers directory's Dense module after the pooling: the projection.
+    Path dense = dir.resolve(HuggingFaceExport.DENSE).resolve("model.safetensors");
+    if (Files.isRegularFile(dense)) {
+      Map<String, Tensor> linear = readSafetensors(dense);
+      weights = new LinkedHashMap<>(weights);
+      weights.put(BertEncoderBlock.PROJECTION + ".weight", linear.get("linear.weight"));
+      weights.put(BertEncoderBlock.PROJECTION + ".bias", linear.get("linear.bias"));
+    }
     int heads = c.path("num_attention_heads").asInt(0);
     if (heads < 1) {
       throw new IllegalArgumentException(config + " has no num_attention_heads");

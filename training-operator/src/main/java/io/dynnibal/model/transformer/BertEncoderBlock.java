@@ -93,6 +93,49 @@ public final class BertEncoderBlock extends AbstractBlock {
     for (int l = 0; l < layers.size(); l++) {
       layers.get(l).load(checkpoint, "encoder.layer." + l + ".");
     }
+    if (projection != null && checkpoint.weights().containsKey(PROJECTION + ".weight")) {
+      setLinear(projection, checkpoint, PROJECTION);
+    }
+  }
+
+  /** The projection's name among a checkpoint's weights (a sentence-transformers Dense module). */
+  public static final String PROJECTION = "projection";
+
+  /**
+   * The block's weights under the Hugging Face names that {@link #load} reads (the projection, if
+   * any, as {@value #PROJECTION}), as they are now; the word embeddings are the tower's table.
+   */
+  public java.util.Map<String, BertCheckpoint.Tensor> weights() {
+    java.util.Map<String, BertCheckpoint.Tensor> out = new java.util.LinkedHashMap<>();
+    put(out, "embeddings.position_embeddings.weight", positions);
+    put(out, "embeddings.token_type_embeddings.weight", tokenTypes);
+    putNorm(out, "embeddings.LayerNorm", embeddingNorm);
+    for (int l = 0; l < layers.size(); l++) {
+      layers.get(l).weights(out, "encoder.layer." + l + ".");
+    }
+    if (projection != null) {
+      putLinear(out, PROJECTION, projection);
+    }
+    return out;
+  }
+
+  private static void put(
+      java.util.Map<String, BertCheckpoint.Tensor> out, String name, Parameter p) {
+    out.put(
+        name,
+        new BertCheckpoint.Tensor(p.getArray().getShape().getShape(), p.getArray().toFloatArray()));
+  }
+
+  private static void putLinear(
+      java.util.Map<String, BertCheckpoint.Tensor> out, String prefix, Linear linear) {
+    put(out, prefix + ".weight", linear.getParameters().get("weight"));
+    put(out, prefix + ".bias", linear.getParameters().get("bias"));
+  }
+
+  private static void putNorm(
+      java.util.Map<String, BertCheckpoint.Tensor> out, String prefix, LayerNorm norm) {
+    put(out, prefix + ".weight", norm.getParameters().get("gamma"));
+    put(out, prefix + ".bias", norm.getParameters().get("beta"));
   }
 
   /**
@@ -259,6 +302,17 @@ public final class BertEncoderBlock extends AbstractBlock {
       setLinear(intermediate, checkpoint, prefix + "intermediate.dense");
       setLinear(output, checkpoint, prefix + "output.dense");
       setNorm(outputNorm, checkpoint, prefix + "output.LayerNorm");
+    }
+
+    void weights(java.util.Map<String, BertCheckpoint.Tensor> out, String prefix) {
+      putLinear(out, prefix + "attention.self.query", query);
+      putLinear(out, prefix + "attention.self.key", key);
+      putLinear(out, prefix + "attention.self.value", value);
+      putLinear(out, prefix + "attention.output.dense", attentionOutput);
+      putNorm(out, prefix + "attention.output.LayerNorm", attentionNorm);
+      putLinear(out, prefix + "intermediate.dense", intermediate);
+      putLinear(out, prefix + "output.dense", output);
+      putNorm(out, prefix + "output.LayerNorm", outputNorm);
     }
 
     NDArray forward(ParameterStore store, NDArray x, NDArray keyBias, boolean training) {

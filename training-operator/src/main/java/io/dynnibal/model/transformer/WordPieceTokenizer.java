@@ -81,6 +81,29 @@ public final class WordPieceTokenizer {
   }
 
   /**
+   * The vocabulary by id, as a {@code vocab.txt} lists it (an id no token has: {@code [unusedN]}).
+   */
+  public java.util.List<String> tokensById() {
+    int size = 0;
+    for (int id : vocabulary.values()) {
+      size = Math.max(size, id + 1);
+    }
+    String[] tokens = new String[size];
+    vocabulary.forEach((token, id) -> tokens[id] = token);
+    for (int i = 0; i < size; i++) {
+      if (tokens[i] == null) {
+        tokens[i] = "[unused" + i + "]";
+      }
+    }
+    return java.util.List.of(tokens);
+  }
+
+  /** Whether text is lower-cased (and accents stripped) before WordPiece. */
+  public boolean lowerCase() {
+    return lowerCase;
+  }
+
+  /**
    * The token ids of {@code text}: {@code [CLS]}, at most {@code maxTokens - 2} word pieces, {@code
    * [SEP]}.
    */
