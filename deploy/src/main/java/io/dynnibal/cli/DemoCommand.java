@@ -26,8 +26,8 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "demo",
     description = {
-      "Fine-tune the bundled pretrained MiniLM with DyNNIBAL-MH negatives on the bundled Debian packages corpus,",
-      "end to end on this machine: an in-process Kafka broker and a Flink MiniCluster (parallelism 2, RocksDB state,",
+      "Fine-tune the bundled pretrained MiniLM with DyNNIBAL-MH negatives on the bundled Debian corpus.",
+      "End to end on this machine: an in-process Kafka broker and a Flink MiniCluster (parallelism 2, RocksDB state,",
       "checkpoints), a progress bar, and a table of dev recall for BM25, the encoder before training (zero-shot) and",
       "after, on the same queries; --json FILE also writes the figures as JSON. The transformer trains one epoch on a",
       "subset of 6,000 targets (those of 1,000 dev queries first, then those training pairs name) and their pairs;",

@@ -29,8 +29,9 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "export",
     description = {
-      "Export a trained retriever: a Lucene 9 HNSW index of the target embeddings, and the query tower;",
-      "or, with --format hf, a fine-tuned transformer as a Hugging Face / sentence-transformers directory",
+      "Export a trained retriever as a Lucene index and its query tower, or as a Hugging Face model.",
+      "--format lucene (default): a Lucene 9 HNSW index of the target embeddings, and the query tower. --format hf:",
+      "a fine-tuned transformer as a Hugging Face / sentence-transformers directory",
       "(config.json, model.safetensors, vocab.txt, pooling and normalisation modules) that",
       "SentenceTransformer(dir) loads, and that model.checkpoint reads back.",
       "The index (dot-product similarity, target_id and target_text stored) goes to --out/index and the snapshot (its",
