@@ -12,6 +12,7 @@ import io.dynnibal.model.transformer.BertEncoderBlock;
 import io.dynnibal.model.transformer.FastPath;
 import io.dynnibal.model.transformer.FrozenPrefixCache;
 import io.dynnibal.model.transformer.FrozenPrefixCaches;
+import io.dynnibal.model.transformer.TokenIds;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -97,7 +98,7 @@ final class TransformerForward {
     for (Features f : batch) {
       tokens.add(tokens(f));
     }
-    Map<TokenKey, float[]> states = cache == null ? null : states(tokens, store, scope);
+    Map<TokenIds, float[]> states = cache == null ? null : states(tokens, store, scope);
     int groups = Math.min(fastPath.lengthBuckets(), tokens.size());
     int[] order = groups == 1 ? identity(tokens.size()) : byLength(tokens);
     int groupSize = (tokens.size() + groups - 1) / groups;
@@ -144,7 +145,7 @@ final class TransformerForward {
   private NDArray throughCache(
       int[] rows,
       List<int[]> tokens,
-      Map<TokenKey, float[]> states,
+      Map<TokenIds, float[]> states,
       ParameterStore store,
       NDManager scope,
       boolean training) {
@@ -152,7 +153,7 @@ final class TransformerForward {
     int hidden = table.dim();
     float[] h = new float[rows.length * longest * hidden];
     for (int r = 0; r < rows.length; r++) {
-      float[] s = states.get(new TokenKey(tokens.get(rows[r])));
+      float[] s = states.get(new TokenIds(tokens.get(rows[r])));
       System.arraycopy(s, 0, h, r * longest * hidden, s.length);
     }
     NDArray mask = mask(rows, tokens, longest, scope);
@@ -161,11 +162,11 @@ final class TransformerForward {
   }
 
   /** Every distinct text's frozen states: from the cache, or computed now and offered to it. */
-  private Map<TokenKey, float[]> states(List<int[]> tokens, ParameterStore store, NDManager scope) {
-    Map<TokenKey, float[]> out = new HashMap<>();
+  private Map<TokenIds, float[]> states(List<int[]> tokens, ParameterStore store, NDManager scope) {
+    Map<TokenIds, float[]> out = new HashMap<>();
     List<int[]> missing = new ArrayList<>();
     for (int[] t : tokens) {
-      TokenKey key = new TokenKey(t);
+      TokenIds key = new TokenIds(t);
       if (!out.containsKey(key)) {
         float[] s = cache.get(t);
         out.put(key, s);
@@ -189,7 +190,7 @@ final class TransformerForward {
           float[] s =
               Arrays.copyOfRange(flat, i * longest * hidden, (i * longest + t.length) * hidden);
           cache.put(t, s, 0);
-          out.put(new TokenKey(t), s);
+          out.put(new TokenIds(t), s);
         }
       }
     }
@@ -241,18 +242,5 @@ final class TransformerForward {
 
   private static long[] toLong(int[] rows) {
     return Arrays.stream(rows).asLongStream().toArray();
-  }
-
-  /** A text's token ids as a map key, compared in full. */
-  private record TokenKey(int[] tokens) {
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof TokenKey k && Arrays.equals(tokens, k.tokens);
-    }
-
-    @Override
-    public int hashCode() {
-      return Arrays.hashCode(tokens);
-    }
   }
 }

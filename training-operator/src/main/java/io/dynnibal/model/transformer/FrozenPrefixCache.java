@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,7 +33,7 @@ public final class FrozenPrefixCache implements AutoCloseable {
   private final int bytesPerValue;
   private final long budgetBytes;
   private final Path directory;
-  private final ConcurrentHashMap<Key, Entry> entries = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<TokenIds, Entry> entries = new ConcurrentHashMap<>();
   private final List<MappedByteBuffer> slabs = new ArrayList<>();
   private final AtomicLong hits = new AtomicLong();
   private final AtomicLong misses = new AtomicLong();
@@ -63,7 +62,7 @@ public final class FrozenPrefixCache implements AutoCloseable {
    * null when this cache does not hold that exact text.
    */
   public float[] get(int[] tokens) {
-    Entry e = entries.get(new Key(tokens));
+    Entry e = entries.get(new TokenIds(tokens));
     if (e == null) {
       misses.incrementAndGet();
       return null;
@@ -89,7 +88,7 @@ public final class FrozenPrefixCache implements AutoCloseable {
    * false when the budget is spent or the text is already held.
    */
   public boolean put(int[] tokens, float[] states, int from) {
-    Key key = new Key(tokens.clone());
+    TokenIds key = new TokenIds(tokens.clone());
     if (entries.containsKey(key)) {
       return false;
     }
@@ -185,17 +184,4 @@ public final class FrozenPrefixCache implements AutoCloseable {
   }
 
   private record Entry(MappedByteBuffer slab, int offset) {}
-
-  /** A text's token ids, compared in full. */
-  private record Key(int[] tokens) {
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Key k && Arrays.equals(tokens, k.tokens);
-    }
-
-    @Override
-    public int hashCode() {
-      return Arrays.hashCode(tokens);
-    }
-  }
 }
