@@ -198,7 +198,7 @@ final class TransformerForward {
   }
 
   /** B x T x H word embeddings of {@code texts}, zero-padded to {@code longest} tokens. */
-  float[] embed(List<int[]> texts, int longest) {
+  private float[] embed(List<int[]> texts, int longest) {
     int dim = table.dim();
     float[] x = new float[texts.size() * longest * dim];
     for (int i = 0; i < texts.size(); i++) {

@@ -50,6 +50,18 @@ public record TrainerConfig(
     return kind == io.dynnibal.model.TowerKind.TRANSFORMER ? 1f : 10f;
   }
 
+  /**
+   * Settings for fine-tuning a pretrained transformer in the benchmarks: a constant 5e-5 after one
+   * warm-up step, the word embeddings at the same rate, the default clipping.
+   */
+  public static TrainerConfig fineTuning() {
+    return new TrainerConfig(
+        new LearningRateSchedule(5e-5f, 1, 0, 0.05f, 1f),
+        embeddingRateFactor(io.dynnibal.model.TowerKind.TRANSFORMER),
+        AdamSettings.DEFAULT,
+        DEFAULT_CLIP_NORM);
+  }
+
   public static TrainerConfig fromScratch(int warmupSteps, int totalSteps) {
     return new TrainerConfig(
         new LearningRateSchedule(2e-3f, warmupSteps, totalSteps, 0.05f, 1f),

@@ -72,13 +72,7 @@ public final class TowerReencodeBenchmark {
     // A pretrained tower is fine-tuned (small constant rate, table at the same rate); the bag
     // tower learns from scratch.
     TrainerConfig trainerConfig =
-        pretrained
-            ? new TrainerConfig(
-                new io.dynnibal.training.LearningRateSchedule(5e-5f, 1, 0, 0.05f, 1f),
-                TrainerConfig.embeddingRateFactor(o.model().towerKind()),
-                io.dynnibal.model.AdamSettings.DEFAULT,
-                TrainerConfig.DEFAULT_CLIP_NORM)
-            : TrainerConfig.fromScratch(50, 0);
+        pretrained ? TrainerConfig.fineTuning() : TrainerConfig.fromScratch(50, 0);
     Map<String, Object> figures = new LinkedHashMap<>();
     Stages stages = new Stages(progress, "tower-reencode", 6);
     try (DualEncoder encoder = DualEncoder.create(o.model(), o.seed())) {

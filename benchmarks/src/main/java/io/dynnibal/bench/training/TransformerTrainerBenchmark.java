@@ -12,7 +12,6 @@ import io.dynnibal.model.transformer.FastPath;
 import io.dynnibal.model.transformer.FrozenPrefixCache;
 import io.dynnibal.model.transformer.FrozenPrefixCaches;
 import io.dynnibal.training.DualEncoderTrainer;
-import io.dynnibal.training.LearningRateSchedule;
 import io.dynnibal.training.ProgressBar;
 import io.dynnibal.training.TrainerConfig;
 import io.dynnibal.training.TrainingBatch;
@@ -149,14 +148,7 @@ public final class TransformerTrainerBenchmark {
             "encode_cached_texts_per_s", round(targets.size() / ((System.nanoTime() - t1) / 1e9)));
         row.put("cache_bytes_per_target", cache.bytes() / Math.max(1, cache.size()));
       }
-      DualEncoderTrainer trainer =
-          new DualEncoderTrainer(
-              encoder,
-              new TrainerConfig(
-                  new LearningRateSchedule(5e-5f, 1, 0, 0.05f, 1f),
-                  TrainerConfig.embeddingRateFactor(config.towerKind()),
-                  io.dynnibal.model.AdamSettings.DEFAULT,
-                  TrainerConfig.DEFAULT_CLIP_NORM));
+      DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, TrainerConfig.fineTuning());
       Random random = new Random(o.seed());
       int total = o.warmupSteps() + o.steps();
       double[] millis = new double[o.steps()];
