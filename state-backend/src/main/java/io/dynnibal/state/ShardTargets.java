@@ -84,6 +84,15 @@ public final class ShardTargets {
     return ids;
   }
 
+  /**
+   * A stored target's text; null if the shard has no such target, or holds it in the layout before
+   * texts were stored (features only).
+   */
+  public String text(String id) throws Exception {
+    TargetFeatures t = targets.get(id);
+    return t == null ? null : t.text;
+  }
+
   /** A stored target with its features, for encoding; null if the shard has no such target. */
   public TargetFeatures withFeatures(String id) throws Exception {
     TargetFeatures t = targets.get(id);

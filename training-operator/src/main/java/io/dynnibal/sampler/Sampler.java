@@ -1,5 +1,6 @@
 package io.dynnibal.sampler;
 
+import io.dynnibal.negatives.NegativesMode;
 import java.io.Serializable;
 
 /**
@@ -45,6 +46,14 @@ public interface Sampler extends Serializable {
    */
   default <M> M shardMiner(ShardMiners<M> shard) {
     return shard.none();
+  }
+
+  /**
+   * How its negatives are picked, given the {@code negatives.mode} setting: drawn from the softmax
+   * or the best (the setting, unless the sampler can only choose).
+   */
+  default NegativesMode negativesMode(NegativesMode configured) {
+    return configured;
   }
 
   /** Whether the shards mine (and so the trainer may re-score their candidates). */

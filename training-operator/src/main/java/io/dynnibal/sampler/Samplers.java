@@ -17,7 +17,8 @@ public final class Samplers {
           new Registration(NegativeCacheSampler.ID, NegativeCacheSampler::of),
           new Registration(Exhaustive.ID, s -> new Exhaustive()),
           new Registration(DynnibalMh.ID, DynnibalMh::of),
-          new Registration(DynnibalRejection.ID, DynnibalRejection::of));
+          new Registration(DynnibalRejection.ID, DynnibalRejection::of),
+          new Registration(Bm25Negatives.ID, s -> new Bm25Negatives()));
 
   /** Every sampler's name, in the order of the paper's comparison. */
   public static final List<String> NAMES = ALL.stream().map(Registration::id).toList();

@@ -28,6 +28,11 @@ public interface ShardMiners<M> {
         public Boolean rejection(DynnibalRejection sampler) {
           return true;
         }
+
+        @Override
+        public Boolean lexical() {
+          return true;
+        }
       };
 
   /** The shards mine nothing (their reply carries positives and uniform draws only). */
@@ -45,4 +50,7 @@ public interface ShardMiners<M> {
 
   /** Exact rejection sampling over the SG tree of Nyström vectors (Alg. 2). */
   M rejection(DynnibalRejection sampler);
+
+  /** BM25 over the shard's target texts, the best for each query's text (chosen, not drawn). */
+  M lexical();
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.negatives.NegativesMode;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -33,6 +34,11 @@ class SamplersTest {
         @Override
         public String rejection(DynnibalRejection sampler) {
           return "rejection " + sampler.gamma();
+        }
+
+        @Override
+        public String lexical() {
+          return "lexical";
         }
       };
 
@@ -78,6 +84,7 @@ class SamplersTest {
     assertEquals("none", Samplers.of(NegativeCacheSampler.ID, s).shardMiner(NAMED));
     assertEquals("pool 0.25 7", Samplers.of(StochasticNegativeMining.ID, s).shardMiner(NAMED));
     assertEquals("pool 1.0 0", Samplers.of(Exhaustive.ID, s).shardMiner(NAMED));
+    assertEquals("lexical", Samplers.of(Bm25Negatives.ID, s).shardMiner(NAMED));
     assertEquals("mh 3", Samplers.of(DynnibalMh.ID, s).shardMiner(NAMED));
     assertEquals("rejection 50.0", Samplers.of(DynnibalRejection.ID, s).shardMiner(NAMED));
   }
@@ -101,7 +108,19 @@ class SamplersTest {
     assertEquals(20, Samplers.of(NegativeCacheSampler.ID).miningFloats(f));
     assertEquals(3, Samplers.of(DynnibalMh.ID).miningFloats(f));
     assertEquals(3, Samplers.of(DynnibalRejection.ID).miningFloats(f));
+    assertEquals(0, Samplers.of(Bm25Negatives.ID).miningFloats(f));
     assertEquals((4 + 16) * 8 + 4 * 4, MiningFloats.reencodingMap(4, 16, 8));
+  }
+
+  @Test
+  void onlyBm25OverridesTheNegativesMode() {
+    for (String id : Samplers.NAMES) {
+      boolean lexical = id.equals(Bm25Negatives.ID);
+      for (NegativesMode configured : NegativesMode.values()) {
+        NegativesMode mode = Samplers.of(id).negativesMode(configured);
+        assertEquals(lexical ? NegativesMode.TOP_K : configured, mode, id);
+      }
+    }
   }
 
   @Test

@@ -28,7 +28,7 @@ public final class NegativesSettings implements Serializable {
 
   @Setting(
       "how hard negatives are chosen: sample (from the softmax exp(beta score)) or top-k (the"
-          + " highest-scoring)")
+          + " highest-scoring; always for bm25)")
   public String negativesMode = NegativesMode.SAMPLE.id;
 
   /**

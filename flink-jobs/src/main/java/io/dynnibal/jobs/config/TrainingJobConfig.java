@@ -79,9 +79,9 @@ public final class TrainingJobConfig implements Serializable {
     return TowerKind.of(model.modelTower) == TowerKind.TRANSFORMER ? 512 : 16384;
   }
 
-  /** The negatives.mode setting (validate first). */
+  /** The negatives.mode setting as the sampler applies it (validate first). */
   public NegativesMode negativesMode() {
-    return NegativesMode.of(negatives.negativesMode);
+    return sampler().negativesMode(NegativesMode.of(negatives.negativesMode));
   }
 
   /** The negatives.correction setting (validate first). */

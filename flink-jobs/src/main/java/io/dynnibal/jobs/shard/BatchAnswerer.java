@@ -67,7 +67,12 @@ final class BatchAnswerer implements AutoCloseable {
     long storedTargets = pool.positivesOnly() ? targets.encodedCount(version) : index.size();
     HardNegativeMiner.Shard data =
         new HardNegativeMiner.Shard(
-            key, index, id -> targets.shipped(id, 0f, version), model, storedTargets);
+            key,
+            index,
+            id -> targets.shipped(id, 0f, version),
+            targets::text,
+            model,
+            storedTargets);
     Found found = mine(data, queries, batch, random);
     List<TargetFeatures> uniform = uniform(index, random, version);
     Positives positives = positives(index, batch, version);
@@ -148,6 +153,13 @@ final class BatchAnswerer implements AutoCloseable {
     reply.sampledExactLogits = found.probed() == null ? null : found.probed().offeredLogits();
     reply.proposals = mined.proposals();
     reply.accepted = mined.accepted();
+  }
+
+  /** Says that target {@code id} of key {@code key} was stored with a new text or removed. */
+  void targetChanged(int key, String id) {
+    if (miner != null) {
+      miner.targetChanged(key, id);
+    }
   }
 
   @Override

@@ -14,9 +14,9 @@ import org.apache.flink.metrics.Counter;
 
 /**
  * How a shard finds hard negatives for a batch's queries: from its SG tree over Nyström vectors
- * ({@link TreeMiner}) or by brute force over a pool of full-dimension vectors ({@link PoolMiner}).
- * A query's own positive is never offered: it is masked in the loss anyway, so it would only waste
- * a slot.
+ * ({@link TreeMiner}), by brute force over a pool of full-dimension vectors ({@link PoolMiner}) or
+ * by BM25 over its target texts ({@link LexicalMiner}). A query's own positive is never offered: it
+ * is masked in the loss anyway, so it would only waste a slot.
  */
 interface HardNegativeMiner extends AutoCloseable {
 
@@ -24,6 +24,12 @@ interface HardNegativeMiner extends AutoCloseable {
   @FunctionalInterface
   interface StoredTargets {
     TargetFeatures get(String id) throws Exception;
+  }
+
+  /** A shard key's target texts by id, as stored (null where there is none). */
+  @FunctionalInterface
+  interface StoredTexts {
+    String get(String id) throws Exception;
   }
 
   /**
@@ -34,7 +40,12 @@ interface HardNegativeMiner extends AutoCloseable {
    *     ShardReply#storedTargets})
    */
   record Shard(
-      int key, ShardIndex index, StoredTargets targets, ShardModel model, long storedTargets) {}
+      int key,
+      ShardIndex index,
+      StoredTargets targets,
+      StoredTexts texts,
+      ShardModel model,
+      long storedTargets) {}
 
   /**
    * Each offered negative with the query (index in the batch) it was mined for, in the order drawn
@@ -73,6 +84,12 @@ interface HardNegativeMiner extends AutoCloseable {
   Mined mine(Shard shard, List<Features> queries, QueryBatch batch, SplittableRandom random)
       throws Exception;
 
+  /**
+   * Says that target {@code id} of key {@code key} was stored with a new text or removed, for a
+   * miner that reads texts (the others keep what they need in the tree).
+   */
+  default void targetChanged(int key, String id) {}
+
   /** Floats held at full dimension for mining by this key (the accelerator memory it implies). */
   default long floats(int key) {
     return 0;
@@ -105,6 +122,11 @@ interface HardNegativeMiner extends AutoCloseable {
               @Override
               public HardNegativeMiner rejection(DynnibalRejection sampler) {
                 return TreeMiner.rejection(settings, sampler, samplingGaveUp);
+              }
+
+              @Override
+              public HardNegativeMiner lexical() {
+                return new LexicalMiner(settings);
               }
             });
   }

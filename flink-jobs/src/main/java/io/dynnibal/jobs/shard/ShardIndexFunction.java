@@ -118,10 +118,15 @@ public final class ShardIndexFunction
     ShardModel model = models.at(currentUpdate.value());
     ShardIndex index = index(key, model);
     switch (in.kind) {
-      case ShardInput.UPSERT ->
-          indexer.upsert(
-              key, index, model, in.targetId, in.text, ctx.timerService(), deadLetters(ctx));
-      case ShardInput.DELETE -> indexer.delete(key, index, in.targetId, model.version);
+      case ShardInput.UPSERT -> {
+        indexer.upsert(
+            key, index, model, in.targetId, in.text, ctx.timerService(), deadLetters(ctx));
+        answerer.targetChanged(key, in.targetId);
+      }
+      case ShardInput.DELETE -> {
+        indexer.delete(key, index, in.targetId, model.version);
+        answerer.targetChanged(key, in.targetId);
+      }
       case ShardInput.QUERIES -> answer(key, index, model, in.batch, ctx, out);
       default -> throw new IllegalStateException("unknown shard input kind " + in.kind);
     }

@@ -82,8 +82,10 @@ class HardNegativeMinersTest {
     List<TargetFeatures> targets = new ArrayList<>();
     List<Features> features = new ArrayList<>();
     for (int i = 0; i < TARGETS; i++) {
-      Features f = model.encoder.featurizeTarget(text(random) + " t" + i);
+      String text = text(random) + " t" + i;
+      Features f = model.encoder.featurizeTarget(text);
       targets.add(new TargetFeatures("t" + i, f.ids(), f.weights(), null));
+      targets.get(i).text = text;
       features.add(f);
     }
     float[][] caches = model.targetCaches(features);
@@ -94,7 +96,8 @@ class HardNegativeMinersTest {
     List<String> ids = new ArrayList<>(state.keySet());
     List<float[]> vectors = ids.stream().map(id -> state.get(id).cache.clone()).toList();
     ShardIndex index = ShardIndex.build(8, 1.3, ids, vectors, 3);
-    return new HardNegativeMiner.Shard(0, index, state::get, model, index.size());
+    return new HardNegativeMiner.Shard(
+        0, index, state::get, id -> state.get(id).text, model, index.size());
   }
 
   private static QueryBatch batch(ShardModel model, SplittableRandom random, List<Features> out) {
@@ -166,6 +169,27 @@ class HardNegativeMinersTest {
       assertEquals(1.0, f.overlapTopk(), 1e-9, "query " + query);
       assertEquals(1.0, f.logitRatio(), 1e-5, "query " + query);
       assertEquals(1.0, f.massRatio(), 1e-5, "query " + query);
+    }
+  }
+
+  @Test
+  void theProbeMeasuresBm25sOffersAsChosen() throws Exception {
+    ShardSettings settings = settings("bm25", 3, "sample", 4);
+    ShardModel model = ShardModel.initial(settings);
+    closing.add(model);
+    HardNegativeMiner miner = HardNegativeMiner.of(settings, new SimpleCounter());
+    closing.add(miner);
+    FidelityProbe probe = new FidelityProbe(4, 3, settings.scoreScale(), 1, 1);
+    closing.add(probe);
+    HardNegativeMiner.Shard shard = shard(model);
+    List<Features> queries = new ArrayList<>();
+    QueryBatch batch = batch(model, new SplittableRandom(5), queries);
+    HardNegativeMiner.Mined mined = miner.mine(shard, queries, batch, new SplittableRandom(1));
+    assertEquals(3 * QUERIES, mined.targets().size());
+    FidelityProbe.Probed probed = probe.probe(shard, queries, batch, mined);
+    for (int query = 0; query < 4; query++) {
+      SoftmaxFidelity.Figures f = figures(probed, mined, query, 3, NegativesMode.TOP_K);
+      assertTrue(f.massRatio() > 0 && f.overlapTopk() >= 0, "query " + query + " " + f);
     }
   }
 
@@ -420,7 +444,8 @@ class HardNegativeMinersTest {
     closing.add(model);
     HardNegativeMiner.Shard pool = shard(model); // every stored target in the index
     HardNegativeMiner.Shard tenth =
-        new HardNegativeMiner.Shard(pool.key(), pool.index(), pool.targets(), model, 10 * TARGETS);
+        new HardNegativeMiner.Shard(
+            pool.key(), pool.index(), pool.targets(), pool.texts(), model, 10 * TARGETS);
     double coarse = massError(settings, pool);
     double fine = massError(settings, tenth);
     assertTrue(
