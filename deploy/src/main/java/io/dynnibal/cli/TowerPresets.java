@@ -20,9 +20,11 @@ public final class TowerPresets {
    *       the heap), and a step's texts run in four length groups;
    *   <li>a rate of 2e-4 with 15 warm-up steps (two layers learn faster than the whole encoder
    *       would at its usual 5e-5) and batches of 32 with 32 uniform negatives;
-   *   <li>d' = 64 landmarks of d = 384, s' = 160 regression samples, a cycle every 50 steps; only
+   *   <li>d' = 256 landmarks of d = 384, s' = 544 regression samples, a cycle every 50 steps; only
    *       the first, which draws the landmarks, re-encodes the corpus exactly, the others move the
-   *       cache by their map whatever its held-out cosine;
+   *       cache by their map whatever its held-out cosine. A pretrained encoder's space is not the
+   *       low-rank one a tower trained from scratch learns: the Nyström cache needs most of its
+   *       dimensions for MH's draws to follow the softmax (docs/findings.md);
    *   <li>no fidelity probes (each encodes every target at full dimension per model version);
    *   <li>the candidates counted as drawn ({@code negatives.correction=none}).
    * </ul>
@@ -40,8 +42,8 @@ public final class TowerPresets {
         "warmup.steps=15",
         "batch.size=32",
         "negatives.uniform=32",
-        "landmarks=64",
-        "regression.samples=160",
+        "landmarks=256",
+        "regression.samples=544",
         "reencode.every=50",
         "reencode.exact.below=0",
         "fidelity.probes=0",

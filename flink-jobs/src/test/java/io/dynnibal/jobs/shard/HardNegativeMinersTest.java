@@ -29,10 +29,12 @@ import org.junit.jupiter.api.Test;
  * higher than uniform draws.
  */
 class HardNegativeMinersTest {
-  private static final String[] WORDS = {
+  /** A small vocabulary the tests' texts draw from. */
+  static final String[] WORDS = {
     "audio", "video", "kernel", "python", "library", "driver", "font", "game", "editor", "network",
     "shell", "database", "compiler", "image", "crypto", "mail", "web", "server", "client", "docs"
   };
+
   private static final int TARGETS = 400;
   private static final int QUERIES = 24;
 

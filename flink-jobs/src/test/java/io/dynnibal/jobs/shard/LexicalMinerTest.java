@@ -26,10 +26,7 @@ import org.junit.jupiter.api.Test;
  * it stays current as targets join, change and leave the shard.
  */
 class LexicalMinerTest {
-  private static final String[] WORDS = {
-    "audio", "video", "kernel", "python", "library", "driver", "font", "game", "editor", "network",
-    "shell", "database", "compiler", "image", "crypto", "mail", "web", "server", "client", "docs"
-  };
+  private static final String[] WORDS = HardNegativeMinersTest.WORDS;
   private static final int DIMENSION = 8;
   private static final int PER_EXAMPLE = 3;
 
