@@ -1,10 +1,12 @@
 package io.dynnibal.deploy;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +22,13 @@ import java.util.stream.Stream;
  * <p>Several jobs may share a checkpoint directory, and a checkpoint holds the source offsets of
  * its own topics: resuming from another job's would train on the wrong data. So each submission
  * labels its job's directory with the consumer group ({@code dynnibal-job.json}; one job per group)
- * and only checkpoints so labelled are candidates.
+ * and its submission number in that group, and only checkpoints so labelled are candidates.
+ *
+ * <p>The newest is found by numbers, never by file times (a copy, a restore or a clock step moves
+ * those): the job of the highest submission number with a completed checkpoint, and in it the
+ * highest checkpoint id. Where the labels cannot say which job is newest (labels written before
+ * they carried a number), or a label cannot be read, nothing is chosen: the error says which
+ * directories to choose from with {@code --from-savepoint}.
  */
 public final class RetainedCheckpoints {
   static final String LABEL = "dynnibal-job.json";
@@ -28,23 +36,47 @@ public final class RetainedCheckpoints {
 
   private RetainedCheckpoints() {}
 
+  /** A job directory's label: its group and its submission number there (0: not numbered). */
+  private record Label(String groupId, long submission) {}
+
+  /** A labelled job of the group with its newest completed checkpoint. */
+  private record Candidate(Path job, long submission, long checkpointId, Path checkpoint) {}
+
   /**
-   * Labels {@code jobId}'s checkpoint directory as the job of {@code groupId}; only for a local
-   * ({@code file:}) checkpoint directory, the one a local cluster uses.
+   * Labels {@code jobId}'s checkpoint directory as the job of {@code groupId}, numbered after every
+   * job of the group labelled before it; only for a local ({@code file:}) checkpoint directory, the
+   * one a local cluster uses.
    */
   public static void label(String checkpointDir, String jobId, String groupId) throws IOException {
     URI uri = URI.create(checkpointDir);
     if (!"file".equals(uri.getScheme())) {
       return;
     }
-    Path dir = Files.createDirectories(Path.of(uri).resolve(jobId));
+    Path root = Files.createDirectories(Path.of(uri));
+    long submission = 1;
+    for (Path job : jobDirectories(root)) {
+      try {
+        Label l = labelOf(job);
+        if (l != null && groupId.equals(l.groupId())) {
+          submission = Math.max(submission, l.submission() + 1);
+        }
+      } catch (IllegalStateException unreadable) {
+        // Not counted here; latest() refuses to choose while it is there.
+      }
+    }
+    Path dir = Files.createDirectories(root.resolve(jobId));
     DaemonProcess.writeAtomically(
-        dir.resolve(LABEL), JSON.writeValueAsString(Map.of("group_id", groupId, "job_id", jobId)));
+        dir.resolve(LABEL),
+        JSON.writeValueAsString(
+            Map.of("group_id", groupId, "job_id", jobId, "submission", submission)));
   }
 
   /**
-   * The newest completed checkpoint (its {@code _metadata} written last) of any job of {@code
-   * groupId} under {@code checkpointDir}, as the path Flink restores from.
+   * The newest completed checkpoint (one with its {@code _metadata}) of the jobs of {@code groupId}
+   * under {@code checkpointDir}, as the path Flink restores from.
+   *
+   * @throws IllegalStateException when a label cannot be read, or two jobs of the group could each
+   *     be the newest
    */
   public static Optional<Path> latest(String checkpointDir, String groupId) throws IOException {
     URI uri = URI.create(checkpointDir);
@@ -58,39 +90,79 @@ public final class RetainedCheckpoints {
     if (!Files.isDirectory(root)) {
       return Optional.empty();
     }
-    List<Path> jobs;
-    try (Stream<Path> dirs = Files.list(root)) {
-      jobs = dirs.filter(d -> groupId.equals(groupOf(d))).toList();
+    List<Candidate> candidates = new ArrayList<>();
+    for (Path job : jobDirectories(root)) {
+      Label l = labelOf(job);
+      if (l != null && groupId.equals(l.groupId())) {
+        newestCheckpoint(job, l.submission()).ifPresent(candidates::add);
+      }
     }
-    Optional<Path> newest = Optional.empty();
-    long newestTime = Long.MIN_VALUE;
-    for (Path job : jobs) {
-      try (Stream<Path> checkpoints = Files.list(job)) {
-        for (Path chk :
-            checkpoints
-                .filter(c -> c.getFileName().toString().matches("chk-\\d+"))
-                .filter(c -> Files.exists(c.resolve("_metadata")))
-                .sorted(Comparator.comparing(Path::toString))
-                .toList()) {
-          long written = Files.getLastModifiedTime(chk.resolve("_metadata")).toMillis();
-          if (written >= newestTime) {
-            newestTime = written;
-            newest = Optional.of(chk);
-          }
+    candidates.sort(Comparator.comparingLong(Candidate::submission).reversed());
+    if (candidates.size() > 1 && candidates.get(0).submission() == candidates.get(1).submission()) {
+      List<Path> tied =
+          candidates.stream()
+              .filter(c -> c.submission() == candidates.get(0).submission())
+              .map(Candidate::checkpoint)
+              .toList();
+      throw new IllegalStateException(
+          "jobs of group.id "
+              + groupId
+              + " under "
+              + root
+              + " carry no submission numbers that say which is newest; resume one with"
+              + " --from-savepoint: "
+              + tied);
+    }
+    return candidates.stream().findFirst().map(Candidate::checkpoint);
+  }
+
+  /** The completed checkpoint of {@code job} with the highest id, if any. */
+  private static Optional<Candidate> newestCheckpoint(Path job, long submission)
+      throws IOException {
+    Candidate newest = null;
+    try (Stream<Path> checkpoints = Files.list(job)) {
+      for (Path chk : checkpoints.toList()) {
+        String name = chk.getFileName().toString();
+        if (!name.matches("chk-\\d{1,18}") || !Files.exists(chk.resolve("_metadata"))) {
+          continue; // not a checkpoint, or one still being written
+        }
+        long id = Long.parseLong(name.substring("chk-".length()));
+        if (newest == null || id > newest.checkpointId()) {
+          newest = new Candidate(job, submission, id, chk);
         }
       }
     }
-    return newest;
+    return Optional.ofNullable(newest);
   }
 
-  private static String groupOf(Path jobDir) {
+  private static List<Path> jobDirectories(Path root) throws IOException {
+    try (Stream<Path> dirs = Files.list(root)) {
+      return dirs.filter(Files::isDirectory).sorted().toList();
+    }
+  }
+
+  /** The directory's label; null when it has none. */
+  private static Label labelOf(Path jobDir) {
     Path label = jobDir.resolve(LABEL);
-    try {
-      return Files.exists(label)
-          ? (String) JSON.readValue(label.toFile(), Map.class).get("group_id")
-          : null;
-    } catch (IOException e) {
+    if (!Files.exists(label)) {
       return null;
+    }
+    try {
+      JsonNode node = JSON.readTree(label.toFile());
+      JsonNode group = node == null ? null : node.get("group_id");
+      if (group == null || !group.isTextual()) {
+        throw new IOException("no group_id");
+      }
+      JsonNode submission = node.get("submission");
+      return new Label(group.asText(), submission == null ? 0 : submission.asLong());
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          "cannot read the job label "
+              + label
+              + " ("
+              + e.getMessage()
+              + "): fix or remove it, or resume with --from-savepoint",
+          e);
     }
   }
 }
