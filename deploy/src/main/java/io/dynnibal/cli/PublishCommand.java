@@ -10,12 +10,14 @@ import io.dynnibal.data.TargetText;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
+import io.dynnibal.local.PublishedKeys;
 import io.dynnibal.training.ProgressBar;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -35,8 +37,8 @@ import picocli.CommandLine.Spec;
     description = {
       "Publish targets and training pairs from JSONL files (gz or plain) to the job's Kafka topics.",
       "Values are Avro single-object encoded, as the job reads them; targets are keyed by id on the compacted targets",
-      "topic, pairs by pair id (<query_id>#<pass>); the producer is idempotent. Prints the counts and the topics' end",
-      "offsets."
+      "topic, pairs by pair id (<query_id>#<pass>); the producer is idempotent, and a pair id already on the topic is",
+      "not sent again. Prints the counts and the topics' end offsets."
     })
 final class PublishCommand implements Callable<Integer> {
   @Mixin KafkaConnection kafka;
@@ -86,7 +88,9 @@ final class PublishCommand implements Callable<Integer> {
     if (!problems.isEmpty()) {
       throw new ParameterException(spec.commandLine(), String.join("; ", problems));
     }
-    Properties client = kafka.clientProperties(spec.commandLine());
+    Properties connection = kafka.clientProperties(spec.commandLine());
+    Properties client = new Properties();
+    client.putAll(connection);
     client.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
     if (createTopics) {
       JobTopics.createMissing(client, config, topics.partitions(), topics.replication());
@@ -102,12 +106,21 @@ final class PublishCommand implements Callable<Integer> {
         figures.put("targets_published", list.size());
       }
       if (pairs != null) {
-        List<LabelledQuery> list = JsonlCorpus.readQueries(pairs);
+        List<LabelledQuery> read = JsonlCorpus.readQueries(pairs);
+        Set<String> onTopic = PublishedKeys.of(connection, config.pairsTopic());
+        List<LabelledQuery> list =
+            read.stream().filter(q -> !onTopic.contains(CorpusPublisher.pairId(q, pass))).toList();
+        if (list.size() < read.size()) {
+          System.err.printf(
+              "%,d of the %,d pairs of pass %s are on %s already: not sent again%n",
+              read.size() - list.size(), read.size(), pass, config.pairsTopic());
+        }
         ProgressBar bar = new ProgressBar(System.err, "pairs", list.size());
         publisher.publishPairs(
             config.pairsTopic(), list, pass, System.currentTimeMillis(), n -> bar.draw(n, ""));
         bar.finish(list.size(), "");
         figures.put("pairs_published", list.size());
+        figures.put("pairs_already_published", read.size() - list.size());
       }
     }
     figures.put("seconds", Math.round((System.nanoTime() - start) / 1e8) / 10.0);

@@ -73,7 +73,7 @@ public final class CorpusPublisher implements AutoCloseable {
     sendAll(
         queries,
         q -> {
-          String pairId = q.queryId() + "#" + pass;
+          String pairId = pairId(q, pass);
           TrainingPair pair =
               TrainingPair.newBuilder()
                   .setPairId(pairId)
@@ -85,6 +85,11 @@ public final class CorpusPublisher implements AutoCloseable {
           return new ProducerRecord<>(topic, pairId, pairs.encode(pair));
         },
         progress);
+  }
+
+  /** The id of the pair of query {@code q} in pass {@code pass}. */
+  public static String pairId(LabelledQuery q, String pass) {
+    return q.queryId() + "#" + pass;
   }
 
   /**

@@ -77,7 +77,44 @@ class PublishCommandTest {
           new TreeSet<>(List.of("bash", "fish", "zsh")),
           new TreeSet<>(
               read(kafka, "p.targets", Target.class).stream().map(Target::getTargetId).toList()));
+
+      // The same file again: its pairs are on the topic, so none is sent twice.
+      String again = publishPairs(kafka, pairs, "0");
+      assertTrue(
+          again.contains("\"pairs_published\": 0")
+              && again.contains("\"pairs_already_published\": 2")
+              && again.contains("\"p.pairs_end_offsets_total\": 2"),
+          again);
+      // Another pass is another epoch: new ids.
+      String next = publishPairs(kafka, pairs, "1");
+      assertTrue(
+          next.contains("\"pairs_published\": 2")
+              && next.contains("\"pairs_already_published\": 0"),
+          next);
+      assertEquals(
+          List.of("q:bash#0", "q:bash#1", "q:zsh#0", "q:zsh#1"),
+          read(kafka, "p.pairs", TrainingPair.class, 4).stream()
+              .map(TrainingPair::getPairId)
+              .sorted()
+              .toList());
     }
+  }
+
+  private static String publishPairs(EmbeddedKafkaBroker kafka, Path pairs, String pass) {
+    return stdout(
+        () ->
+            assertEquals(
+                0,
+                DynnibalCli.execute(
+                    "publish",
+                    "--bootstrap",
+                    kafka.bootstrapServers(),
+                    "--pairs",
+                    pairs.toString(),
+                    "--pass",
+                    pass,
+                    "--topic-prefix",
+                    "p.")));
   }
 
   @Test
@@ -87,10 +124,15 @@ class PublishCommandTest {
 
   private static <T extends org.apache.avro.specific.SpecificRecordBase> List<T> read(
       EmbeddedKafkaBroker kafka, String topic, Class<T> type) {
+    return read(kafka, topic, type, 2);
+  }
+
+  private static <T extends org.apache.avro.specific.SpecificRecordBase> List<T> read(
+      EmbeddedKafkaBroker kafka, String topic, Class<T> type, int atLeast) {
     List<T> out = new ArrayList<>();
     try (TopicReader<T> reader = new TopicReader<>(kafka.clientProperties(), topic, type)) {
       long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-      while (System.nanoTime() < deadline && out.size() < 2) {
+      while (System.nanoTime() < deadline && out.size() < atLeast) {
         out.addAll(reader.poll(Duration.ofMillis(300)));
       }
       out.addAll(reader.poll(Duration.ofMillis(500)));

@@ -56,7 +56,41 @@ class JsonlCorpusTest {
         "{\"target_id\": \"a\", \"target_text\": \"x\"}\n{\"target_id\": \"a\", \"target_text\": \"y\"}\n");
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> JsonlCorpus.readTargets(file));
-    assertTrue(e.getMessage().contains("more than once"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("line 2") && e.getMessage().contains("first on line 1"),
+        e.getMessage());
+  }
+
+  @Test
+  void duplicateQueryIdsAreRefusedWithBothLines() throws IOException {
+    Path file = dir.resolve("q.jsonl");
+    Files.writeString(
+        file,
+        "{\"query_id\": \"q\", \"query_text\": \"x\", \"target_id\": \"a\"}\n\n"
+            + "{\"query_id\": \"r\", \"query_text\": \"y\", \"target_id\": \"a\"}\n"
+            + "{\"query_id\": \"q\", \"query_text\": \"z\", \"target_id\": \"b\"}\n");
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> JsonlCorpus.readQueries(file));
+    assertTrue(
+        e.getMessage().contains("line 4")
+            && e.getMessage().contains("query_id \"q\"")
+            && e.getMessage().contains("first on line 1"),
+        e.getMessage());
+  }
+
+  @Test
+  void contentAfterALinesObjectIsAnErrorNotDropped() throws IOException {
+    Path file = dir.resolve("t.jsonl");
+    Files.writeString(
+        file,
+        "{\"target_id\": \"a\", \"target_text\": \"x\"}\n"
+            + "{\"target_id\": \"b\", \"target_text\": \"y\"}{\"target_id\": \"c\", \"target_text\": \"z\"}\n");
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> JsonlCorpus.readTargets(file));
+    assertTrue(e.getMessage().contains("line 2"), e.getMessage());
+    Files.writeString(file, "[\"a\"]\n");
+    e = assertThrows(IllegalArgumentException.class, () -> JsonlCorpus.readTargets(file));
+    assertTrue(e.getMessage().contains("line 1: not a JSON object"), e.getMessage());
   }
 
   @Test
