@@ -82,6 +82,7 @@ final class SampleRecords {
         .setMessage("truncated")
         .setStage("pairs-source")
         .setTimeMs(1_764_000_000_789L)
+        .setPayloadSize(900_000)
         .build();
   }
 

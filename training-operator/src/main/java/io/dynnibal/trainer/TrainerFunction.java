@@ -230,10 +230,10 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
               settings.pairsTopic(),
               batch.pairIds[q],
               "pair "
-                  + batch.pairIds[q]
-                  + ": target_id \""
-                  + batch.targetIds[q]
-                  + "\" is not in the index (unknown, deleted, or not indexed yet)",
+                  + DeadLetters.quoted(batch.pairIds[q])
+                  + ": target_id "
+                  + DeadLetters.quoted(batch.targetIds[q])
+                  + " is not in the index (unknown, deleted, or not indexed yet)",
               STAGE));
     }
     if (inputs.isEmpty()) {

@@ -133,13 +133,13 @@ public final class DecodeTargets extends ProcessFunction<KafkaRecord, ShardInput
       problem = "target_id is empty";
     } else if (key != null && !key.equals(id)) {
       problem =
-          "record key \""
-              + key
-              + "\" differs from target_id \""
-              + id
-              + "\" (compaction would keep the wrong one)";
+          "record key "
+              + DeadLetters.quoted(key)
+              + " differs from target_id "
+              + DeadLetters.quoted(id)
+              + " (compaction would keep the wrong one)";
     } else if (target.getText().chars().noneMatch(Character::isLetterOrDigit)) {
-      problem = "target " + id + " has no text to encode";
+      problem = "target " + DeadLetters.quoted(id) + " has no text to encode";
     }
     if (problem != null) {
       ctx.output(

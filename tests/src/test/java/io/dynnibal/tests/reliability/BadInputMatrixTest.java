@@ -17,6 +17,7 @@ import io.dynnibal.schemas.SingleObjectCodec;
 import io.dynnibal.schemas.Target;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.schemas.TrainingPair;
+import io.dynnibal.stream.DeadLetters;
 import io.dynnibal.tests.harness.StreamingClusterExtension;
 import io.dynnibal.tests.harness.TrainingJobs;
 import io.dynnibal.tests.training.SyntheticCorpus;
@@ -89,6 +90,16 @@ class BadInputMatrixTest {
               targetCodec.encode(Target.newBuilder().setTargetId("h").setText("h").build()),
               1_000_000,
               3));
+      // At Kafka's record limit, a key and an id that differ, each quoted in full by the reason: a
+      // dead letter carrying all of it would not fit a record of its own.
+      String bigKey = "K".repeat(300_000);
+      byte[] bigTarget =
+          targetCodec.encode(
+              Target.newBuilder()
+                  .setTargetId("T".repeat(300_000))
+                  .setText("x ".repeat(150_000))
+                  .build());
+      publisher.publishRaw(config.targetsTopic(), bigKey, bigTarget);
       TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
       // Bad model updates (once the job runs: a new job reads that topic from its end): garbage,
       // NaN, wrong shape.
@@ -134,7 +145,7 @@ class BadInputMatrixTest {
           TrainingJobs.awaitStep(metrics, new ArrayList<>(), job, published / batch);
       List<DeadLetter> letters = new ArrayList<>();
       long dlDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (letters.size() < 14 && System.nanoTime() < dlDeadline) {
+      while (letters.size() < 15 && System.nanoTime() < dlDeadline) {
         letters.addAll(deadLetters.poll(Duration.ofMillis(200)));
       }
       expect(letters, "decode-targets", "garbage", "");
@@ -151,9 +162,21 @@ class BadInputMatrixTest {
       expect(letters, "decode-pairs", "hostile", "a length it declares exceeds");
       expect(letters, "trainer", "q:ghost#0", "not in the index");
       expect(letters, "mining-pace", "garbage", "");
+      DeadLetter big =
+          letters.stream()
+              .filter(d -> d.getKeySize() != null && d.getKeySize() == bigKey.length())
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("no dead letter for the record at the limit"));
+      assertEquals("decode-targets", big.getStage());
+      assertEquals(DeadLetters.MAX_KEY_BYTES, big.getKey().remaining());
+      assertEquals(bigTarget.length, big.getPayloadSize());
+      assertTrue(
+          big.getMessage().contains("differs from target_id")
+              && big.getMessage().length() < DeadLetters.MAX_MESSAGE_CHARS + 100,
+          big.getMessage().substring(0, 200));
       letters.addAll(deadLetters.poll(Duration.ofSeconds(1)));
       assertEquals(
-          14,
+          15,
           letters.size(),
           "one dead letter per bad record: "
               + letters.stream().map(d -> d.getStage() + "/" + d.getMessage()).toList());
