@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.strimzi.api.kafka.model.kafka.Kafka;
 import io.strimzi.api.kafka.model.nodepool.KafkaNodePool;
 import io.strimzi.api.kafka.model.topic.KafkaTopic;
@@ -46,7 +47,8 @@ class KubernetesManifestTypesTest {
           "FlinkDeployment", FlinkDeployment.class,
           "Kafka", Kafka.class,
           "KafkaNodePool", KafkaNodePool.class,
-          "KafkaTopic", KafkaTopic.class);
+          "KafkaTopic", KafkaTopic.class,
+          "NetworkPolicy", NetworkPolicy.class);
 
   /** Unknown fields fail: no catch-all setters, no "ignore unknown" on any class. */
   private static final ObjectMapper STRICT =
