@@ -23,6 +23,10 @@ public final class JobMetrics {
   public static final String FEEDBACK_LATENCY_MS = "feedbackLatencyMs";
   public static final String PAIRS_TRAINED = "pairsTrained";
   public static final String PAIRS_DEAD_LETTERED = "pairsDeadLettered";
+
+  /** Pairs of batches that arrived after {@code max.steps}: neither trained nor dead-lettered. */
+  public static final String PAIRS_AFTER_MAX_STEPS = "pairsAfterMaxSteps";
+
   public static final String GRADIENT_NORM = "gradientNorm";
   public static final String STEPS_REFUSED = "stepsRefused";
   public static final String LOSS_SPIKES = "lossSpikes";
@@ -62,6 +66,7 @@ public final class JobMetrics {
           FEEDBACK_LATENCY_MS,
           PAIRS_TRAINED,
           PAIRS_DEAD_LETTERED,
+          PAIRS_AFTER_MAX_STEPS,
           INDEX_TARGETS,
           SAMPLING_MILLIS,
           MODEL_UPDATES_APPLIED,

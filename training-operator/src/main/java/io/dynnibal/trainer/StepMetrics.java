@@ -30,6 +30,7 @@ final class StepMetrics {
   private volatile long pairsDeadLettered;
   private volatile double stepsPerSecond;
   private long batchesSkipped;
+  private volatile long pairsAfterMaxSteps;
   private long startNanos = -1;
   private long busyNanos;
   private int stepsThisRun;
@@ -64,6 +65,15 @@ final class StepMetrics {
 
   void skipped() {
     batchesSkipped++;
+  }
+
+  /**
+   * A batch that arrived after {@code max.steps}: skipped, its pairs neither trained nor
+   * dead-lettered but counted here, so the audit still adds up.
+   */
+  void skippedAfterMaxSteps(int pairs) {
+    batchesSkipped++;
+    pairsAfterMaxSteps += pairs;
   }
 
   /** The held-out fidelity of the latest re-encode cycle's map (see {@link ReencodeCycle}). */
@@ -228,6 +238,10 @@ final class StepMetrics {
     return pairsDeadLettered;
   }
 
+  long pairsAfterMaxSteps() {
+    return pairsAfterMaxSteps;
+  }
+
   double lastLoss() {
     return lastLoss;
   }
@@ -244,6 +258,7 @@ final class StepMetrics {
     c.pairsTrained = pairsTrained;
     c.pairsDeadLettered = pairsDeadLettered;
     c.batchesSkipped = batchesSkipped;
+    c.pairsAfterMaxSteps = pairsAfterMaxSteps;
     c.stepsClipped = stepsClipped;
     c.stepsRefused = stepsRefused;
     c.lossWatch = lossWatch.save();
@@ -253,6 +268,7 @@ final class StepMetrics {
     pairsTrained = c.pairsTrained;
     pairsDeadLettered = c.pairsDeadLettered;
     batchesSkipped = c.batchesSkipped;
+    pairsAfterMaxSteps = c.pairsAfterMaxSteps;
     stepsClipped = c.stepsClipped;
     stepsRefused = c.stepsRefused;
     lossWatch.restore(c.lossWatch);

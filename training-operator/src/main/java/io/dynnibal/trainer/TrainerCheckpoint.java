@@ -35,6 +35,10 @@ public class TrainerCheckpoint {
   public long pairsTrained;
   public long pairsDeadLettered;
   public long batchesSkipped;
+
+  /** Pairs of batches that arrived after {@code max.steps} (0 in checkpoints from before it). */
+  public long pairsAfterMaxSteps;
+
   public long stepsClipped;
   public long stepsRefused;
 

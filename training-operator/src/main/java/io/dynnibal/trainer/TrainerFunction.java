@@ -181,9 +181,15 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     group.gauge(JobMetrics.FEEDBACK_LATENCY_MS, () -> orNaN(feedback.latencyMs()));
     group.gauge(JobMetrics.PAIRS_TRAINED, () -> metrics.pairsTrained());
     group.gauge(JobMetrics.PAIRS_DEAD_LETTERED, () -> metrics.pairsDeadLettered());
+    group.gauge(JobMetrics.PAIRS_AFTER_MAX_STEPS, this::pairsAfterMaxSteps);
     group.gauge(JobMetrics.GRADIENT_NORM, () -> metrics.lastGradientNorm());
     group.gauge(JobMetrics.STEPS_REFUSED, () -> metrics.stepsRefused());
     group.gauge(JobMetrics.LOSS_SPIKES, () -> metrics.lossSpikes());
+  }
+
+  /** Pairs of the batches skipped because {@code max.steps} was reached, since the run began. */
+  long pairsAfterMaxSteps() {
+    return metrics.pairsAfterMaxSteps();
   }
 
   private static double orNaN(Number n) {
@@ -209,12 +215,13 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
         // Said once: a job restored at its max.steps with the same setting trains no further, and
         // nothing else would say why.
         LOG.info(
-            "step {}: max.steps {} reached: further batches are skipped (counted as skipped; raise"
-                + " max.steps to train on)",
+            "step {}: max.steps {} reached: further batches are skipped, their pairs counted in"
+                + " the metric {} (raise max.steps to train on)",
             trainer.step(),
-            settings.maxSteps());
+            settings.maxSteps(),
+            JobMetrics.PAIRS_AFTER_MAX_STEPS);
       }
-      metrics.skipped();
+      metrics.skippedAfterMaxSteps(merged.batch.pairIds.length);
       return;
     }
     QueryBatch batch = merged.batch;
@@ -267,21 +274,32 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     }
     watched.count(inputs.negativeIds);
     metrics.aboutToStep();
-    faults.beforeStep(trainer.step() + 1);
     StepResult result;
     try {
+      faults.beforeStep(trainer.step() + 1);
       result = trainer.step(inputs.batch(settings.negativesCorrection()));
     } catch (SkippedStep e) {
-      // A non-finite loss or gradient leaves the parameters untouched; the batch is reported and
-      // skipped.
+      // A non-finite loss or gradient leaves the parameters untouched: every pair of the batch is
+      // dead-lettered with the reason, so none is lost.
       metrics.stepRefused();
-      ctx.output(
-          DeadLetters.TAG,
-          DeadLetters.ofDecoded(
-              settings.pairsTopic(),
-              "batch-" + batch.batchId,
-              "batch " + batch.batchId + " skipped: " + e.getMessage(),
-              STAGE));
+      String reason =
+          "batch "
+              + batch.batchId
+              + " refused at step "
+              + (trainer.step() + 1)
+              + ": "
+              + e.getMessage()
+              + " (the parameters were left unchanged)";
+      for (String pair : inputs.trainedPairs) {
+        metrics.deadLettered();
+        ctx.output(
+            DeadLetters.TAG,
+            DeadLetters.ofDecoded(
+                settings.pairsTopic(),
+                pair,
+                "pair " + DeadLetters.quoted(pair) + ": " + reason,
+                STAGE));
+      }
       return;
     }
     if (trainerNegatives != null) {

@@ -7,11 +7,15 @@ import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.model.features.FeatureConfig;
 import io.dynnibal.negatives.NegativesMode;
 import io.dynnibal.sampler.Uniform;
+import io.dynnibal.schemas.DeadLetter;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.state.TargetFeatures;
+import io.dynnibal.stream.DeadLetters;
 import io.dynnibal.stream.MergedBatch;
 import io.dynnibal.stream.QueryBatch;
 import io.dynnibal.training.SamplingCorrection;
+import io.dynnibal.training.SkippedStep;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
@@ -22,9 +26,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The trainer's parameters and Adam's moments survive a Flink checkpoint through raw operator
- * state: a trainer restored from the snapshot takes the same next steps, to the bit, as the one
- * that kept running.
+ * The trainer operator under Flink's test harness: its parameters and Adam's moments survive a
+ * checkpoint through raw operator state (a restored trainer takes the same next steps, to the bit,
+ * as the one that kept running), and every pair it takes is trained, dead-lettered or counted.
  */
 class TrainerOperatorTest {
   private static final DualEncoderConfig SMALL =
@@ -68,8 +72,71 @@ class TrainerOperatorTest {
     }
   }
 
+  @Test
+  void aRefusedStepDeadLettersEveryPairOfItsBatchAndTrainsOn() throws Exception {
+    Random draw = new Random(5);
+    try (var h = harness("refused", 0, new RefuseStepOnce(2))) {
+      h.open();
+      for (int i = 0; i < 3; i++) {
+        h.processElement(new StreamRecord<>(batch(i, draw)));
+      }
+      List<TrainingMetrics> steps = h.extractOutputValues();
+      assertEquals(2, steps.size(), "batches 0 and 2 trained, batch 1 refused");
+      assertEquals(8, steps.get(1).getPairsTrained());
+      assertEquals(4, steps.get(1).getPairsDeadLettered());
+      assertEquals(1, steps.get(1).getStepsRefused());
+      List<String> lettered = new java.util.ArrayList<>();
+      for (var record : h.getSideOutput(DeadLetters.TAG)) {
+        DeadLetter letter = record.getValue();
+        assertTrue(letter.getMessage().contains("refused at step 2"), letter.getMessage());
+        lettered.add(StandardCharsets.UTF_8.decode(letter.getKey()).toString());
+      }
+      assertEquals(List.of("p1-0", "p1-1", "p1-2", "p1-3"), lettered);
+    }
+  }
+
+  @Test
+  void batchesAfterMaxStepsAreCountedWithTheirPairs() throws Exception {
+    Random draw = new Random(6);
+    try (var h = harness("capped", 2, FaultInjection.NONE)) {
+      h.open();
+      for (int i = 0; i < 5; i++) {
+        h.processElement(new StreamRecord<>(batch(i, draw)));
+      }
+      assertEquals(2, h.extractOutputValues().size(), "steps");
+      assertEquals(
+          12,
+          ((TrainerFunction) ((TrainerOperator) h.getOperator()).getUserFunction())
+              .pairsAfterMaxSteps());
+    }
+  }
+
+  /** Refuses the first attempt at {@code step}, as a non-finite loss would. */
+  private static final class RefuseStepOnce implements FaultInjection {
+    private static final long serialVersionUID = 1L;
+    private final long step;
+    private boolean refused;
+
+    RefuseStepOnce(long step) {
+      this.step = step;
+    }
+
+    @Override
+    public void beforeStep(long next) {
+      if (next == step && !refused) {
+        refused = true;
+        throw new SkippedStep("the loss is NaN (drill)");
+      }
+    }
+  }
+
   private OneInputStreamOperatorTestHarness<MergedBatch, TrainingMetrics> harness(String name)
       throws Exception {
+    return harness(name, 0, FaultInjection.NONE);
+  }
+
+  private OneInputStreamOperatorTestHarness<MergedBatch, TrainingMetrics> harness(
+      String name, long maxSteps, FaultInjection faults) throws Exception {
     TrainerSettings settings =
         new TrainerSettings(
             SMALL,
@@ -80,7 +147,7 @@ class TrainerOperatorTest {
             0,
             0,
             100,
-            0,
+            maxSteps,
             1000,
             0.9,
             4,
@@ -95,8 +162,7 @@ class TrainerOperatorTest {
             "pairs",
             List.of(),
             1);
-    return new OneInputStreamOperatorTestHarness<>(
-        new TrainerOperator(settings, FaultInjection.NONE));
+    return new OneInputStreamOperatorTestHarness<>(new TrainerOperator(settings, faults));
   }
 
   private static List<Double> losses(

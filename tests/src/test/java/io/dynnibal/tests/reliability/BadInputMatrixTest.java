@@ -21,6 +21,8 @@ import io.dynnibal.stream.DeadLetters;
 import io.dynnibal.tests.harness.StreamingClusterExtension;
 import io.dynnibal.tests.harness.TrainingJobs;
 import io.dynnibal.tests.training.SyntheticCorpus;
+import io.dynnibal.trainer.FaultInjection;
+import io.dynnibal.training.SkippedStep;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -32,8 +34,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every kind of bad input on every topic, into a running job (real broker, MiniCluster, RocksDB):
- * each one becomes a dead letter with its reason and stage, the job keeps training, and the pair
- * counts reconcile: published = trained + dead-lettered.
+ * each one becomes a dead letter with its reason and stage, the job keeps training through a
+ * refused step, and the pairs reconcile by id: published = trained + dead-lettered.
  */
 class BadInputMatrixTest {
   @RegisterExtension
@@ -60,7 +62,9 @@ class BadInputMatrixTest {
     SingleObjectCodec<Target> targetCodec = SingleObjectCodec.of(Target.class);
     SingleObjectCodec<TrainingPair> pairCodec = SingleObjectCodec.of(TrainingPair.class);
     SingleObjectCodec<ModelUpdate> updateCodec = SingleObjectCodec.of(ModelUpdate.class);
-    JobClient job = TrainingJobs.start(config);
+    // The trainer refuses its third step once, as it would a non-finite loss: that batch's pairs
+    // are dead-lettered one by one.
+    JobClient job = TrainingJobs.start(config, new RefuseStepOnce(3), conf -> {});
     try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties());
         TopicReader<TrainingMetrics> metrics =
             new TopicReader<>(
@@ -141,12 +145,22 @@ class BadInputMatrixTest {
           "hostile",
           hostile(pairCodec.encode(pair("h", "q", "item1")), Integer.MAX_VALUE, 0));
 
-      TrainingMetrics last =
-          TrainingJobs.awaitStep(metrics, new ArrayList<>(), job, published / batch);
+      List<TrainingMetrics> steps = new ArrayList<>();
+      TrainingMetrics last = TrainingJobs.awaitStep(metrics, steps, job, published / batch - 1);
       List<DeadLetter> letters = new ArrayList<>();
       long dlDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (letters.size() < 15 && System.nanoTime() < dlDeadline) {
+      while (letters.size() < 15 + batch - 1 && System.nanoTime() < dlDeadline) {
         letters.addAll(deadLetters.poll(Duration.ofMillis(200)));
+      }
+      letters.addAll(deadLetters.poll(Duration.ofSeconds(1)));
+      List<String> refused = new ArrayList<>();
+      List<DeadLetter> bad = new ArrayList<>();
+      for (DeadLetter d : letters) {
+        if (d.getStage().equals("trainer") && d.getMessage().contains("refused at step 3")) {
+          refused.add(keyOf(d));
+        } else {
+          bad.add(d);
+        }
       }
       expect(letters, "decode-targets", "garbage", "");
       expect(letters, "decode-targets", "foreign", "TrainingPair");
@@ -174,23 +188,60 @@ class BadInputMatrixTest {
           big.getMessage().contains("differs from target_id")
               && big.getMessage().length() < DeadLetters.MAX_MESSAGE_CHARS + 100,
           big.getMessage().substring(0, 200));
-      letters.addAll(deadLetters.poll(Duration.ofSeconds(1)));
       assertEquals(
           15,
-          letters.size(),
+          bad.size(),
           "one dead letter per bad record: "
-              + letters.stream().map(d -> d.getStage() + "/" + d.getMessage()).toList());
+              + bad.stream().map(d -> d.getStage() + "/" + d.getMessage()).toList());
+      // The refused batch: its pairs but an unknown one (dead-lettered before the step).
+      assertTrue(
+          refused.size() == batch || refused.size() == batch - 1,
+          "pairs of the refused batch: " + refused);
 
-      // Counts reconcile: every decodable pair was trained or dead-lettered; the huge target is
+      // By pair id: every decodable pair was trained or dead-lettered, once; the huge target is
       // indexed.
-      assertEquals(published - unknown.size(), last.getPairsTrained(), "pairs trained");
+      List<String> accounted = new ArrayList<>(TrainingJobs.trainedPairIds(steps));
+      accounted.addAll(refused);
+      accounted.add("q:ghost#0");
+      Collections.sort(accounted);
+      List<String> sent = new ArrayList<>();
+      all.forEach(q -> sent.add(CorpusPublisher.pairId(q, "0")));
+      Collections.sort(sent);
+      assertEquals(sent, accounted, "published = trained + dead-lettered, by pair id");
+      assertEquals(published - unknown.size() - refused.size(), last.getPairsTrained());
       assertEquals(
-          unknown.size(), last.getPairsDeadLettered(), "pairs dead-lettered by the trainer");
+          unknown.size() + refused.size(),
+          last.getPairsDeadLettered(),
+          "pairs dead-lettered by the trainer");
+      assertEquals(1, last.getStepsRefused());
       assertEquals(
           corpus.targets.size() + 1, last.getIndexTargets(), "targets indexed (bad ones excluded)");
       assertTrue(!job.getJobStatus().get().isGloballyTerminalState(), "the job stopped");
     } finally {
       job.cancel().get();
+    }
+  }
+
+  private static String keyOf(DeadLetter d) {
+    return java.nio.charset.StandardCharsets.UTF_8.decode(d.getKey().duplicate()).toString();
+  }
+
+  /** Refuses the first attempt at {@code step}, as the trainer refuses a non-finite loss. */
+  private static final class RefuseStepOnce implements FaultInjection {
+    private static final long serialVersionUID = 1L;
+    private final long step;
+    private boolean refused;
+
+    RefuseStepOnce(long step) {
+      this.step = step;
+    }
+
+    @Override
+    public void beforeStep(long next) {
+      if (next == step && !refused) {
+        refused = true;
+        throw new SkippedStep("the loss is NaN (drill)");
+      }
     }
   }
 
