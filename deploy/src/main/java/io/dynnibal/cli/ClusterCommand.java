@@ -90,6 +90,13 @@ final class ClusterCommand {
     int prometheusPort;
 
     @Option(
+        names = "--prometheus-host",
+        defaultValue = "127.0.0.1",
+        description =
+            "Address the Prometheus endpoints listen on (default ${DEFAULT-VALUE}; every other server is on loopback only).")
+    String prometheusHost;
+
+    @Option(
         names = "--supervise",
         negatable = true,
         defaultValue = "true",
@@ -117,6 +124,7 @@ final class ClusterCommand {
                   taskManagerMemory,
                   jobManagerMemory,
                   prometheusPort,
+                  prometheusHost,
                   supervise),
               Duration.ofSeconds(timeoutSeconds));
       System.out.printf(

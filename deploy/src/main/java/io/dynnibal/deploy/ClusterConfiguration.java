@@ -1,5 +1,6 @@
 package io.dynnibal.deploy;
 
+import io.dynnibal.deploy.metrics.BoundPrometheusReporterFactory;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.net.URI;
@@ -16,11 +17,16 @@ import org.apache.flink.configuration.RestOptions;
 /**
  * A cluster directory's {@code conf/}: the {@code config.yaml} and {@code log4j.properties} every
  * process of the cluster reads, written on every start, and what they say about where the cluster
- * serves. Every address is on 127.0.0.1.
+ * serves. Every address is on 127.0.0.1 but the Prometheus reporters', which is the user's to
+ * choose.
  */
 final class ClusterConfiguration {
   private static final ConfigOption<String> PROMETHEUS_PORT =
       ConfigOptions.key("metrics.reporter.prom.port").stringType().noDefaultValue();
+  private static final ConfigOption<String> PROMETHEUS_HOST =
+      ConfigOptions.key("metrics.reporter.prom." + BoundPrometheusReporterFactory.HOST)
+          .stringType()
+          .defaultValue(BoundPrometheusReporterFactory.DEFAULT_HOST);
 
   private ClusterConfiguration() {}
 
@@ -70,9 +76,14 @@ final class ClusterConfiguration {
             // DJL lives on this classpath; a job's class loader must never load a second copy
             // (libtorch loads once).
             "classloader.parent-first-patterns.additional: ai.djl.",
-            // Every process serves its metrics (the job's under `dynnibal_`) to Prometheus.
+            // Every process serves its metrics (the job's under `dynnibal_`) to Prometheus, on
+            // one address (Flink's own reporter takes every interface).
             "metrics.reporter.prom.factory.class: "
-                + "org.apache.flink.metrics.prometheus.PrometheusReporterFactory",
+                + BoundPrometheusReporterFactory.class.getName(),
+            "metrics.reporter.prom."
+                + BoundPrometheusReporterFactory.HOST
+                + ": "
+                + options.prometheusHost(),
             "metrics.reporter.prom.port: " + options.prometheusPorts(),
             "");
     Files.writeString(conf.resolve("config.yaml"), yaml);
@@ -120,18 +131,19 @@ final class ClusterConfiguration {
     if (!Files.exists(conf.resolve("config.yaml"))) {
       return List.of();
     }
-    String range =
-        GlobalConfiguration.loadConfiguration(conf.toString())
-            .getOptional(PROMETHEUS_PORT)
-            .orElse("")
-            .trim();
+    Configuration configuration = GlobalConfiguration.loadConfiguration(conf.toString());
+    String range = configuration.getOptional(PROMETHEUS_PORT).orElse("").trim();
+    String host = configuration.get(PROMETHEUS_HOST);
+    if (host.contains(":")) {
+      host = "[" + host + "]";
+    }
     if (!range.matches("\\d+-\\d+")) {
       return List.of();
     }
     String[] bounds = range.split("-");
     List<URI> answering = new ArrayList<>();
     for (int port = Integer.parseInt(bounds[0]); port <= Integer.parseInt(bounds[1]); port++) {
-      URI uri = URI.create("http://127.0.0.1:" + port + "/metrics");
+      URI uri = URI.create("http://" + host + ":" + port + "/metrics");
       try {
         HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
         c.setConnectTimeout(300);

@@ -1,6 +1,9 @@
 package io.dynnibal.deploy;
 
+import io.dynnibal.deploy.metrics.BoundPrometheusReporterFactory;
+import io.dynnibal.deploy.metrics.ClusterMetricsJar;
 import java.io.Closeable;
+import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -36,12 +39,17 @@ import org.apache.flink.runtime.util.config.memory.ProcessMemoryUtils;
  * What flink-dist's scripts do, done here: the JVM memory flags and dynamic settings come from the
  * same code as {@code BashJavaUtils GET_JM_RESOURCE_PARAMS / GET_TM_RESOURCE_PARAMS} (a TaskManager
  * refuses to start without them), Java 17 gets flink-dist's module openings, and DJL sits on the
- * cluster classpath ({@link ClasspathSplit}). Everything listens on 127.0.0.1. The directory's
- * processes are {@link ClusterLayout}'s, its {@code conf/} {@link ClusterConfiguration}'s, their
- * command lines {@link ClusterJvm}'s.
+ * cluster classpath ({@link ClasspathSplit}). Everything listens on 127.0.0.1 (the Prometheus
+ * reporters where {@link Options} says). The directory's processes are {@link ClusterLayout}'s, its
+ * {@code conf/} {@link ClusterConfiguration}'s, their command lines {@link ClusterJvm}'s.
  */
 public final class FlinkCluster {
-  /** How to start a cluster. */
+  /**
+   * How to start a cluster.
+   *
+   * @param prometheusHost the address the Prometheus reporters serve on; every other server of the
+   *     cluster is on 127.0.0.1
+   */
   public record Options(
       int restPort,
       int rpcPort,
@@ -50,7 +58,30 @@ public final class FlinkCluster {
       String taskManagerMemory,
       String jobManagerMemory,
       int prometheusPort,
+      String prometheusHost,
       boolean supervise) {
+    /** Metrics on loopback too. */
+    public Options(
+        int restPort,
+        int rpcPort,
+        int taskManagers,
+        int slotsPerTaskManager,
+        String taskManagerMemory,
+        String jobManagerMemory,
+        int prometheusPort,
+        boolean supervise) {
+      this(
+          restPort,
+          rpcPort,
+          taskManagers,
+          slotsPerTaskManager,
+          taskManagerMemory,
+          jobManagerMemory,
+          prometheusPort,
+          BoundPrometheusReporterFactory.DEFAULT_HOST,
+          supervise);
+    }
+
     /**
      * The Prometheus reporters' ports: the first free one of this range for each process (the
      * JobManager and every TaskManager).
@@ -127,7 +158,10 @@ public final class FlinkCluster {
     DaemonProcess.requireFree("JobManager RPC, --rpc-port", options.rpcPort());
     Path conf = ClusterConfiguration.write(dir, options);
     Configuration configuration = GlobalConfiguration.loadConfiguration(conf.toString());
-    String classpath = ClasspathSplit.ofThisJvm().clusterClasspath();
+    String classpath =
+        ClasspathSplit.ofThisJvm().clusterClasspath()
+            + File.pathSeparator
+            + ClusterMetricsJar.write(dir.resolve("lib").resolve("dynnibal-cluster-metrics.jar"));
     long deadline = System.nanoTime() + timeout.toNanos();
     URI rest = ClusterConfiguration.restUrl(configuration);
     try (FlinkClusterClient client = new FlinkClusterClient(rest)) {

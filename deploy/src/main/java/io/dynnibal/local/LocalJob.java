@@ -18,6 +18,8 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.JobManagerOptions;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -29,6 +31,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * writes at {@code max.steps}.
  */
 public final class LocalJob {
+  private static final String LOOPBACK = "127.0.0.1";
+
   private LocalJob() {}
 
   /** What following the metrics topic saw. */
@@ -63,6 +67,7 @@ public final class LocalJob {
       TrainingJobConfig config, String name, java.util.function.Consumer<Configuration> extra)
       throws Exception {
     Configuration conf = JobConfiguration.of(config);
+    onLoopback(conf);
     conf.set(TaskManagerOptions.NUM_TASK_SLOTS, config.job.parallelism);
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
     conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
@@ -71,6 +76,18 @@ public final class LocalJob {
     env.setParallelism(config.job.parallelism);
     TrainingJob.build(env, config);
     return env.executeAsync(name);
+  }
+
+  /**
+   * Binds every server of the MiniCluster to 127.0.0.1: its blob server and shuffle server would
+   * otherwise take Flink's default, every interface, and its REST endpoint the wildcard address.
+   */
+  static void onLoopback(Configuration conf) {
+    conf.set(JobManagerOptions.BIND_HOST, LOOPBACK);
+    conf.set(TaskManagerOptions.BIND_HOST, LOOPBACK);
+    conf.set(TaskManagerOptions.HOST, LOOPBACK);
+    conf.set(RestOptions.ADDRESS, LOOPBACK);
+    conf.set(RestOptions.BIND_ADDRESS, LOOPBACK);
   }
 
   /**

@@ -3,6 +3,7 @@ package io.dynnibal.deploy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.deploy.metrics.BoundPrometheusReporterFactory;
 import java.nio.file.Path;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
@@ -38,6 +39,10 @@ class FlinkClusterTest {
     assertEquals("2", c.toMap().get("taskmanager.numberOfTaskSlots"));
     assertEquals("rocksdb", c.toMap().get("state.backend.type"));
     assertEquals("ai.djl.", c.toMap().get("classloader.parent-first-patterns.additional"));
+    assertEquals(
+        BoundPrometheusReporterFactory.class.getName(),
+        c.toMap().get("metrics.reporter.prom.factory.class"));
+    assertEquals("127.0.0.1", c.toMap().get("metrics.reporter.prom.host"));
     assertEquals(
         dir.resolve("savepoints").toUri().toString(),
         c.toMap().get("execution.checkpointing.savepoint-dir"));

@@ -14,17 +14,20 @@ import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.stream.JobMetrics;
+import io.dynnibal.tests.harness.ListeningSockets;
 import io.dynnibal.tests.harness.ProcessDeployment;
 import io.dynnibal.tests.harness.TrainingJobs;
 import io.dynnibal.tests.harness.WorkDirs;
 import io.dynnibal.tests.training.SyntheticCorpus;
 import io.dynnibal.watch.MetricsWatch;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -105,6 +108,17 @@ class ClusterDeploymentTest {
         assertTrue(
             scraped.contains(JobMetrics.prometheusName(name)),
             JobMetrics.prometheusName(name) + " is exposed");
+      }
+
+      // Every server of the broker, the JobManager and the TaskManagers (RPC, blobs, shuffle,
+      // REST, Prometheus) answers on loopback only.
+      for (long pid : pids) {
+        Set<InetSocketAddress> listening = ListeningSockets.of(pid);
+        assertTrue(!listening.isEmpty(), "process " + pid + " listens nowhere");
+        assertEquals(
+            List.of(),
+            ListeningSockets.beyondLoopback(listening),
+            "process " + pid + " listens on " + listening);
       }
 
       String savepoint = rest.stopWithSavepoint(first, null, Duration.ofMinutes(2));

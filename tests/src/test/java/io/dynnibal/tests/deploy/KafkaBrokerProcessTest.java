@@ -7,12 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.deploy.KafkaBroker;
 import io.dynnibal.jobs.kafka.TopicReader;
+import io.dynnibal.tests.harness.ListeningSockets;
 import io.dynnibal.tests.harness.WorkDirs;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -51,6 +55,10 @@ class KafkaBrokerProcessTest {
       }
       assertEquals(1L, TopicReader.endOffsets(client, "t").get(0));
       assertEquals(started.pid(), KafkaBroker.status(dir).pid());
+      Set<InetSocketAddress> listening = ListeningSockets.of(started.pid());
+      assertTrue(listening.size() >= 2, "the broker and its controller listen: " + listening);
+      assertEquals(
+          List.of(), ListeningSockets.beyondLoopback(listening), "listening: " + listening);
     } finally {
       assertTrue(KafkaBroker.stop(dir, Duration.ofSeconds(60)));
     }

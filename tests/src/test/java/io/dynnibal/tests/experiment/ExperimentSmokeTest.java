@@ -12,16 +12,19 @@ import io.dynnibal.local.Corpus;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.sampler.Bm25Negatives;
 import io.dynnibal.sampler.Samplers;
+import io.dynnibal.tests.harness.ListeningSockets;
 import io.dynnibal.tests.harness.WorkDirs;
 import io.dynnibal.tests.training.SmokeRuns;
 import io.dynnibal.tests.training.SyntheticCorpus;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.AfterAll;
@@ -46,6 +49,9 @@ class ExperimentSmokeTest {
   private static String printed;
   private static Path work;
 
+  /** Every address this JVM listened on while the experiment ran. */
+  private static Set<InetSocketAddress> listening;
+
   @BeforeAll
   @Timeout(420)
   static void runEverySampler() throws Exception {
@@ -62,14 +68,23 @@ class ExperimentSmokeTest {
     work = WorkDirs.fresh("experiment-smoke");
     kafka = EmbeddedKafkaBroker.start(work.resolve("kafka"));
     ByteArrayOutputStream console = new ByteArrayOutputStream();
+    ListeningSockets.Watch sockets = ListeningSockets.watch(ProcessHandle.current().pid());
     try (PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8)) {
       result =
           Experiment.run(
               new Experiment.Options(
                   corpus, config, Samplers.NAMES, 1, STEPS, 2, 0, work, kafka.bootstrapServers()),
               out);
+    } finally {
+      listening = sockets.stop();
     }
     printed = console.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void everyServerOfTheRunListensOnLoopbackOnly() {
+    assertTrue(listening.size() >= 2, "the broker and the MiniCluster listen: " + listening);
+    assertEquals(List.of(), ListeningSockets.beyondLoopback(listening), "listening: " + listening);
   }
 
   @AfterAll
