@@ -72,9 +72,9 @@ public final class JobSubmission {
 
   /**
    * Points the job's checkpoints (and, beside them, its parameter snapshots) at the cluster's
-   * checkpoint directory, for settings the user left at their defaults ({@code /tmp/dynnibal/...}):
-   * on a cluster, where state goes is the cluster's decision, and a checkpoint directory is storage
-   * every TaskManager shares.
+   * checkpoint directory, for settings the user left at their defaults ({@code
+   * dynnibal-state/...}): on a cluster, where state goes is the cluster's decision, and a
+   * checkpoint directory is storage every TaskManager shares.
    *
    * @return what changed, as {@code key=value} lines for the user; empty when the cluster names no
    *     directory

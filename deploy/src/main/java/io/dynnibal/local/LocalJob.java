@@ -2,6 +2,7 @@ package io.dynnibal.local;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.training.JobConfiguration;
+import io.dynnibal.jobs.training.StateDirectories;
 import io.dynnibal.jobs.training.TrainingJob;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.snapshot.ParameterSnapshots;
@@ -66,6 +67,7 @@ public final class LocalJob {
   public static JobClient start(
       TrainingJobConfig config, String name, java.util.function.Consumer<Configuration> extra)
       throws Exception {
+    StateDirectories.prepare(config);
     Configuration conf = JobConfiguration.of(config);
     onLoopback(conf);
     conf.set(TaskManagerOptions.NUM_TASK_SLOTS, config.job.parallelism);

@@ -3,6 +3,7 @@ package io.dynnibal.trainer;
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.snapshot.Directories;
 import io.dynnibal.snapshot.ParameterSnapshots;
+import io.dynnibal.snapshot.PrivateDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -34,7 +35,8 @@ final class ModelVersionStore {
 
   ModelVersionStore(String snapshotDir, String runId, long seed) {
     this.base =
-        ParameterSnapshots.toPath(ParameterSnapshots.parse(snapshotDir))
+        PrivateDirectory.prepare(
+                ParameterSnapshots.toPath(ParameterSnapshots.parse(snapshotDir)), "snapshot.dir")
             .resolve("run-" + runId)
             .toUri();
     this.seed = seed;

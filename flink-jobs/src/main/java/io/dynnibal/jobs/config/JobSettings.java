@@ -2,6 +2,7 @@ package io.dynnibal.jobs.config;
 
 import io.dynnibal.settings.Setting;
 import java.io.Serializable;
+import java.nio.file.Path;
 import java.time.Duration;
 
 /**
@@ -31,8 +32,11 @@ public final class JobSettings implements Serializable {
       min = 0)
   public int miningLead = 2;
 
-  @Setting(value = "checkpoint directory (a URI)", required = true)
-  public String checkpointDir = "file:///tmp/dynnibal/checkpoints";
+  @Setting(
+      value =
+          "checkpoint directory: a URI, or a path (a relative one is under the working directory)",
+      required = true)
+  public String checkpointDir = "dynnibal-state/checkpoints";
 
   @Setting(value = "time between checkpoints, e.g. 5s or 500ms", min = 0, aboveMin = true)
   public Duration checkpointInterval = Duration.ofSeconds(5);
@@ -75,8 +79,12 @@ public final class JobSettings implements Serializable {
   @Setting("Snappy-compressed checkpoints and savepoints (restores fast; see JobConfiguration)")
   public boolean checkpointCompression = true;
 
-  @Setting(value = "directory of model versions and final models", required = true)
-  public String snapshotDir = "/tmp/dynnibal/snapshots";
+  @Setting(
+      value =
+          "directory of model versions and final models (a relative path is under the working"
+              + " directory)",
+      required = true)
+  public String snapshotDir = "dynnibal-state/snapshots";
 
   @Setting(
       "fault drills (`soak`): a trainer that finds this file deletes it and fails its task before"
@@ -99,4 +107,22 @@ public final class JobSettings implements Serializable {
 
   @Setting("target ids whose use as a negative the metrics count, comma-separated")
   public String watchTargets = "";
+
+  /**
+   * Makes a relative {@link #checkpointDir} or {@link #snapshotDir} absolute, against this JVM's
+   * working directory (a checkpoint path becomes a {@code file:} URI): every process of the job
+   * then reads the directories the user meant, wherever it runs.
+   */
+  void resolveDirectories() {
+    if (!hasScheme(checkpointDir)) {
+      checkpointDir = Path.of(checkpointDir).toAbsolutePath().normalize().toUri().toString();
+    }
+    if (!hasScheme(snapshotDir)) {
+      snapshotDir = Path.of(snapshotDir).toAbsolutePath().normalize().toString();
+    }
+  }
+
+  private static boolean hasScheme(String location) {
+    return location.matches("[a-zA-Z][a-zA-Z0-9+.-]*:.*");
+  }
 }

@@ -178,13 +178,17 @@ public final class TrainingJobConfig implements Serializable {
     }
   }
 
-  /** Throws with every problem listed when the configuration is not usable. */
+  /**
+   * Throws with every problem listed when the configuration is not usable; makes relative
+   * directories absolute ({@link JobSettings#resolveDirectories}).
+   */
   public TrainingJobConfig validate() {
     List<String> problems = problems();
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(
           "bad configuration:\n  - " + String.join("\n  - ", problems));
     }
+    job.resolveDirectories();
     return this;
   }
 

@@ -31,6 +31,7 @@ public final class TrainingJobMain {
         TrainingJobMain.class.getClassLoader().getResourceAsStream(SETTINGS_RESOURCE)) {
       config = settings(bundled, args).validate();
     }
+    StateDirectories.prepare(config);
     StreamExecutionEnvironment env =
         StreamExecutionEnvironment.getExecutionEnvironment(JobConfiguration.of(config));
     env.setParallelism(config.job.parallelism);

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.sampler.Samplers;
+import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,6 +34,21 @@ class TrainingJobConfigTest {
     assertEquals(changed.toProperties(), reread.toProperties());
     assertEquals(4, reread.job.shards);
     assertEquals("SASL_SSL", reread.kafka.kafkaProperties.get("security.protocol"));
+  }
+
+  @Test
+  void stateDirectoriesDefaultUnderTheWorkingDirectoryNotASharedOne() throws Exception {
+    TrainingJobConfig config = new TrainingJobConfig().validate();
+    Path here = Path.of("").toAbsolutePath();
+    Path checkpoints = Path.of(URI.create(config.job.checkpointDir));
+    assertEquals(here.resolve("dynnibal-state/checkpoints"), checkpoints);
+    assertEquals(here.resolve("dynnibal-state/snapshots"), Path.of(config.job.snapshotDir));
+    TrainingJobConfig remote =
+        TrainingJobConfig.load(
+                null, List.of("checkpoint.dir=s3://bucket/ckpt", "snapshot.dir=/mnt/models"))
+            .validate();
+    assertEquals("s3://bucket/ckpt", remote.job.checkpointDir, "a URI stays as it is");
+    assertEquals("/mnt/models", remote.job.snapshotDir);
   }
 
   @Test
