@@ -44,13 +44,30 @@ final class ModelUpdates {
    */
   private List<TargetFeatures> landmarks;
 
+  /** Who made an update: the job, the trainer's run and its fencing epoch. */
+  record Provenance(String job, String runId, long generation) {
+    /**
+     * The fencing epoch of a trainer started from a checkpoint of epoch {@code saved} (0: none) as
+     * task attempt {@code attempt}: the restore count plus one in the bits above 16, Flink's
+     * attempt number below (two restores from the same checkpoint are two attempts). Every start of
+     * the trainer gets a higher one than all before it.
+     */
+    static long next(long saved, int attempt) {
+      return (((saved >>> 16) + 1) << 16) | Math.min(attempt, 0xFFFF);
+    }
+  }
+
+  private final Provenance provenance;
+
   ModelUpdates(
       TrainerSettings settings,
+      Provenance provenance,
       RegressionReservoir reservoir,
       FeedbackTracker feedback,
       StepMetrics metrics,
       ModelVersionStore versions) {
     this.settings = settings;
+    this.provenance = provenance;
     this.reservoir = reservoir;
     this.feedback = feedback;
     this.metrics = metrics;
@@ -128,6 +145,9 @@ final class ModelUpdates {
             // (no shard holds version -1), every one re-encodes at once.
             .setMapFrom(exactRestart ? NO_MAP : version)
             .setReencodeExactly(cycle.update().getReencodeExactly() || exactRestart)
+            .setJob(provenance.job())
+            .setRunId(provenance.runId())
+            .setGeneration(provenance.generation())
             .build();
     if (!exactRestart) {
       metrics.reencoded(cycle.meanCosine(), cycle.minCosine());

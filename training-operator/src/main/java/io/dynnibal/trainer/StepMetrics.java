@@ -2,6 +2,7 @@ package io.dynnibal.trainer;
 
 import io.dynnibal.negatives.SoftmaxFidelity;
 import io.dynnibal.schemas.TrainingMetrics;
+import io.dynnibal.stream.JobMetrics;
 import io.dynnibal.stream.MergedBatch;
 import io.dynnibal.training.LossWatch;
 import io.dynnibal.training.StepResult;
@@ -31,6 +32,10 @@ final class StepMetrics {
   private volatile double stepsPerSecond;
   private long batchesSkipped;
   private volatile long pairsAfterMaxSteps;
+
+  /** Whether this start of the trainer said that max.steps is reached. */
+  private boolean saidMaxSteps;
+
   private long startNanos = -1;
   private long busyNanos;
   private int stepsThisRun;
@@ -71,7 +76,19 @@ final class StepMetrics {
    * A batch that arrived after {@code max.steps}: skipped, its pairs neither trained nor
    * dead-lettered but counted here, so the audit still adds up.
    */
-  void skippedAfterMaxSteps(int pairs) {
+  void skippedAfterMaxSteps(int pairs, long step, long maxSteps) {
+    if (!saidMaxSteps) {
+      saidMaxSteps = true;
+      // Said once per start: a job restored at its max.steps with the same setting trains no
+      // further, and
+      // nothing else would say why.
+      LOG.info(
+          "step {}: max.steps {} reached: further batches are skipped, their pairs counted in"
+              + " the metric {} (raise max.steps to train on)",
+          step,
+          maxSteps,
+          JobMetrics.PAIRS_AFTER_MAX_STEPS);
+    }
     batchesSkipped++;
     pairsAfterMaxSteps += pairs;
   }

@@ -15,6 +15,9 @@ public class TrainerCheckpoint {
    */
   public String runId;
 
+  /** The trainer's fencing epoch when the checkpoint was taken ({@link TrainerFunction}). */
+  public long generation;
+
   /**
    * The parameter snapshot's files, as checkpoints from before {@link TrainerOperator} carried
    * them; null in newer ones. Read on restore, never written.

@@ -63,7 +63,6 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     implements CheckpointedFunction, CheckpointListener {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(TrainerFunction.class);
-  static final String STAGE = "trainer";
   public static final OutputTag<ModelUpdate> MODEL_UPDATES =
       new OutputTag<>("model-updates", new AvroTypeInfo<>(ModelUpdate.class));
 
@@ -77,12 +76,12 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
   private final TrainerSettings settings;
   private final FaultInjection faults;
 
-  /** Whether this run said that max.steps is reached (once). */
-  private transient boolean saidMaxSteps;
-
   private transient DualEncoderTrainer trainer;
   private transient ListState<TrainerCheckpoint> state;
   private transient String runId;
+
+  /** The fencing epoch of this start of the trainer ({@link ModelUpdates.Provenance#next}). */
+  private transient long generation;
 
   private transient RegressionReservoir reservoir;
 
@@ -94,6 +93,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
   private transient FeedbackTracker feedback;
   private transient WatchedTargets watched;
   private transient StepMetrics metrics;
+  private transient PairDeadLetters pairLetters;
   private transient ModelVersionStore versions;
   private transient ModelUpdates updates;
 
@@ -129,9 +129,21 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
       saved = c;
     }
     runId = saved == null ? UUID.randomUUID().toString().substring(0, 8) : saved.runId;
+    generation =
+        ModelUpdates.Provenance.next(
+            saved == null ? 0 : saved.generation,
+            getRuntimeContext().getTaskInfo().getAttemptNumber());
     metrics = new StepMetrics(runId, settings.sampler().id(), settings.model().outputDim());
+    pairLetters = new PairDeadLetters(settings.pairsTopic(), metrics);
     versions = new ModelVersionStore(settings.snapshotDir(), runId, settings.seed());
-    updates = new ModelUpdates(settings, reservoir, feedback, metrics, versions);
+    updates =
+        new ModelUpdates(
+            settings,
+            new ModelUpdates.Provenance(settings.job(), runId, generation),
+            reservoir,
+            feedback,
+            metrics,
+            versions);
     if (saved == null) {
       trainer =
           new DualEncoderTrainer(
@@ -210,18 +222,8 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
       throws Exception {
     long arrived = System.nanoTime();
     if (settings.maxSteps() > 0 && trainer.step() >= settings.maxSteps()) {
-      if (!saidMaxSteps) {
-        saidMaxSteps = true;
-        // Said once: a job restored at its max.steps with the same setting trains no further, and
-        // nothing else would say why.
-        LOG.info(
-            "step {}: max.steps {} reached: further batches are skipped, their pairs counted in"
-                + " the metric {} (raise max.steps to train on)",
-            trainer.step(),
-            settings.maxSteps(),
-            JobMetrics.PAIRS_AFTER_MAX_STEPS);
-      }
-      metrics.skippedAfterMaxSteps(merged.batch.pairIds.length);
+      metrics.skippedAfterMaxSteps(
+          merged.batch.pairIds.length, trainer.step(), settings.maxSteps());
       return;
     }
     QueryBatch batch = merged.batch;
@@ -230,18 +232,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     boolean hard = trainer.step() >= settings.uniformWarmupSteps();
     StepInputs inputs = new StepInputs(merged, trainer.encoder(), hard);
     for (int q : inputs.unknownPositives) {
-      metrics.deadLettered();
-      ctx.output(
-          DeadLetters.TAG,
-          DeadLetters.ofDecoded(
-              settings.pairsTopic(),
-              batch.pairIds[q],
-              "pair "
-                  + DeadLetters.quoted(batch.pairIds[q])
-                  + ": target_id "
-                  + DeadLetters.quoted(batch.targetIds[q])
-                  + " is not in the index (unknown, deleted, or not indexed yet)",
-              STAGE));
+      pairLetters.unknownTarget(batch, q, letter -> ctx.output(DeadLetters.TAG, letter));
     }
     if (inputs.isEmpty()) {
       metrics.skipped();
@@ -279,27 +270,13 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
       faults.beforeStep(trainer.step() + 1);
       result = trainer.step(inputs.batch(settings.negativesCorrection()));
     } catch (SkippedStep e) {
-      // A non-finite loss or gradient leaves the parameters untouched: every pair of the batch is
-      // dead-lettered with the reason, so none is lost.
-      metrics.stepRefused();
-      String reason =
-          "batch "
-              + batch.batchId
-              + " refused at step "
-              + (trainer.step() + 1)
-              + ": "
-              + e.getMessage()
-              + " (the parameters were left unchanged)";
-      for (String pair : inputs.trainedPairs) {
-        metrics.deadLettered();
-        ctx.output(
-            DeadLetters.TAG,
-            DeadLetters.ofDecoded(
-                settings.pairsTopic(),
-                pair,
-                "pair " + DeadLetters.quoted(pair) + ": " + reason,
-                STAGE));
-      }
+      // A non-finite loss or gradient leaves the parameters untouched.
+      pairLetters.refused(
+          batch,
+          inputs.trainedPairs,
+          trainer.step() + 1,
+          e.getMessage(),
+          letter -> ctx.output(DeadLetters.TAG, letter));
       return;
     }
     if (trainerNegatives != null) {
@@ -361,6 +338,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
   public void snapshotState(FunctionSnapshotContext context) throws Exception {
     TrainerCheckpoint c = new TrainerCheckpoint();
     c.runId = runId;
+    c.generation = generation;
     c.checkpointId = context.getCheckpointId();
     updates.save(c);
     feedback.checkpointTaken(context.getCheckpointId());

@@ -20,6 +20,8 @@ import java.util.List;
  * @param snapshotDir where model versions go: {@code <snapshotDir>/run-<id>/model-<version>}
  * @param negativesSharpness sample mode draws from {@code exp(negativesSharpness beta score)}
  * @param pairsTopic names the source of a dead-lettered pair
+ * @param job the job's name on its model updates (its Kafka consumer group): shards take only their
+ *     own job's
  * @param watchTargets ids whose use as a negative is counted in the metrics
  * @param threads libtorch's intra-op threads, set when the trainer opens (the JVM's, not only its
  *     own)
@@ -46,6 +48,7 @@ public record TrainerSettings(
     int keepModelEvery,
     String snapshotDir,
     String pairsTopic,
+    String job,
     List<String> watchTargets,
     int threads)
     implements Serializable {

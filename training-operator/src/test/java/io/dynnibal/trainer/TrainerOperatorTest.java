@@ -111,6 +111,17 @@ class TrainerOperatorTest {
     }
   }
 
+  @Test
+  void everyStartOfTheTrainerFencesThoseBeforeIt() {
+    long fresh = ModelUpdates.Provenance.next(0, 0);
+    long retried = ModelUpdates.Provenance.next(0, 1);
+    long restored = ModelUpdates.Provenance.next(retried, 2);
+    long restoredAgain = ModelUpdates.Provenance.next(retried, 3);
+    long resumed = ModelUpdates.Provenance.next(restoredAgain, 0);
+    assertTrue(fresh < retried && retried < restored && restored < restoredAgain);
+    assertTrue(restoredAgain < resumed, "a new submission from a savepoint starts at attempt 0");
+  }
+
   /** Refuses the first attempt at {@code step}, as a non-finite loss would. */
   private static final class RefuseStepOnce implements FaultInjection {
     private static final long serialVersionUID = 1L;
@@ -160,6 +171,7 @@ class TrainerOperatorTest {
             0,
             dir.resolve(name).toString(),
             "pairs",
+            "test-job",
             List.of(),
             1);
     return new OneInputStreamOperatorTestHarness<>(new TrainerOperator(settings, faults));

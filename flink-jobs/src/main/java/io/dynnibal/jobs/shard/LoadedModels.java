@@ -30,7 +30,7 @@ final class LoadedModels implements AutoCloseable {
   ShardModel at(ModelUpdate update) {
     return update == null
         ? loaded(0, () -> ShardModel.initial(settings))
-        : loaded(update.getVersion(), () -> ShardModel.of(update));
+        : loaded(update.getVersion(), () -> ShardModel.of(update, settings.model()));
   }
 
   /** The newest loaded version; one is loaded whenever a target is encoded or shipped. */

@@ -27,6 +27,7 @@ import org.slf4j.LoggerFactory;
  * tree rebuilt from the new vectors.
  *
  * <p>Contract: an update whose version is not above the key's is a duplicate and changes nothing;
+ * one of an older trainer generation than the key's update is refused with a dead letter (fencing);
  * an update whose model cannot be loaded leaves the key at its version, with a dead letter (a later
  * update is applied exactly). Otherwise the key's state, tree and pool are at the update's version
  * when {@link #apply} returns true, except what a {@link GradualReencode} pass still has due.
@@ -73,6 +74,10 @@ final class ModelUpdateApplier {
       ignore(update, key, currentVersion);
       return false;
     }
+    if (current != null && update.getGeneration() < current.getGeneration()) {
+      fence(update, current, key, deadLetters);
+      return false;
+    }
     // The trainer stamps an update as it emits it.
     long receivedMs = System.currentTimeMillis() - update.getCreatedMs();
     long loading = System.nanoTime();
@@ -101,6 +106,31 @@ final class ModelUpdateApplier {
         key,
         update.getVersion(),
         currentVersion);
+  }
+
+  /**
+   * Refuses an update of a trainer that a later one superseded (a paused or partitioned trainer
+   * that Flink replaced): applying it would move the key back onto a branch the job discarded.
+   */
+  private void fence(
+      ModelUpdate update, ModelUpdate current, int key, Consumer<DeadLetter> deadLetters) {
+    metrics.duplicateUpdates.inc();
+    deadLetters.accept(
+        DeadLetters.ofDecoded(
+            settings.modelUpdatesTopic(),
+            "model-" + update.getVersion() + "-key-" + key,
+            "model update "
+                + update.getVersion()
+                + " is of trainer generation "
+                + update.getGeneration()
+                + ", older than generation "
+                + current.getGeneration()
+                + " whose update "
+                + current.getVersion()
+                + " shard key "
+                + key
+                + " holds: a superseded trainer's, refused",
+            ShardIndexFunction.STAGE));
   }
 
   /** The update's model; null, with a dead letter, when it cannot be loaded. */

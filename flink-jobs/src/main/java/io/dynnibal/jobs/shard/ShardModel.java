@@ -3,6 +3,7 @@ package io.dynnibal.jobs.shard;
 import ai.djl.Device;
 import io.dynnibal.index.nystrom.NystromProjector;
 import io.dynnibal.model.DualEncoder;
+import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.model.features.Features;
 import io.dynnibal.schemas.Matrices;
 import io.dynnibal.schemas.ModelUpdate;
@@ -49,7 +50,18 @@ final class ShardModel implements AutoCloseable {
         initialProjector(settings));
   }
 
-  static ShardModel of(ModelUpdate update) {
+  /**
+   * The model of {@code update}, whose snapshot's manifest must describe a model of {@code
+   * expected}'s shape: a snapshot of another model is refused before its parameters are read.
+   */
+  static ShardModel of(ModelUpdate update, DualEncoderConfig expected) {
+    URI snapshot = URI.create(update.getSnapshotUri());
+    String differs =
+        ModelShape.difference(expected, ParameterSnapshots.manifest(snapshot).config());
+    if (differs != null) {
+      throw new IllegalArgumentException(
+          "its snapshot " + snapshot + " is of another model than this job's: " + differs);
+    }
     float[][] landmarks =
         Matrices.rows(update.getLandmarks(), "landmarks of model update " + update.getVersion());
     float[] whitening =
@@ -58,8 +70,7 @@ final class ShardModel implements AutoCloseable {
     NystromProjector projector = NystromProjector.fromParts(landmarks, whitening, landmarks.length);
     String key = update.getSnapshotUri();
     DualEncoder encoder =
-        SharedEncoders.acquire(
-            key, () -> ParameterSnapshots.readEncoder(URI.create(key), Device.cpu()));
+        SharedEncoders.acquire(key, () -> ParameterSnapshots.readEncoder(snapshot, Device.cpu()));
     return new ShardModel(update.getVersion(), update.getStep(), key, encoder, projector);
   }
 

@@ -35,6 +35,7 @@ public final class OperatorSettings {
         c.job.keepModelEvery,
         c.job.snapshotDir,
         c.pairsTopic(),
+        c.kafka.groupId,
         List.of(c.job.watchTargets.split(",")),
         c.training.trainerThreads);
   }

@@ -112,7 +112,12 @@ public final class TrainingJob {
             config.modelUpdatesTopic(),
             OffsetsInitializer.latest(),
             "model-updates",
-            new DecodeModelUpdates(shardKeys, config.index.landmarks, config.model.modelOutputDim));
+            new DecodeModelUpdates(
+                shardKeys,
+                config.index.landmarks,
+                config.model.modelOutputDim,
+                config.kafka.groupId,
+                config.job.snapshotDir));
     List<DataStream<DeadLetter>> deadLetters = new ArrayList<>();
     DataStream<QueryBatch> batches = batches(pairs, config, deadLetters);
     SingleOutputStreamOperator<ShardReply> replies =

@@ -10,6 +10,8 @@ import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.local.EmbeddedKafkaBroker;
+import io.dynnibal.model.DualEncoder;
+import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.schemas.DeadLetter;
 import io.dynnibal.schemas.Matrix;
 import io.dynnibal.schemas.ModelUpdate;
@@ -17,12 +19,15 @@ import io.dynnibal.schemas.SingleObjectCodec;
 import io.dynnibal.schemas.Target;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.schemas.TrainingPair;
+import io.dynnibal.snapshot.ParameterSnapshots;
 import io.dynnibal.stream.DeadLetters;
 import io.dynnibal.tests.harness.StreamingClusterExtension;
 import io.dynnibal.tests.harness.TrainingJobs;
 import io.dynnibal.tests.training.SyntheticCorpus;
 import io.dynnibal.trainer.FaultInjection;
 import io.dynnibal.training.SkippedStep;
+import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -112,6 +117,40 @@ class BadInputMatrixTest {
           config.modelUpdatesTopic(), "nan", updateCodec.encode(update(99, 8, 32, Float.NaN)));
       publisher.publishRaw(
           config.modelUpdatesTopic(), "shape", updateCodec.encode(update(98, 5, 32, 0.1f)));
+      // Updates of the right shape that are not this job's to take: another job's (two jobs on one
+      // topic prefix), one whose snapshot is outside the job's snapshot.dir, and one whose
+      // snapshot is of another model than the job's (refused by each shard key before loading).
+      String ours = config.kafka.groupId;
+      String inside = Path.of(config.job.snapshotDir).resolve("run-x/model-97").toUri().toString();
+      publisher.publishRaw(
+          config.modelUpdatesTopic(),
+          "foreign-job",
+          updateCodec.encode(from(update(97, 8, 32, 0.1f), "another-job", inside, 1L << 40)));
+      publisher.publishRaw(
+          config.modelUpdatesTopic(),
+          "outside",
+          updateCodec.encode(
+              from(update(96, 8, 32, 0.1f), ours, "file:///etc/model-96", 1L << 40)));
+      DualEncoderConfig model = config.model();
+      DualEncoderConfig other =
+          new DualEncoderConfig(
+              model.features(),
+              model.embeddingDim(),
+              model.hiddenDim() / 2,
+              model.outputDim(),
+              model.sharedTowers(),
+              model.scoreScale());
+      URI otherModel;
+      try (DualEncoder encoder = DualEncoder.create(other, 1)) {
+        otherModel =
+            ParameterSnapshots.write(
+                encoder, Path.of(config.job.snapshotDir).resolve("run-x").toUri(), 500, 1);
+      }
+      publisher.publishRaw(
+          config.modelUpdatesTopic(),
+          "other-model",
+          updateCodec.encode(
+              from(update(500, 8, 32, 0.1f), ours, otherModel.toString(), Long.MAX_VALUE)));
       // A bad progress report: the pace that reads them dead-letters it and keeps its pace.
       publisher.publishRaw(config.progressTopic(), "garbage", new byte[] {7});
 
@@ -147,9 +186,18 @@ class BadInputMatrixTest {
 
       List<TrainingMetrics> steps = new ArrayList<>();
       TrainingMetrics last = TrainingJobs.awaitStep(metrics, steps, job, published / batch - 1);
+      // A stray update of this job at a huge version, from a trainer generation below the one
+      // every shard holds by now: fenced, so it cannot freeze the shards.
+      assertTrue(last.getReencodeCycles() >= 1, "every shard holds a trainer's update");
+      publisher.publishRaw(
+          config.modelUpdatesTopic(),
+          "stray",
+          updateCodec.encode(from(update(1_000_000, 8, 32, 0.1f), ours, inside, 0)));
+      int keys = config.job.shards;
+      int expected = 17 + 2 * keys;
       List<DeadLetter> letters = new ArrayList<>();
       long dlDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (letters.size() < 15 + batch - 1 && System.nanoTime() < dlDeadline) {
+      while (letters.size() < expected + batch - 1 && System.nanoTime() < dlDeadline) {
         letters.addAll(deadLetters.poll(Duration.ofMillis(200)));
       }
       letters.addAll(deadLetters.poll(Duration.ofSeconds(1)));
@@ -176,6 +224,23 @@ class BadInputMatrixTest {
       expect(letters, "decode-pairs", "hostile", "a length it declares exceeds");
       expect(letters, "trainer", "q:ghost#0", "not in the index");
       expect(letters, "mining-pace", "garbage", "");
+      expect(letters, "decode-model-updates", "foreign-job", "is of job \"another-job\"");
+      expect(letters, "decode-model-updates", "outside", "outside this job's snapshot.dir");
+      assertEquals(
+          keys,
+          bad.stream()
+              .filter(
+                  d ->
+                      d.getStage().equals("shard-index")
+                          && d.getMessage().contains("of another model than this job's"))
+              .count(),
+          "each key refuses the other model's snapshot before loading it");
+      assertEquals(
+          keys,
+          bad.stream()
+              .filter(d -> d.getMessage().contains("a superseded trainer's, refused"))
+              .count(),
+          "each key fences the stray update");
       DeadLetter big =
           letters.stream()
               .filter(d -> d.getKeySize() != null && d.getKeySize() == bigKey.length())
@@ -189,7 +254,7 @@ class BadInputMatrixTest {
               && big.getMessage().length() < DeadLetters.MAX_MESSAGE_CHARS + 100,
           big.getMessage().substring(0, 200));
       assertEquals(
-          15,
+          expected,
           bad.size(),
           "one dead letter per bad record: "
               + bad.stream().map(d -> d.getStage() + "/" + d.getMessage()).toList());
@@ -220,6 +285,17 @@ class BadInputMatrixTest {
     } finally {
       job.cancel().get();
     }
+  }
+
+  /** {@code update} as if job {@code job} made it at {@code generation}, its snapshot there. */
+  private static ModelUpdate from(
+      ModelUpdate update, String job, String snapshot, long generation) {
+    return ModelUpdate.newBuilder(update)
+        .setJob(job)
+        .setRunId("x")
+        .setGeneration(generation)
+        .setSnapshotUri(snapshot)
+        .build();
   }
 
   private static String keyOf(DeadLetter d) {
