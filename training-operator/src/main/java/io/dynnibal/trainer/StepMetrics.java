@@ -80,8 +80,7 @@ final class StepMetrics {
     if (!saidMaxSteps) {
       saidMaxSteps = true;
       // Said once per start: a job restored at its max.steps with the same setting trains no
-      // further, and
-      // nothing else would say why.
+      // further, and nothing else would say why.
       LOG.info(
           "step {}: max.steps {} reached: further batches are skipped, their pairs counted in"
               + " the metric {} (raise max.steps to train on)",
