@@ -8,17 +8,18 @@ import io.dynnibal.model.DualEncoderConfig;
 import io.dynnibal.model.SparseEmbeddingTable;
 import io.dynnibal.model.TorchRuntime;
 import io.dynnibal.model.Tower;
+import io.dynnibal.snapshot.SnapshotManifest.FileChecksum;
 import io.dynnibal.training.DualEncoderTrainer;
 import io.dynnibal.training.TrainerConfig;
 import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -38,7 +39,6 @@ import java.util.Map;
  */
 public final class ParameterSnapshots {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String MANIFEST = "manifest.json";
 
   private ParameterSnapshots() {}
 
@@ -65,14 +65,13 @@ public final class ParameterSnapshots {
       DualEncoder encoder, DualEncoderTrainer trainer, URI base, long version, long seed) {
     Path target = toPath(locate(base, version));
     if (Files.exists(target)) {
-      throw new IllegalStateException(
-          "snapshot " + target + " already exists; model versions are never overwritten");
+      throw new SnapshotExistsException(target);
     }
     Path temporary =
         target.resolveSibling(".tmp-" + target.getFileName() + "-" + System.nanoTime());
     try {
       Files.createDirectories(temporary);
-      for (var file : files(encoder, trainer, version, seed).entrySet()) {
+      for (var file : SnapshotFiles.of(encoder, trainer, version, seed).entrySet()) {
         try (var channel =
             java.nio.channels.FileChannel.open(
                 temporary.resolve(file.getKey()),
@@ -82,7 +81,15 @@ public final class ParameterSnapshots {
           channel.force(true);
         }
       }
-      Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE);
+      Directories.sync(temporary);
+      try {
+        Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE);
+      } catch (FileAlreadyExistsException | DirectoryNotEmptyException taken) {
+        // Another writer renamed its copy of this version in first.
+        deleteQuietly(temporary);
+        throw new SnapshotExistsException(target);
+      }
+      Directories.sync(target.getParent());
       return target.toUri();
     } catch (IOException e) {
       deleteQuietly(temporary);
@@ -98,7 +105,7 @@ public final class ParameterSnapshots {
    */
   public static void writeTrainer(
       DualEncoderTrainer trainer, long version, long seed, OutputStream out) throws IOException {
-    SnapshotStream.write(files(trainer.encoder(), trainer, version, seed), out);
+    SnapshotStream.write(SnapshotFiles.of(trainer.encoder(), trainer, version, seed), out);
   }
 
   /**
@@ -144,92 +151,30 @@ public final class ParameterSnapshots {
     void into(Path dir) throws IOException;
   }
 
-  /** Writes one file's bytes. */
-  interface FileContent {
-    void writeTo(java.nio.channels.WritableByteChannel channel) throws IOException;
-  }
-
-  /**
-   * Every file of a snapshot, in a stable order, as writers (nothing is serialised until asked).
-   */
-  private static Map<String, FileContent> files(
-      DualEncoder encoder, DualEncoderTrainer trainer, long version, long seed) {
-    Map<String, FileContent> files = new java.util.LinkedHashMap<>();
-    List<String> names = towerNames(encoder);
-    List<Tower> towers = encoder.distinctTowers();
-    List<List<float[]>> networkMoments = trainer == null ? null : trainer.networkMoments();
-    for (int i = 0; i < towers.size(); i++) {
-      Tower tower = towers.get(i);
-      String name = names.get(i);
-      files.put(
-          name + ".table",
-          channel -> FloatArrayFile.write(channel, List.of(tower.table().values())));
-      files.put(
-          name + ".network",
-          channel -> {
-            DataOutputStream out =
-                new DataOutputStream(
-                    new BufferedOutputStream(java.nio.channels.Channels.newOutputStream(channel)));
-            tower.body().saveParameters(out);
-            out.flush();
-          });
-      if (trainer != null) {
-        SparseEmbeddingTable table = tower.table();
-        float[] zeros = table.mean() == null ? new float[table.values().length] : null;
-        float[] updates = table.mean() == null ? new float[table.rows()] : table.updateCounts();
-        files.put(
-            name + ".table.adam",
-            channel ->
-                FloatArrayFile.write(
-                    channel,
-                    List.of(
-                        zeros != null ? zeros : table.mean(),
-                        zeros != null ? zeros : table.variance(),
-                        updates)));
-        List<float[]> moments = networkMoments.get(i);
-        files.put(name + ".network.adam", channel -> FloatArrayFile.write(channel, moments));
-      }
-    }
-    SnapshotManifest manifest =
-        new SnapshotManifest(
-            SnapshotManifest.FORMAT,
-            SnapshotManifest.FORMAT_VERSION,
-            version,
-            trainer == null ? 0 : trainer.step(),
-            seed,
-            encoder.config(),
-            names,
-            trainer != null,
-            System.currentTimeMillis());
-    files.put(
-        MANIFEST,
-        channel -> {
-          var out = java.nio.channels.Channels.newOutputStream(channel);
-          out.write(JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(manifest));
-          out.flush();
-        });
-    return files;
-  }
-
   /** The manifest of the snapshot at {@code uri}. */
   public static SnapshotManifest manifest(URI uri) {
     Path dir = toPath(uri);
-    Path file = dir.resolve(MANIFEST);
+    Path file = dir.resolve(SnapshotFiles.MANIFEST);
     if (!Files.isRegularFile(file)) {
       throw new IllegalArgumentException("no snapshot at " + uri + " (" + file + " is missing)");
     }
     try {
-      SnapshotManifest manifest = JSON.readValue(file.toFile(), SnapshotManifest.class);
+      byte[] bytes = Files.readAllBytes(file);
+      SnapshotChecksums.verifyManifest(file, bytes);
+      SnapshotManifest manifest = JSON.readValue(bytes, SnapshotManifest.class);
       if (!SnapshotManifest.FORMAT.equals(manifest.format())) {
         throw new IllegalArgumentException(
             uri + " is not a dual-encoder snapshot (format " + manifest.format() + ")");
       }
-      if (manifest.formatVersion() != SnapshotManifest.FORMAT_VERSION) {
+      if (manifest.formatVersion() < SnapshotManifest.OLDEST_FORMAT_VERSION
+          || manifest.formatVersion() > SnapshotManifest.FORMAT_VERSION) {
         throw new IllegalArgumentException(
             uri
                 + " has snapshot format version "
                 + manifest.formatVersion()
-                + "; this build reads version "
+                + "; this build reads versions "
+                + SnapshotManifest.OLDEST_FORMAT_VERSION
+                + " to "
                 + SnapshotManifest.FORMAT_VERSION);
       }
       return manifest;
@@ -267,7 +212,8 @@ public final class ParameterSnapshots {
       List<Tower> towers = encoder.distinctTowers();
       for (int i = 0; i < towers.size(); i++) {
         String name = manifest.towers().get(i);
-        List<float[]> tableMoments = FloatArrayFile.read(dir.resolve(name + ".table.adam"));
+        List<float[]> tableMoments =
+            FloatArrayFile.read(verified(dir, manifest, name + ".table.adam"));
         // Snapshots from before per-row bias correction hold two arrays (no update counts).
         towers
             .get(i)
@@ -277,7 +223,7 @@ public final class ParameterSnapshots {
                 tableMoments.get(1),
                 tableMoments.size() > 2 ? tableMoments.get(2) : null,
                 manifest.step());
-        networkMoments.add(FloatArrayFile.read(dir.resolve(name + ".network.adam")));
+        networkMoments.add(FloatArrayFile.read(verified(dir, manifest, name + ".network.adam")));
       }
       trainer.restore(manifest.step(), networkMoments);
       return trainer;
@@ -299,7 +245,7 @@ public final class ParameterSnapshots {
     try {
       List<SparseEmbeddingTable> tables = new ArrayList<>();
       for (String name : expected) {
-        float[] values = FloatArrayFile.read(dir.resolve(name + ".table")).get(0);
+        float[] values = FloatArrayFile.read(verified(dir, manifest, name + ".table")).get(0);
         tables.add(
             SparseEmbeddingTable.of(config.features().buckets(), config.embeddingDim(), values));
       }
@@ -310,7 +256,8 @@ public final class ParameterSnapshots {
           try (DataInputStream in =
               new DataInputStream(
                   new BufferedInputStream(
-                      Files.newInputStream(dir.resolve(expected.get(i) + ".network"))))) {
+                      Files.newInputStream(
+                          verified(dir, manifest, expected.get(i) + ".network"))))) {
             towers.get(i).body().loadParameters(encoder.manager(), in);
           }
           towers.get(i).markTrainable();
@@ -327,8 +274,24 @@ public final class ParameterSnapshots {
     }
   }
 
-  private static List<String> towerNames(DualEncoder encoder) {
-    return encoder.config().sharedTowers() ? List.of("shared") : List.of("query", "target");
+  /**
+   * {@code dir}'s file {@code name}, once its bytes match the manifest's checksum (format 1
+   * recorded none).
+   *
+   * @throws IllegalArgumentException naming the file when they do not
+   */
+  private static Path verified(Path dir, SnapshotManifest manifest, String name)
+      throws IOException {
+    Path file = dir.resolve(name);
+    if (manifest.files() != null) {
+      FileChecksum expected = manifest.files().get(name);
+      if (expected == null) {
+        throw new SnapshotChecksums.CorruptSnapshotException(
+            dir + ": the manifest records no " + name);
+      }
+      SnapshotChecksums.verify(file, expected);
+    }
+    return file;
   }
 
   /** A {@code file:} URI, or a URI without scheme taken as a local path. */

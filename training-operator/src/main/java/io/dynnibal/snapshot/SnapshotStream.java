@@ -30,7 +30,7 @@ final class SnapshotStream {
   private SnapshotStream() {}
 
   /** Writes {@code files} to {@code out}; flushes it, does not close it. */
-  static void write(Map<String, ParameterSnapshots.FileContent> files, OutputStream out)
+  static void write(Map<String, SnapshotFiles.FileContent> files, OutputStream out)
       throws IOException {
     DataOutputStream data = new DataOutputStream(out);
     data.writeInt(MAGIC);

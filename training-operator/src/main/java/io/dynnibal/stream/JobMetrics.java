@@ -27,6 +27,12 @@ public final class JobMetrics {
   /** Pairs of batches that arrived after {@code max.steps}: neither trained nor dead-lettered. */
   public static final String PAIRS_AFTER_MAX_STEPS = "pairsAfterMaxSteps";
 
+  /**
+   * Model snapshots (versions for the shards, kept and final models) the trainer could not write
+   * since it started, e.g. on a full disk: training goes on, the shards keep their version.
+   */
+  public static final String SNAPSHOT_WRITE_FAILURES = "snapshotWriteFailures";
+
   public static final String GRADIENT_NORM = "gradientNorm";
   public static final String STEPS_REFUSED = "stepsRefused";
   public static final String LOSS_SPIKES = "lossSpikes";
@@ -61,6 +67,7 @@ public final class JobMetrics {
           CACHE_STALENESS_STEPS,
           MH_ACCEPTANCE_RATE,
           MODEL_VERSION,
+          SNAPSHOT_WRITE_FAILURES,
           REENCODE_CYCLES,
           FEEDBACK_LATENCY_STEPS,
           FEEDBACK_LATENCY_MS,

@@ -2,7 +2,9 @@ package io.dynnibal.trainer;
 
 import io.dynnibal.model.DualEncoder;
 import io.dynnibal.schemas.ModelUpdate;
+import io.dynnibal.snapshot.SnapshotExistsException;
 import io.dynnibal.state.TargetFeatures;
+import java.io.UncheckedIOException;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,7 +17,12 @@ import org.slf4j.LoggerFactory;
  * <p>Invariant: a version number never names two models. After a restore, the next version skips
  * every number a lost branch may have emitted ({@link #restartVersion}), is emitted at the first
  * step, and its map moves the restored version's cache ({@code map_from}); an update whose map was
- * fit on caches of several versions carries {@link #NO_MAP}, so every shard re-encodes exactly.
+ * fit on caches of several versions carries {@link #NO_MAP}, so every shard re-encodes exactly. A
+ * number is taken by the atomic rename of its snapshot directory: when another trainer took it (a
+ * superseded one still running), the update is numbered past every version on disk.
+ *
+ * <p>A snapshot that cannot be written (a full disk) costs the cycle, not the job: training goes
+ * on, the shards keep their version, and the cycle is tried again w steps later.
  */
 final class ModelUpdates {
   private static final Logger LOG = LoggerFactory.getLogger(ModelUpdates.class);
@@ -37,6 +44,12 @@ final class ModelUpdates {
    * may have emitted), and the next step emits it at once. 0 when no restore left such versions.
    */
   private long restartVersion;
+
+  /**
+   * After a snapshot could not be written: the first step that tries again (w steps later, so that
+   * a full disk is not written to at every step); 0 otherwise.
+   */
+  private long retryStep;
 
   /**
    * The Nyström landmarks (the same targets at every version; null until the first cycle draws
@@ -85,6 +98,7 @@ final class ModelUpdates {
    */
   boolean due(long step) {
     return settings.sampler().publishesModelUpdates()
+        && step >= retryStep
         && (restartVersion > 0 || step - feedback.stepOf(version) >= settings.reencodeEvery());
   }
 
@@ -130,6 +144,30 @@ final class ModelUpdates {
         cycle = cycle(encoder, reservoir.all(), newVersion, step);
         exactRestart = cycle != null;
       }
+    } catch (SnapshotExistsException e) {
+      // Another trainer took the number: one that a restore superseded, still running (paused past
+      // the heartbeat timeout, then resumed). A version never names two models: number past it.
+      restartVersion = Math.max(newVersion, versions.newestVersion()) + 1;
+      LOG.warn(
+          "step {}: model version {} was written by another trainer ({}): the update is numbered"
+              + " {} at the next step",
+          step,
+          newVersion,
+          e.existing(),
+          restartVersion);
+      return null;
+    } catch (UncheckedIOException e) {
+      metrics.snapshotWriteFailed();
+      retryStep = step + settings.reencodeEvery();
+      LOG.warn(
+          "step {}: model update {} not emitted, its snapshot could not be written: {}. Training"
+              + " goes on; the shards keep version {}; next try at step {}",
+          step,
+          newVersion,
+          e.getMessage(),
+          version,
+          retryStep);
+      return null;
     } catch (IllegalStateException e) {
       LOG.warn("step {}: re-encode cycle skipped: {}", step, e.getMessage());
       return null;
@@ -184,6 +222,7 @@ final class ModelUpdates {
     landmarks = update.getReencodeExactly() ? cycle.landmarksExact() : cycle.landmarksMoved();
     version = update.getVersion();
     restartVersion = 0;
+    retryStep = 0;
     feedback.emitted(version, step);
     LOG.info(
         "step {}: model update {} emitted after batch {}, {} ms after the step ({}); map vs exact"

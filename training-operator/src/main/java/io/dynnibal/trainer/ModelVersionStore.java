@@ -4,6 +4,7 @@ import io.dynnibal.model.DualEncoder;
 import io.dynnibal.snapshot.Directories;
 import io.dynnibal.snapshot.ParameterSnapshots;
 import io.dynnibal.snapshot.PrivateDirectory;
+import io.dynnibal.snapshot.SnapshotExistsException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -33,13 +34,21 @@ final class ModelVersionStore {
   private final URI base;
   private final long seed;
 
+  /** Counts a snapshot that could not be written. */
+  private final Runnable writeFailed;
+
   ModelVersionStore(String snapshotDir, String runId, long seed) {
+    this(snapshotDir, runId, seed, () -> {});
+  }
+
+  ModelVersionStore(String snapshotDir, String runId, long seed, Runnable writeFailed) {
     this.base =
         PrivateDirectory.prepare(
                 ParameterSnapshots.toPath(ParameterSnapshots.parse(snapshotDir)), "snapshot.dir")
             .resolve("run-" + runId)
             .toUri();
     this.seed = seed;
+    this.writeFailed = writeFailed;
   }
 
   /** The run's directory: model versions are written under it. */
@@ -54,7 +63,8 @@ final class ModelVersionStore {
 
   /**
    * The trained encoder at {@code max.steps}, in {@code final/}: what a user evaluates or serves. A
-   * replay after a restore finds it written already.
+   * replay after a restore finds it written already; after a failed write (a full disk) the trainer
+   * calls this again, at every later batch and checkpoint, until it is written.
    */
   void writeFinal(DualEncoder encoder, long step) {
     URI uri = writeOnce(encoder, "final", step);
@@ -63,12 +73,24 @@ final class ModelVersionStore {
     }
   }
 
+  /**
+   * Writes model {@code step} under {@code folder} unless it is there; null when it was, or when it
+   * could not be written (counted and logged: a full disk stops neither training nor the job).
+   */
   private URI writeOnce(DualEncoder encoder, String folder, long step) {
     URI dir = ParameterSnapshots.toPath(base).resolve(folder).toUri();
     if (Files.exists(ParameterSnapshots.toPath(ParameterSnapshots.locate(dir, step)))) {
       return null;
     }
-    return ParameterSnapshots.write(encoder, dir, step, seed);
+    try {
+      return ParameterSnapshots.write(encoder, dir, step, seed);
+    } catch (SnapshotExistsException written) {
+      return null; // by a superseded trainer still running, at the same step
+    } catch (UncheckedIOException e) {
+      writeFailed.run();
+      LOG.warn("step {}: the {} model could not be written: {}", step, folder, e.getMessage());
+      return null;
+    }
   }
 
   /**

@@ -45,6 +45,10 @@ final class StepMetrics {
   private volatile double lastGradientNorm = Double.NaN;
   private long stepsClipped;
   private volatile long stepsRefused;
+
+  /** Model snapshots this start of the trainer could not write (a full or failing disk). */
+  private volatile long snapshotWriteFailures;
+
   private final LossWatch lossWatch = new LossWatch();
   private double reencodeMeanCosine = Double.NaN;
   private double reencodeMinCosine = Double.NaN;
@@ -236,6 +240,15 @@ final class StepMetrics {
 
   long stepsRefused() {
     return stepsRefused;
+  }
+
+  /** Counts a model snapshot that could not be written. */
+  void snapshotWriteFailed() {
+    snapshotWriteFailures++;
+  }
+
+  long snapshotWriteFailures() {
+    return snapshotWriteFailures;
   }
 
   long lossSpikes() {

@@ -135,7 +135,9 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
             getRuntimeContext().getTaskInfo().getAttemptNumber());
     metrics = new StepMetrics(runId, settings.sampler().id(), settings.model().outputDim());
     pairLetters = new PairDeadLetters(settings.pairsTopic(), metrics);
-    versions = new ModelVersionStore(settings.snapshotDir(), runId, settings.seed());
+    versions =
+        new ModelVersionStore(
+            settings.snapshotDir(), runId, settings.seed(), metrics::snapshotWriteFailed);
     updates =
         new ModelUpdates(
             settings,
@@ -188,6 +190,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     group.gauge(JobMetrics.CACHE_STALENESS_STEPS, () -> metrics.lastStaleness());
     group.gauge(JobMetrics.MH_ACCEPTANCE_RATE, () -> metrics.lastAcceptance());
     group.gauge(JobMetrics.MODEL_VERSION, () -> updates.version());
+    group.gauge(JobMetrics.SNAPSHOT_WRITE_FAILURES, () -> metrics.snapshotWriteFailures());
     group.gauge(JobMetrics.REENCODE_CYCLES, () -> feedback.versionEverywhere());
     group.gauge(JobMetrics.FEEDBACK_LATENCY_STEPS, () -> orNaN(feedback.latencySteps()));
     group.gauge(JobMetrics.FEEDBACK_LATENCY_MS, () -> orNaN(feedback.latencyMs()));
@@ -224,6 +227,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     if (settings.maxSteps() > 0 && trainer.step() >= settings.maxSteps()) {
       metrics.skippedAfterMaxSteps(
           merged.batch.pairIds.length, trainer.step(), settings.maxSteps());
+      writeFinalIfDue();
       return;
     }
     QueryBatch batch = merged.batch;
@@ -304,9 +308,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     if (settings.keepModelEvery() > 0 && result.step() % settings.keepModelEvery() == 0) {
       versions.keep(trainer.encoder(), result.step());
     }
-    if (result.step() == settings.maxSteps()) {
-      versions.writeFinal(trainer.encoder(), result.step());
-    }
+    writeFinalIfDue();
     out.collect(
         metrics.stepped(
             result,
@@ -336,6 +338,7 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
 
   @Override
   public void snapshotState(FunctionSnapshotContext context) throws Exception {
+    writeFinalIfDue();
     TrainerCheckpoint c = new TrainerCheckpoint();
     c.runId = runId;
     c.generation = generation;
@@ -359,6 +362,13 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
           "the checkpoint holds two sets of trainer parameters; the trainer runs at parallelism 1");
     }
     restoredTrainer = ParameterSnapshots.readTrainer(in, settings.trainerConfig());
+  }
+
+  /** At max.steps, the final model unless it is on disk: tried again after a failed write. */
+  private void writeFinalIfDue() {
+    if (trainer != null && trainer.step() == settings.maxSteps()) {
+      versions.writeFinal(trainer.encoder(), trainer.step());
+    }
   }
 
   /** Streams the parameters and Adam's moments into a checkpoint (after {@link #snapshotState}). */

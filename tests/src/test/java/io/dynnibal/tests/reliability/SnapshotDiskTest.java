@@ -1,0 +1,160 @@
+package io.dynnibal.tests.reliability;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dynnibal.jobs.config.TrainingJobConfig;
+import io.dynnibal.jobs.kafka.TopicReader;
+import io.dynnibal.jobs.training.JobTopics;
+import io.dynnibal.local.CorpusPublisher;
+import io.dynnibal.local.EmbeddedKafkaBroker;
+import io.dynnibal.schemas.TrainingMetrics;
+import io.dynnibal.tests.harness.SmallDisk;
+import io.dynnibal.tests.harness.StreamingClusterExtension;
+import io.dynnibal.tests.harness.TrainingJobs;
+import io.dynnibal.tests.training.SyntheticCorpus;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.core.execution.JobClient;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The model versions' disk on a real job (broker, MiniCluster, RocksDB; no restarts allowed, so a
+ * failure that escapes the trainer fails the test): a full disk costs model updates, not the job,
+ * and training resumes publishing them once space is back; a version number another trainer wrote
+ * (one a restore superseded that still runs) is numbered past instead of stalling re-encoding.
+ * Every published pair is trained exactly once, by pair id.
+ */
+class SnapshotDiskTest {
+  @RegisterExtension
+  static final StreamingClusterExtension CLUSTER = StreamingClusterExtension.withTaskManagers(1, 2);
+
+  @Test
+  @Timeout(240)
+  void aFullDiskCostsModelUpdatesNotTheJobAndTheyResumeWhenSpaceIsBack(EmbeddedKafkaBroker kafka)
+      throws Exception {
+    try (SmallDisk disk = SmallDisk.mount(CLUSTER.workDir().resolve("small-disk"), 4)) {
+      TrainingJobConfig config = config(kafka, "full-disk");
+      config.job.snapshotDir = disk.path().resolve("snapshots").toString();
+      Files.createDirectories(disk.path().resolve("snapshots"));
+      // Less room than one model version takes.
+      disk.fill(64 * 1024);
+      Run run = new Run(kafka, config, new SyntheticCorpus(80, 160, 6, 3, 23));
+      try {
+        TrainingMetrics full = run.pass("full");
+        assertEquals(0, full.getModelVersion(), "no version can be written on a full disk");
+        assertEquals(JobStatus.RUNNING, run.job.getJobStatus().get(), "the job runs on");
+        assertTrue(disk.free() < 256 * 1024, "the disk stayed full: " + disk.free());
+
+        disk.release();
+        TrainingMetrics freed = run.pass("freed");
+        assertTrue(freed.getModelVersion() >= 1, "model updates resumed: " + freed);
+        run.assertExactlyOnce("full", "freed");
+      } finally {
+        run.close();
+      }
+    }
+  }
+
+  @Test
+  @Timeout(240)
+  void aVersionAnotherTrainerWroteIsNumberedPast(EmbeddedKafkaBroker kafka) throws Exception {
+    TrainingJobConfig config = config(kafka, "taken-version");
+    Run run = new Run(kafka, config, new SyntheticCorpus(80, 160, 6, 3, 29));
+    try {
+      TrainingMetrics first = run.pass("first");
+      long held = first.getModelVersion();
+      assertTrue(held >= 1, "re-encoding had started: " + first);
+      // What a superseded trainer that still runs leaves: the next two numbers, written first.
+      Path runDir = runDirectory(Path.of(config.job.snapshotDir));
+      for (long v = held + 1; v <= held + 2; v++) {
+        Path taken = runDir.resolve(String.format("model-%012d", v));
+        Files.createDirectories(taken);
+        Files.writeString(taken.resolve("manifest.json"), "{}");
+      }
+      TrainingMetrics after = run.pass("second");
+      assertTrue(
+          after.getModelVersion() > held + 2,
+          "re-encoding went on past the taken numbers "
+              + (held + 1)
+              + ", "
+              + (held + 2)
+              + ": "
+              + after);
+      run.assertExactlyOnce("first", "second");
+    } finally {
+      run.close();
+    }
+  }
+
+  private static TrainingJobConfig config(EmbeddedKafkaBroker kafka, String name) {
+    TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), name);
+    config.job.snapshotDir = CLUSTER.workDir().resolve(name + "-snapshots").toString();
+    return config;
+  }
+
+  private static Path runDirectory(Path snapshotDir) throws Exception {
+    try (Stream<Path> runs = Files.list(snapshotDir)) {
+      List<Path> found = runs.filter(p -> p.getFileName().toString().startsWith("run-")).toList();
+      assertEquals(1, found.size(), "one run directory: " + found);
+      return found.get(0);
+    }
+  }
+
+  /** One job over a corpus: targets indexed, then passes of its training pairs. */
+  private static final class Run implements AutoCloseable {
+    private final TrainingJobConfig config;
+    private final SyntheticCorpus corpus;
+    private final CorpusPublisher publisher;
+    private final TopicReader<TrainingMetrics> metrics;
+    private final List<TrainingMetrics> seen = new ArrayList<>();
+    private final JobClient job;
+    private long published;
+
+    Run(EmbeddedKafkaBroker kafka, TrainingJobConfig config, SyntheticCorpus corpus)
+        throws Exception {
+      this.config = config;
+      this.corpus = corpus;
+      config.validate();
+      kafka.createTopics(JobTopics.all(config, 2, (short) 1));
+      publisher = new CorpusPublisher(kafka.clientProperties());
+      metrics =
+          new TopicReader<>(kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class);
+      publisher.publishTargets(config.targetsTopic(), corpus.targets, null);
+      job = TrainingJobs.start(config);
+      TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
+    }
+
+    /** Publishes one pass of the training pairs and waits until all are trained. */
+    TrainingMetrics pass(String name) throws Exception {
+      publisher.publishPairs(config.pairsTopic(), corpus.train, name, 0, null);
+      published += corpus.train.size();
+      return TrainingJobs.awaitStep(metrics, seen, job, published / config.training.batchSize);
+    }
+
+    void assertExactlyOnce(String... passes) throws Exception {
+      seen.addAll(metrics.poll(Duration.ofSeconds(1)));
+      assertEquals(
+          TrainingJobs.publishedPairIds(corpus.train, passes),
+          TrainingJobs.trainedPairIds(seen),
+          "pairs lost or trained twice");
+    }
+
+    @Override
+    public void close() throws Exception {
+      try {
+        job.cancel().get();
+      } finally {
+        metrics.close();
+        publisher.close();
+      }
+    }
+  }
+}
