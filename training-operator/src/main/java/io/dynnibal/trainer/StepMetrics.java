@@ -242,6 +242,21 @@ final class StepMetrics {
     return stepsRefused;
   }
 
+  /** Registers this start's figures as the trainer's gauges ({@link JobMetrics}). */
+  void registerGauges(org.apache.flink.metrics.MetricGroup group) {
+    group.gauge(JobMetrics.LOSS, this::lastLoss);
+    group.gauge(JobMetrics.STEPS_PER_SECOND, this::stepsPerSecond);
+    group.gauge(JobMetrics.CACHE_STALENESS_STEPS, this::lastStaleness);
+    group.gauge(JobMetrics.MH_ACCEPTANCE_RATE, this::lastAcceptance);
+    group.gauge(JobMetrics.SNAPSHOT_WRITE_FAILURES, this::snapshotWriteFailures);
+    group.gauge(JobMetrics.PAIRS_TRAINED, this::pairsTrained);
+    group.gauge(JobMetrics.PAIRS_DEAD_LETTERED, this::pairsDeadLettered);
+    group.gauge(JobMetrics.PAIRS_AFTER_MAX_STEPS, this::pairsAfterMaxSteps);
+    group.gauge(JobMetrics.GRADIENT_NORM, this::lastGradientNorm);
+    group.gauge(JobMetrics.STEPS_REFUSED, this::stepsRefused);
+    group.gauge(JobMetrics.LOSS_SPIKES, this::lossSpikes);
+  }
+
   /** Counts a model snapshot that could not be written. */
   void snapshotWriteFailed() {
     snapshotWriteFailures++;

@@ -185,21 +185,11 @@ public final class TrainerFunction extends ProcessFunction<MergedBatch, Training
     TorchRuntime.useIntraOpThreads(settings.threads());
     var group = getRuntimeContext().getMetricGroup().addGroup(JobMetrics.GROUP);
     group.gauge(JobMetrics.STEP, () -> trainer == null ? 0 : trainer.step());
-    group.gauge(JobMetrics.LOSS, () -> metrics.lastLoss());
-    group.gauge(JobMetrics.STEPS_PER_SECOND, () -> metrics.stepsPerSecond());
-    group.gauge(JobMetrics.CACHE_STALENESS_STEPS, () -> metrics.lastStaleness());
-    group.gauge(JobMetrics.MH_ACCEPTANCE_RATE, () -> metrics.lastAcceptance());
+    metrics.registerGauges(group);
     group.gauge(JobMetrics.MODEL_VERSION, () -> updates.version());
-    group.gauge(JobMetrics.SNAPSHOT_WRITE_FAILURES, () -> metrics.snapshotWriteFailures());
     group.gauge(JobMetrics.REENCODE_CYCLES, () -> feedback.versionEverywhere());
     group.gauge(JobMetrics.FEEDBACK_LATENCY_STEPS, () -> orNaN(feedback.latencySteps()));
     group.gauge(JobMetrics.FEEDBACK_LATENCY_MS, () -> orNaN(feedback.latencyMs()));
-    group.gauge(JobMetrics.PAIRS_TRAINED, () -> metrics.pairsTrained());
-    group.gauge(JobMetrics.PAIRS_DEAD_LETTERED, () -> metrics.pairsDeadLettered());
-    group.gauge(JobMetrics.PAIRS_AFTER_MAX_STEPS, this::pairsAfterMaxSteps);
-    group.gauge(JobMetrics.GRADIENT_NORM, () -> metrics.lastGradientNorm());
-    group.gauge(JobMetrics.STEPS_REFUSED, () -> metrics.stepsRefused());
-    group.gauge(JobMetrics.LOSS_SPIKES, () -> metrics.lossSpikes());
   }
 
   /** Pairs of the batches skipped because {@code max.steps} was reached, since the run began. */

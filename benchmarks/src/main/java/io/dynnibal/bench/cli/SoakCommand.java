@@ -25,9 +25,11 @@ import picocli.CommandLine.Spec;
       "Run the training job on real processes while faults are injected, then audit every published pair.",
       "The job runs on this machine's Kafka broker and a supervised Flink cluster of two TaskManagers for --minutes",
       "while faults come in turn: kill -9 of a TaskManager, kill -9 of the broker, a failing trainer task, a burst of",
-      "bad records. Every published pair is then audited against the committed steps; JSON: pairs_published,",
-      "pairs_trained, pairs_dead_lettered, lost, duplicated, faults_injected, trained_not_published, restores,",
-      "max_recovery_seconds. Exit 0 only when nothing was lost, duplicated or made up."
+      "bad records, SIGSTOP of a TaskManager past the heartbeat timeout (then SIGCONT), and a full disk under the",
+      "model versions (a tmpfs the soak mounts: that fault needs root). Every published pair is then audited against",
+      "the committed steps; JSON: pairs_published, pairs_trained, pairs_dead_lettered, lost, duplicated,",
+      "faults_injected, trained_not_published, restores, max_recovery_seconds. Exit 0 only when nothing was lost,",
+      "duplicated or made up."
     })
 final class SoakCommand implements Callable<Integer> {
   @Option(
@@ -57,6 +59,14 @@ final class SoakCommand implements Callable<Integer> {
               + " recovery from a fault, the final drain (default ${DEFAULT-VALUE}).")
   double stallMinutes;
 
+  @Option(
+      names = "--snapshot-disk-mb",
+      defaultValue = "1024",
+      description =
+          "Size of the tmpfs that holds the model versions, the disk the full-disk fault fills:"
+              + " room for a few versions of the model (default ${DEFAULT-VALUE}).")
+  int snapshotDiskMegabytes;
+
   @Mixin JsonOutput json;
 
   @Mixin LocalRunOptions run;
@@ -85,7 +95,8 @@ final class SoakCommand implements Callable<Integer> {
                 20,
                 taskManagerMemory,
                 work,
-                Duration.ofMillis((long) (stallMinutes * 60_000))),
+                Duration.ofMillis((long) (stallMinutes * 60_000)),
+                snapshotDiskMegabytes),
             System.err);
     json.print(report.figures());
     System.err.println("soak directory (logs, checkpoints): " + work.toAbsolutePath());

@@ -33,18 +33,6 @@ import java.util.Properties;
  * pair it could not be sure it published would blur the audit.
  */
 public final class Soak {
-  /** The faults, injected in this order, round and round. */
-  public enum Fault {
-    /** SIGKILL to a TaskManager (the two take turns); the supervisor starts a replacement. */
-    TASKMANAGER_KILL,
-    /** SIGKILL to the broker, started again on the same data after 5 s. */
-    BROKER_KILL,
-    /** The trainer's task fails before a step (setting {@code fault.drill.file}). */
-    TASK_EXCEPTION,
-    /** Garbage bytes, pairs naming unknown targets and empty queries: dead letters, no failure. */
-    BAD_RECORDS
-  }
-
   /**
    * @param length how long faults are injected (the drain that follows is not counted)
    * @param faultEvery time between faults
@@ -52,6 +40,8 @@ public final class Soak {
    * @param stallLimit how long any stage may go without progress (the first step after submission,
    *     a committed step after a fault, the drain after the last fault) before the soak stops with
    *     what it knows: a stall is a finding, and the report names the stage
+   * @param snapshotDiskMegabytes the size of the tmpfs that holds the model versions (the disk the
+   *     full-disk fault fills): room for a few versions of the job's model
    */
   public record Options(
       Corpus corpus,
@@ -61,7 +51,8 @@ public final class Soak {
       int backlogBatches,
       String taskManagerMemory,
       Path workDir,
-      Duration stallLimit) {}
+      Duration stallLimit,
+      int snapshotDiskMegabytes) {}
 
   private final Options options;
   private final PrintStream log;
@@ -79,6 +70,7 @@ public final class Soak {
   private long lastStepAt = System.nanoTime(); // when the committed step last advanced
   private FlinkClusterClient rest;
   private String job;
+  private FaultInjector injector;
 
   private Soak(Options options, PrintStream log) {
     this.options = options;
@@ -123,6 +115,12 @@ public final class Soak {
           cluster.jobManagerPid(),
           cluster.taskManagerPids(),
           cluster.supervisorPid());
+      SmallDisk.Result disk =
+          SmallDisk.mount(
+              options.workDir().resolve("snapshot-disk"), options.snapshotDiskMegabytes());
+      if (disk.disk() != null) {
+        config.job.snapshotDir = disk.disk().path().resolve("snapshots").toString();
+      }
       config.kafka.bootstrapServers = broker.bootstrap();
       config.job.faultDrillFile = drillFile.toString();
       config.job.parallelism = 2; // a slot on each TaskManager: every kill takes half the job
@@ -130,13 +128,24 @@ public final class Soak {
       config.validate();
       Properties kafka = config.clientProperties();
       pairs = new PairLedger(kafka, config.pairsTopic(), options.corpus());
+      injector =
+          new FaultInjector(
+              clusterDir,
+              kafkaDir,
+              kafkaPort,
+              controllerPort,
+              drillFile,
+              pairs,
+              disk,
+              options.faultEvery().multipliedBy(3).dividedBy(4),
+              m -> log("%s", m));
       JobTopics.createMissing(kafka, config, 2, (short) 1);
       try (CorpusPublisher publisher = new CorpusPublisher(kafka)) {
         publisher.publishTargets(config.targetsTopic(), options.corpus().targets(), null);
       }
       try (FlinkClusterClient client = new FlinkClusterClient(cluster.restUrl())) {
         rest = client;
-        JobSubmission.useClusterDirectories(rest, config, false, false);
+        JobSubmission.useClusterDirectories(rest, config, false, disk.disk() != null);
         job = JobSubmission.submit(rest, config, null, false);
         log(
             "job %s submitted; faults every %d s for %d min",
@@ -150,6 +159,9 @@ public final class Soak {
     } finally {
       interrupted.close();
       stopServers();
+      if (injector != null) {
+        injector.close();
+      }
     }
   }
 
@@ -204,6 +216,11 @@ public final class Soak {
         }
         if (!faulting && !filled && recovered()) {
           fillLastBatch();
+        }
+        if (injector.keepDiskFull()) {
+          log(
+              "the model versions' disk is free again at step %d (model version %d)",
+              step(), last.getModelVersion());
         }
         if (faulting && System.nanoTime() >= nextFault && recovered()) {
           inject(Fault.values()[faults++ % Fault.values().length]);
@@ -319,35 +336,12 @@ public final class Soak {
     long atStep = step();
     double at = seconds();
     long atEpochMs = System.currentTimeMillis();
-    switch (fault) {
-      case TASKMANAGER_KILL -> {
-        int which =
-            1 + (int) (injected.stream().filter(f -> f.fault().equals(fault.name())).count() % 2);
-        long pid = FlinkCluster.status(clusterDir).taskManagerPids().get(which - 1);
-        kill(pid);
-        log("fault: kill -9 taskmanager-%d (pid %d) at step %d", which, pid, atStep);
-      }
-      case BROKER_KILL -> {
-        long pid = KafkaBroker.status(kafkaDir).pid();
-        kill(pid);
-        log("fault: kill -9 the broker (pid %d) at step %d; restarting it in 5 s", pid, atStep);
-        Thread.sleep(5000);
-        KafkaBroker.Status back =
-            KafkaBroker.start(kafkaDir, kafkaPort, controllerPort, Duration.ofSeconds(90));
-        log("broker back as pid %d", back.pid());
-      }
-      case TASK_EXCEPTION -> {
-        Files.writeString(drillFile, "soak");
-        log("fault: the trainer's task is to fail before its next step (step %d)", atStep);
-      }
-      case BAD_RECORDS -> {
-        int n = pairs.publishBadRecords("bad" + injected.size());
-        log("fault: %d bad records published at step %d", n, atStep);
-      }
+    if (injector.inject(fault, atStep, "bad" + injected.size())) {
+      // The broker's kill and a full disk are the disruption themselves (the job may ride them out
+      // without failing); for the others it is the failure Flink records.
+      long since = fault == Fault.BROKER_KILL || fault == Fault.DISK_FULL ? atEpochMs : 0;
+      injected.add(new InjectedFault(fault.name(), at, atEpochMs, since, atStep, null));
     }
-    // The broker's kill is the disruption itself (the job may ride it out without failing).
-    long since = fault == Fault.BROKER_KILL ? atEpochMs : 0;
-    injected.add(new InjectedFault(fault.name(), at, atEpochMs, since, atStep, null));
   }
 
   /** The soak's end when a stage makes no progress: what it waited for and where things stood. */
@@ -383,13 +377,6 @@ public final class Soak {
 
   private void log(String format, Object... args) {
     log.printf("[soak %4.0f s] %s%n", seconds(), String.format(format, args));
-  }
-
-  private static void kill(long pid) throws Exception {
-    ProcessHandle process =
-        ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("no process " + pid));
-    process.destroyForcibly();
-    process.onExit().get();
   }
 
   private static int freePort() throws Exception {

@@ -3,13 +3,13 @@ package io.dynnibal.tests.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.bench.soak.SmallDisk;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.TrainingMetrics;
-import io.dynnibal.tests.harness.SmallDisk;
 import io.dynnibal.tests.harness.StreamingClusterExtension;
 import io.dynnibal.tests.harness.TrainingJobs;
 import io.dynnibal.tests.training.SyntheticCorpus;
@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.JobClient;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,7 +41,9 @@ class SnapshotDiskTest {
   @Timeout(240)
   void aFullDiskCostsModelUpdatesNotTheJobAndTheyResumeWhenSpaceIsBack(EmbeddedKafkaBroker kafka)
       throws Exception {
-    try (SmallDisk disk = SmallDisk.mount(CLUSTER.workDir().resolve("small-disk"), 4)) {
+    SmallDisk.Result mounted = SmallDisk.mount(CLUSTER.workDir().resolve("small-disk"), 4);
+    Assumptions.assumeTrue(mounted.disk() != null, mounted.refused());
+    try (SmallDisk disk = mounted.disk()) {
       TrainingJobConfig config = config(kafka, "full-disk");
       config.job.snapshotDir = disk.path().resolve("snapshots").toString();
       Files.createDirectories(disk.path().resolve("snapshots"));

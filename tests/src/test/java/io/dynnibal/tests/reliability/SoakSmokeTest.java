@@ -3,6 +3,7 @@ package io.dynnibal.tests.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.bench.soak.Fault;
 import io.dynnibal.bench.soak.Soak;
 import io.dynnibal.bench.soak.SoakReport;
 import io.dynnibal.jobs.config.TrainingJobConfig;
@@ -50,7 +51,8 @@ class SoakSmokeTest {
                   work,
                   // Recoveries take 4-47 s here, loaded or not: a stage stuck for longer fails with
                   // its state, before the test's timeout hides it.
-                  Duration.ofSeconds(150)),
+                  Duration.ofSeconds(150),
+                  16),
               log);
     } catch (Exception | AssertionError e) {
       throw new AssertionError(
@@ -63,13 +65,15 @@ class SoakSmokeTest {
     assertTrue(report.pairsPublished() > 0);
     assertEquals(report.pairsPublished(), report.pairsTrained());
     assertTrue(
-        report.faultsInjected() >= Soak.Fault.values().length,
+        report.faultsInjected() >= Fault.values().length,
         "every kind of fault once: " + report.figures());
     assertEquals(report.badRecordsPublished(), report.pairsDeadLettered(), "bad records");
-    assertTrue(report.restores() >= 2, "the TaskManager kill and the drill restart the job");
+    assertTrue(
+        report.restores() >= 3,
+        "the TaskManager's kill and pause and the drill restart the job: " + report.figures());
     assertTrue(
         report.faults().stream()
-            .filter(f -> !f.fault().equals(Soak.Fault.BAD_RECORDS.name()))
+            .filter(f -> !f.fault().equals(Fault.BAD_RECORDS.name()))
             .allMatch(f -> f.recoverySeconds() != null),
         "training went on after every fault: " + report.faults());
   }
