@@ -160,8 +160,8 @@ final class ModelUpdates {
       metrics.snapshotWriteFailed();
       retryStep = step + settings.reencodeEvery();
       LOG.warn(
-          "step {}: model update {} not emitted, its snapshot could not be written: {}. Training"
-              + " goes on; the shards keep version {}; next try at step {}",
+          "step {}: model update {} not emitted ({}); training goes on, the shards keep version {},"
+              + " next try at step {}",
           step,
           newVersion,
           e.getMessage(),

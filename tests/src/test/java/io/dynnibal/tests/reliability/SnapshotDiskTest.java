@@ -13,13 +13,16 @@ import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.tests.harness.StreamingClusterExtension;
 import io.dynnibal.tests.harness.TrainingJobs;
 import io.dynnibal.tests.training.SyntheticCorpus;
+import io.dynnibal.trainer.FaultInjection;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -60,6 +63,43 @@ class SnapshotDiskTest {
         TrainingMetrics freed = run.pass("freed");
         assertTrue(freed.getModelVersion() >= 1, "model updates resumed: " + freed);
         run.assertExactlyOnce("full", "freed");
+      } finally {
+        run.close();
+      }
+    }
+  }
+
+  @Test
+  @Timeout(240)
+  void aFullCheckpointDiskHoldsCommitsBackUntilSpaceIsBackAndLosesNothing(EmbeddedKafkaBroker kafka)
+      throws Exception {
+    SmallDisk.Result mounted = SmallDisk.mount(CLUSTER.workDir().resolve("checkpoint-disk"), 64);
+    Assumptions.assumeTrue(mounted.disk() != null, mounted.refused());
+    try (SmallDisk disk = mounted.disk()) {
+      TrainingJobConfig config = config(kafka, "full-checkpoint-disk");
+      config.job.checkpointDir = disk.path().resolve("checkpoints").toUri().toString();
+      Run run =
+          new Run(
+              kafka,
+              config,
+              new SyntheticCorpus(80, 160, 6, 3, 31),
+              TrainingJobs.restarting(1000, Duration.ofMillis(300)));
+      try {
+        TrainingMetrics before = run.pass("before");
+        disk.fill(4 * 1024);
+        run.publish("full");
+        // No checkpoint can complete, so no step is committed: Flink fails the job over after each
+        // failed checkpoint and restores the last completed one.
+        List<TrainingMetrics> whileFull = run.metrics.poll(Duration.ofSeconds(8));
+        run.seen.addAll(whileFull);
+        assertTrue(
+            whileFull.stream().allMatch(m -> m.getStep() <= before.getStep()),
+            "a step was committed although no checkpoint could complete: " + whileFull);
+        disk.release();
+        run.awaitPublished();
+        assertEquals(
+            JobStatus.RUNNING, run.job.getJobStatus().get(), "the job recovered by itself");
+        run.assertExactlyOnce("before", "full");
       } finally {
         run.close();
       }
@@ -123,6 +163,15 @@ class SnapshotDiskTest {
 
     Run(EmbeddedKafkaBroker kafka, TrainingJobConfig config, SyntheticCorpus corpus)
         throws Exception {
+      this(kafka, config, corpus, conf -> {});
+    }
+
+    Run(
+        EmbeddedKafkaBroker kafka,
+        TrainingJobConfig config,
+        SyntheticCorpus corpus,
+        Consumer<Configuration> restarts)
+        throws Exception {
       this.config = config;
       this.corpus = corpus;
       config.validate();
@@ -131,14 +180,23 @@ class SnapshotDiskTest {
       metrics =
           new TopicReader<>(kafka.clientProperties(), config.metricsTopic(), TrainingMetrics.class);
       publisher.publishTargets(config.targetsTopic(), corpus.targets, null);
-      job = TrainingJobs.start(config);
+      job = TrainingJobs.start(config, FaultInjection.NONE, restarts);
       TrainingJobs.awaitTargetsIndexed(kafka.clientProperties(), config, job);
     }
 
     /** Publishes one pass of the training pairs and waits until all are trained. */
     TrainingMetrics pass(String name) throws Exception {
+      publish(name);
+      return awaitPublished();
+    }
+
+    void publish(String name) {
       publisher.publishPairs(config.pairsTopic(), corpus.train, name, 0, null);
       published += corpus.train.size();
+    }
+
+    /** Waits until every pair published so far is trained, in committed steps. */
+    TrainingMetrics awaitPublished() throws Exception {
       return TrainingJobs.awaitStep(metrics, seen, job, published / config.training.batchSize);
     }
 
