@@ -192,8 +192,8 @@ final class ModelUpdates {
     }
     if (update.getVersion() > version + 1) {
       LOG.info(
-          "step {}: versions {} to {} were emitted by the branch the restore discarded: model"
-              + " update {} replaces them (a shard that took one of them re-encodes exactly)",
+          "step {}: versions {} to {} were taken by a branch a restore discarded or by a superseded"
+              + " trainer: model update {} replaces them (a shard that took one re-encodes exactly)",
           step,
           version + 1,
           update.getVersion() - 1,
