@@ -42,7 +42,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * records after its offsets are deleted (retention, here {@code deleteRecords}), the pairs topic is
  * deleted and created again, or the savepoint grows older than the targets topic keeps deletes.
  * Each restore fails at once, restarts configured, with a {@link DataLossException} that names the
- * topic; before these checks each went on silently, skipping records or deletes.
+ * topic (with accept.data.loss=true each goes on, skipping the records or the deletes).
  */
 class LostOffsetsTest {
   @RegisterExtension
