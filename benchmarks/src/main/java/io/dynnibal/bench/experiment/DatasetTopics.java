@@ -17,8 +17,9 @@ import org.apache.kafka.clients.admin.NewTopic;
 
 /**
  * The experiment's dataset on Kafka: two single-partition topics (targets, compacted; training
- * pairs, {@code epochs} shuffled passes) named by a fingerprint of what they hold, published once
- * and replayed by every run, and by a later experiment against the same cluster.
+ * pairs, {@code epochs} shuffled passes, kept without a time limit) named by a fingerprint of what
+ * they hold, published once and replayed by every run, and by a later experiment against the same
+ * cluster.
  */
 final class DatasetTopics {
   private DatasetTopics() {}
@@ -67,7 +68,8 @@ final class DatasetTopics {
               List.of(
                   new NewTopic(targetsTopic, 1, replication)
                       .configs(Map.of("cleanup.policy", "compact")),
-                  new NewTopic(pairsTopic, 1, replication)))
+                  // Replayed by every run, a later experiment's too: never removed by retention.
+                  new NewTopic(pairsTopic, 1, replication).configs(Map.of("retention.ms", "-1"))))
           .all()
           .get();
     }

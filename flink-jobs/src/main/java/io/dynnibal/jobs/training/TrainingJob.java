@@ -7,6 +7,7 @@ import io.dynnibal.jobs.ingest.DecodePairs;
 import io.dynnibal.jobs.ingest.DecodeTargets;
 import io.dynnibal.jobs.ingest.MiningPace;
 import io.dynnibal.jobs.ingest.PairsAfterTargets;
+import io.dynnibal.jobs.kafka.TopicCheck;
 import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.merge.NegativeMerge;
 import io.dynnibal.jobs.shard.ShardIndexFunction;
@@ -162,7 +163,10 @@ public final class TrainingJob {
     }
   }
 
-  /** Source {@code name} ({@code topic} from {@code start}) and its decoder, each at p=1. */
+  /**
+   * Source {@code name} ({@code topic} from {@code start}), the check of its restored offsets
+   * ({@link TopicCheck}) and its decoder, each at p=1.
+   */
   private static <T> SingleOutputStreamOperator<T> decoded(
       StreamExecutionEnvironment env,
       TrainingJobConfig config,
@@ -171,8 +175,17 @@ public final class TrainingJob {
       String name,
       ProcessFunction<KafkaRecord, T> decoder) {
     return env.fromSource(
-            KafkaEndpoints.source(config, topic, start), WatermarkStrategy.noWatermarks(), name)
+            KafkaEndpoints.source(config, topic, start),
+            WatermarkStrategy.noWatermarks(),
+            name,
+            TypeInformation.of(KafkaRecord.class))
         .uid(name + "-source")
+        .setParallelism(1)
+        .process(
+            new TopicCheck(topic, config.clientProperties(), config.kafka.acceptDataLoss),
+            TypeInformation.of(KafkaRecord.class))
+        .name(name + "-topic-check")
+        .uid(name + "-topic-check")
         .setParallelism(1)
         .process(decoder)
         .name("decode-" + name)
