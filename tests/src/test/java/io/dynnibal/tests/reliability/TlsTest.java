@@ -180,11 +180,11 @@ class TlsTest {
       }
       // keytool made the stores, the CLI's watch ran as a process: none had a password in its
       // arguments.
-      commandLines.assertSaw("keytool", "-storepass:env");
-      commandLines.assertSaw(DynnibalCli.class.getName(), "watch", "--config");
       for (String commandLine : commandLines.seen()) {
         assertAbsent(secrets, "a command line (" + commandLine.split(" ")[0] + ")", commandLine);
       }
+      commandLines.assertSaw("keytool", "-storepass:env");
+      commandLines.assertSaw(DynnibalCli.class.getName(), "watch", "--config");
 
       assertAbsent(secrets, "the metrics records", seen.toString());
       assertAbsent(secrets, "the CLI's output", printed.toString());
