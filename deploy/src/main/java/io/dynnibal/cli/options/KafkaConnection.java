@@ -30,7 +30,7 @@ public final class KafkaConnection {
       description =
           "A Kafka client property, key=value (repeatable): security.protocol,"
               + " sasl.mechanism, ssl.truststore.location, ...; a secret only as a reference,"
-              + " e.g. ssl.key.password=${env:KEY_PASSWORD} (with config.providers=env and"
+              + " e.g. ssl.key.password=$${env:KEY_PASSWORD} (with config.providers=env and"
               + " its class), or in --kafka-config")
   List<String> kafkaProperties = new ArrayList<>();
 

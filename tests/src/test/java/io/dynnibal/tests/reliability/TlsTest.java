@@ -106,7 +106,10 @@ class TlsTest {
         // A reference is not a secret: printed as it is.
         assertEquals(reference, config.toProperties().get("kafka.ssl.keystore.password"));
         assertAbsent(secrets, "the printed config", config.toProperties().toString());
-        kafka.createTopics(JobTopics.all(config, 2, (short) 1));
+        // As submit creates them: an admin client of the CLI's that resolves the references.
+        assertEquals(
+            JobTopics.all(config, 2, (short) 1).size(),
+            JobTopics.createMissing(config.clientProperties(), config, 2, (short) 1).size());
 
         assertRefused(kafka, Map.of("security.protocol", "SSL"), "a client without a trust store");
         assertRefused(kafka, ssl(tls.trustOnly()), "a client without a certificate");
