@@ -101,7 +101,7 @@ public final class SecretReferences {
               + " /proc/<pid>/cmdline); put it in "
               + file
               + ", or "
-              + HOW);
+              + (kafkaPrefix ? HOW : HOW.replace("kafka.config.providers", "config.providers")));
     }
   }
 
