@@ -1,5 +1,6 @@
 package io.dynnibal.cli;
 
+import io.dynnibal.jobs.config.SecretReferences;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import java.io.IOException;
 import java.io.Reader;
@@ -24,8 +25,23 @@ public class JobSettingsOptions {
               + " ./dynnibal settings lists them.")
   List<String> overrides = new ArrayList<>();
 
-  /** The command's defaults, then {@code --config}, then {@code --set}: what the user says wins. */
+  /**
+   * The command's defaults, then {@code --config}, then {@code --set}: what the user says wins. A
+   * Kafka secret given literally with {@code --set} is refused (every local user can read a
+   * process's arguments): it belongs in the {@code --config} file or behind a reference.
+   */
   public TrainingJobConfig config(List<String> defaults) throws IOException {
+    for (String override : overrides) {
+      int eq = override.indexOf('=');
+      if (eq > 0) {
+        SecretReferences.requireNotOnCommandLine(
+            "--set",
+            override.substring(0, eq),
+            override.substring(eq + 1),
+            true,
+            "the --config file (readable by you only)");
+      }
+    }
     TrainingJobConfig config = TrainingJobConfig.load(null, defaults);
     if (configFile != null) {
       config.applyFile(configFile);

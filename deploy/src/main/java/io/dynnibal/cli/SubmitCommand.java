@@ -18,7 +18,8 @@ import picocli.CommandLine.Option;
     name = "submit",
     description = {
       "Submit the training job to a Flink session cluster over its REST API, as `flink run` does.",
-      "The job graph is built here and the job jar goes with it; the settings travel inside the jar. Creates the job's",
+      "The job graph is built here and the job jar goes with it; the settings travel inside the jar, so a Kafka secret",
+      "must be a config provider reference such as $${file:PATH:KEY} (a literal one is refused). Creates the job's",
       "missing Kafka topics first. Unless set, checkpoint.dir is the cluster's execution.checkpointing.dir and",
       "snapshot.dir its sibling snapshots/. Resume a job stopped with `cancel --savepoint` by submitting the same",
       "settings with --from-savepoint; resume one whose JobManager died (a standalone cluster forgets its jobs with",

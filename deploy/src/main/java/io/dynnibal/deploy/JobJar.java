@@ -1,5 +1,6 @@
 package io.dynnibal.deploy;
 
+import io.dynnibal.jobs.config.SecretReferences;
 import io.dynnibal.jobs.training.TrainingJobMain;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Enumeration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -24,16 +26,38 @@ import java.util.stream.Stream;
  * ClasspathSplit#job} entries, flattened into one jar: not the CLI's, nor its bundled corpus; the
  * cluster provides every third-party jar), {@link TrainingJobMain} as its entry class, and
  * optionally the job's settings as the resource {@value TrainingJobMain#SETTINGS_RESOURCE}, so that
- * they travel with the jar instead of in program arguments (which the web UI shows, secrets
- * included).
+ * they travel with the jar instead of in program arguments (which the web UI shows). The cluster
+ * keeps the jar in its blob store, so the jar never holds a literal Kafka secret: secrets travel as
+ * config provider references ({@link SecretReferences}), resolved by the Kafka clients on the
+ * cluster.
  */
 public final class JobJar {
   private JobJar() {}
 
   /**
    * Writes the jar to {@code out}; {@code settings} (may be empty) become the settings resource.
+   *
+   * @throws IllegalArgumentException when a {@code kafka.*} setting holds a literal secret (nothing
+   *     is written)
    */
   public static Path write(Path out, Map<String, String> settings) throws IOException {
+    List<String> literal =
+        settings.entrySet().stream()
+            .filter(
+                e ->
+                    e.getKey().startsWith("kafka.")
+                        && SecretReferences.isLiteralSecret(
+                            e.getKey().substring("kafka.".length()), e.getValue()))
+            .map(Map.Entry::getKey)
+            .sorted()
+            .toList();
+    if (!literal.isEmpty()) {
+      throw new IllegalArgumentException(
+          String.join(", ", literal)
+              + ": a secret in plain text would travel in the job jar, which the cluster keeps in"
+              + " its blob store; "
+              + SecretReferences.HOW);
+    }
     Manifest manifest = new Manifest();
     manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
     manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, TrainingJobMain.class.getName());

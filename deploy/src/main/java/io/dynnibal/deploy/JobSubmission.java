@@ -1,5 +1,6 @@
 package io.dynnibal.deploy;
 
+import io.dynnibal.jobs.config.SecretReferences;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.training.TrainingJobMain;
 import java.net.URI;
@@ -14,7 +15,8 @@ import java.util.List;
  * ({@link JobJar}), run {@link TrainingJobMain} from it here to build the job graph (reading the
  * targets topic's end offsets from Kafka), and submit the graph with the jar attached ({@link
  * FlinkClusterClient#submit}, what {@code flink run} does; the cluster keeps the jar in its blob
- * store).
+ * store). Kafka secrets go by reference only ({@link SecretReferences}): a literal one is refused
+ * before anything is built or uploaded.
  */
 public final class JobSubmission {
   private JobSubmission() {}
@@ -31,6 +33,7 @@ public final class JobSubmission {
       boolean allowNonRestoredState)
       throws Exception {
     config.validate();
+    SecretReferences.requireByReference(config, "the job jar and the job graph");
     // With slot sharing the job needs `parallelism` slots; short of them Flink would wait minutes
     // and then fail the job with a slot-request timeout. Say so now, after a few seconds' grace for
     // a job that is just stopping.

@@ -3,6 +3,7 @@ package io.dynnibal.deploy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
@@ -63,7 +64,8 @@ class JobJarTest {
   void theJarHoldsEveryModuleOfOursTheEntryClassAndTheSettings(@TempDir Path dir) throws Exception {
     TrainingJobConfig config = new TrainingJobConfig();
     config.kafka.groupId = "g";
-    config.kafka.kafkaProperties.put("sasl.jaas.config", "secret");
+    config.kafka.kafkaProperties.put("sasl.jaas.config", "${env:KAFKA_JAAS}");
+    config.kafka.kafkaProperties.put("config.providers", "env");
     Path jar = JobJar.write(dir.resolve("job.jar"), config.toPropertiesWithSecrets());
     try (JarFile file = new JarFile(jar.toFile())) {
       assertEquals(
@@ -97,31 +99,34 @@ class JobJarTest {
   }
 
   @Test
-  void theSecretsAreInTheSettingsResourceAndNoOtherEntry(@TempDir Path dir) throws Exception {
+  void aLiteralSecretIsRefusedAndAReferenceTravelsInsteadOfTheSecret(@TempDir Path dir)
+      throws Exception {
     String secret = "jar-s3cret-" + System.nanoTime();
+    TrainingJobConfig literal = new TrainingJobConfig();
+    literal.kafka.kafkaProperties.put("ssl.keystore.password", secret);
+    IllegalArgumentException refused =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> JobJar.write(dir.resolve("literal.jar"), literal.toPropertiesWithSecrets()));
+    assertTrue(refused.getMessage().contains("kafka.ssl.keystore.password"), refused.getMessage());
+    assertFalse(refused.getMessage().contains(secret), refused.getMessage());
+    assertFalse(java.nio.file.Files.exists(dir.resolve("literal.jar")), "a refused jar is left");
+
+    String reference = "${file:/etc/dynnibal/kafka-secrets.properties:ssl.keystore.password}";
     TrainingJobConfig config = new TrainingJobConfig();
-    config.kafka.kafkaProperties.put("ssl.keystore.password", secret);
+    config.kafka.kafkaProperties.put("config.providers", "file");
     config.kafka.kafkaProperties.put(
-        "sasl.jaas.config",
-        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\""
-            + secret
-            + "\";");
+        "config.providers.file.class",
+        "org.apache.kafka.common.config.provider.FileConfigProvider");
+    config.kafka.kafkaProperties.put("ssl.keystore.password", reference);
     Path jar = JobJar.write(dir.resolve("job.jar"), config.toPropertiesWithSecrets());
-    byte[] needle = secret.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    int holding = 0;
     try (JarFile file = new JarFile(jar.toFile())) {
-      for (var entry : java.util.Collections.list(file.entries())) {
-        byte[] content;
-        try (InputStream in = file.getInputStream(entry)) {
-          content = in.readAllBytes();
-        }
-        if (indexOf(content, needle) >= 0) {
-          assertEquals(TrainingJobMain.SETTINGS_RESOURCE, entry.getName(), "a secret in " + entry);
-          holding++;
-        }
+      Properties settings = new Properties();
+      try (InputStream in = file.getInputStream(file.getEntry(TrainingJobMain.SETTINGS_RESOURCE))) {
+        settings.load(in);
       }
+      assertEquals(reference, settings.getProperty("kafka.ssl.keystore.password"));
     }
-    assertEquals(1, holding, "the settings resource carries the secrets the job needs");
   }
 
   private static int indexOf(byte[] haystack, byte[] needle) {

@@ -1,5 +1,6 @@
 package io.dynnibal.cli.options;
 
+import io.dynnibal.jobs.config.SecretReferences;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -13,7 +14,9 @@ import picocli.CommandLine.Option;
 /**
  * How a command reaches a Kafka cluster: {@code --bootstrap} (required) and the client properties
  * of {@code --kafka-config} and {@code --kafka-property}. A property given with {@code
- * --kafka-property} overrides the file's; {@code --bootstrap} overrides both.
+ * --kafka-property} overrides the file's; {@code --bootstrap} overrides both. A secret given
+ * literally with {@code --kafka-property} is refused (every local user can read a process's
+ * arguments): it belongs in the file, or behind a config provider reference.
  */
 public final class KafkaConnection {
   @Option(
@@ -26,7 +29,9 @@ public final class KafkaConnection {
       names = "--kafka-property",
       description =
           "A Kafka client property, key=value (repeatable): security.protocol,"
-              + " sasl.mechanism, sasl.jaas.config, ssl.truststore.location, ...")
+              + " sasl.mechanism, ssl.truststore.location, ...; a secret only as a reference,"
+              + " e.g. ssl.key.password=$${env:KEY_PASSWORD} (with config.providers=env and"
+              + " its class), or in --kafka-config")
   List<String> kafkaProperties = new ArrayList<>();
 
   @Option(
@@ -43,7 +48,8 @@ public final class KafkaConnection {
    * The client properties: the file's, then each {@code --kafka-property}, then {@code
    * bootstrap.servers}.
    *
-   * @throws CommandLine.ParameterException when a {@code --kafka-property} is not key=value
+   * @throws CommandLine.ParameterException when a {@code --kafka-property} is not key=value, or is
+   *     a literal secret
    */
   public Properties clientProperties(CommandLine commandLine) throws IOException {
     Properties client = new Properties();
@@ -56,6 +62,16 @@ public final class KafkaConnection {
       int eq = kv.indexOf('=');
       if (eq <= 0) {
         throw new CommandLine.ParameterException(commandLine, "--kafka-property needs key=value");
+      }
+      try {
+        SecretReferences.requireNotOnCommandLine(
+            "--kafka-property",
+            kv.substring(0, eq),
+            kv.substring(eq + 1),
+            false,
+            "a --kafka-config file (readable by you only)");
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(commandLine, e.getMessage());
       }
       client.put(kv.substring(0, eq), kv.substring(eq + 1));
     }

@@ -56,6 +56,7 @@ final class SettingsChecks {
     } catch (IllegalArgumentException e) {
       p.add(e.getMessage());
     }
+    p.addAll(SecretReferences.problems(c.kafka.kafkaProperties));
     if (c.sampler.problem() != null) {
       p.add(c.sampler.problem());
     }

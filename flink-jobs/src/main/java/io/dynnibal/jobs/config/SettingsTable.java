@@ -168,7 +168,8 @@ final class SettingsTable {
     }
     return out.append(
             "| `kafka.<property>` | | any Kafka client property, for every client of the job")
-        .append(" (e.g. `kafka.security.protocol=SASL_SSL`); secrets are printed redacted |\n")
+        .append(" (e.g. `kafka.security.protocol=SASL_SSL`); a secret only as a config provider")
+        .append(" reference, e.g. `${file:PATH:KEY}` (docs/operations.md#security) |\n")
         .toString();
   }
 

@@ -204,14 +204,17 @@ public final class TrainingJobConfig implements Serializable {
   }
 
   /**
-   * The configuration as properties, one key per setting (what {@link #apply} reads); secrets are
-   * redacted.
+   * The configuration as properties, one key per setting (what {@link #apply} reads); literal
+   * secrets are redacted, config provider references ({@link SecretReferences}) shown as they are.
    */
   public Map<String, String> toProperties() {
     Map<String, String> m = toPropertiesWithSecrets();
-    kafka.kafkaProperties.keySet().stream()
-        .filter(SettingsTable::isSecret)
-        .forEach(k -> m.put("kafka." + k, "[redacted]"));
+    kafka.kafkaProperties.forEach(
+        (k, v) -> {
+          if (SecretReferences.isLiteralSecret(k, v)) {
+            m.put("kafka." + k, "[redacted]");
+          }
+        });
     return m;
   }
 

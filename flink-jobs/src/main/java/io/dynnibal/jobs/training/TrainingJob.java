@@ -1,5 +1,6 @@
 package io.dynnibal.jobs.training;
 
+import io.dynnibal.jobs.config.SecretReferences;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.ingest.BatchAssembler;
 import io.dynnibal.jobs.ingest.DecodeModelUpdates;
@@ -82,10 +83,15 @@ public final class TrainingJob {
     build(env, config, FaultInjection.NONE);
   }
 
-  /** The graph with a fault-injection hook in the trainer (reliability tests). */
+  /**
+   * The graph with a fault-injection hook in the trainer (reliability tests). Refuses a literal
+   * Kafka secret: the graph carries the client properties to the cluster, so secrets go by
+   * reference ({@link SecretReferences}).
+   */
   public static void build(
       StreamExecutionEnvironment env, TrainingJobConfig config, FaultInjection faults) {
     config.validate();
+    SecretReferences.requireByReference(config, "the job graph");
     int[] shardKeys = ShardKeys.keys(config.job.shards, MAX_PARALLELISM);
     HashMap<Integer, Long> targetsAtStart = targetsAtStart(config);
     SingleOutputStreamOperator<ShardInput> targets =

@@ -1,5 +1,6 @@
 package io.dynnibal.jobs.training;
 
+import io.dynnibal.jobs.config.SecretReferences;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,7 +18,9 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * <p>Settings, each layer over the one before: the defaults; the resource {@value
  * #SETTINGS_RESOURCE} when the jar carries one ({@code dynnibal submit} bundles the user's file
  * there); {@code --config FILE} (a path where main() runs, e.g. a mounted ConfigMap); {@code --set
- * key=value}, repeatable. Bad settings fail the submission with every problem named.
+ * key=value}, repeatable. Bad settings fail the submission with every problem named; a Kafka secret
+ * given literally with {@code --set} (a process argument) or anywhere else (the graph would carry
+ * it) is refused: secrets come by reference ({@code SecretReferences}).
  */
 public final class TrainingJobMain {
   /** Where a job jar carries its settings. */
@@ -66,6 +69,11 @@ public final class TrainingJobMain {
       if (flag.equals("--config")) {
         file = Path.of(value);
       } else {
+        int eq = value.indexOf('=');
+        if (eq > 0) {
+          SecretReferences.requireNotOnCommandLine(
+              "--set", value.substring(0, eq), value.substring(eq + 1), true, "the --config file");
+        }
         overrides.add(value);
       }
     }

@@ -1,6 +1,7 @@
 package io.dynnibal.jobs.training;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
@@ -45,6 +46,21 @@ class TrainingJobMainTest {
     TrainingJobConfig c =
         TrainingJobMain.settings(bundled("kafka.sasl.jaas.config=secret-value\n"), new String[0]);
     assertEquals("secret-value", c.kafka.kafkaProperties.get("sasl.jaas.config"));
+  }
+
+  @Test
+  void aLiteralSecretInTheArgumentsIsRefused() throws Exception {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                TrainingJobMain.settings(
+                    null, new String[] {"--set", "kafka.ssl.keystore.password=literal-pw"}));
+    assertFalse(e.getMessage().contains("literal-pw"), e.getMessage());
+    TrainingJobConfig c =
+        TrainingJobMain.settings(
+            null, new String[] {"--set", "kafka.ssl.keystore.password=${env:KEYSTORE_PW}"});
+    assertEquals("${env:KEYSTORE_PW}", c.kafka.kafkaProperties.get("ssl.keystore.password"));
   }
 
   @Test

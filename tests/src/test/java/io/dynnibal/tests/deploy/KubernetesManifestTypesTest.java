@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.strimzi.api.kafka.model.kafka.Kafka;
 import io.strimzi.api.kafka.model.nodepool.KafkaNodePool;
 import io.strimzi.api.kafka.model.topic.KafkaTopic;
+import io.strimzi.api.kafka.model.user.KafkaUser;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,10 +31,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * deploy/k8s read into the operators' own resource classes (the Flink Kubernetes Operator's {@code
- * FlinkDeployment}, Strimzi's {@code Kafka}, {@code KafkaNodePool}, {@code KafkaTopic}, and
- * Kubernetes' core types), strictly: a field those classes do not know fails the read instead of
- * landing in their catch-all maps, and a listener type must be one Strimzi knows. A misspelt field
- * or a wrong listener type is caught before a user applies the manifests.
+ * FlinkDeployment}, Strimzi's {@code Kafka}, {@code KafkaNodePool}, {@code KafkaTopic}, and {@code
+ * KafkaUser}, and Kubernetes' core types), strictly: a field those classes do not know fails the
+ * read instead of landing in their catch-all maps, and a listener type must be one Strimzi knows. A
+ * misspelt field or a wrong listener type is caught before a user applies the manifests.
  *
  * <p>The newest Flink operator API on Maven Central here (1.10.0) predates Flink 2: its {@code
  * FlinkVersion} ends at {@code v1_20}. So {@code spec.flinkVersion} is checked against the build's
@@ -48,6 +49,7 @@ class KubernetesManifestTypesTest {
           "Kafka", Kafka.class,
           "KafkaNodePool", KafkaNodePool.class,
           "KafkaTopic", KafkaTopic.class,
+          "KafkaUser", KafkaUser.class,
           "NetworkPolicy", NetworkPolicy.class);
 
   /** Unknown fields fail: no catch-all setters, no "ignore unknown" on any class. */

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.dynnibal.jobs.config.SecretReferences;
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.training.JobConfiguration;
 import io.dynnibal.jobs.training.JobTopics;
@@ -103,6 +104,61 @@ class KubernetesManifestsTest {
     assertEquals(
         kafkaName() + "-kafka-bootstrap:" + plain.path("port").asInt(),
         config.kafka.bootstrapServers);
+  }
+
+  @Test
+  void theKafkaLoginIsAReferenceToTheKafkaUsersSecretMountedOnEveryPod() {
+    // The ConfigMap holds no secret: each one is a reference into the Secret that Strimzi's user
+    // operator keeps for the job's KafkaUser, mounted read-only where the reference points.
+    assertEquals(List.of(), SecretReferences.literalSecrets(config), "secrets in the ConfigMap");
+    assertEquals(List.of(), SecretReferences.problems(config.kafka.kafkaProperties));
+    Map<String, String> secrets = new TreeMap<>();
+    config.kafka.kafkaProperties.forEach(
+        (k, v) -> {
+          if (SecretReferences.isSecret(k)) {
+            secrets.put(k, v);
+          }
+        });
+    assertFalse(secrets.isEmpty(), "job.properties gives the job no Kafka login: nothing checked");
+    JsonNode user = only(kafka, "KafkaUser");
+    assertEquals(
+        kafkaName(), user.path("metadata").path("labels").path("strimzi.io/cluster").asText());
+    String authentication = user.path("spec").path("authentication").path("type").asText();
+    assertEquals(
+        authentication.toUpperCase(java.util.Locale.ROOT),
+        config.kafka.kafkaProperties.get("sasl.mechanism"),
+        "sasl.mechanism vs the KafkaUser's authentication");
+    assertEquals("SASL_PLAINTEXT", config.kafka.kafkaProperties.get("security.protocol"));
+    JsonNode listener =
+        elements(only(kafka, "Kafka").path("spec").path("kafka").path("listeners")).stream()
+            .filter(l -> config.kafka.bootstrapServers.endsWith(":" + l.path("port").asInt()))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no listener on the bootstrap port"));
+    assertEquals(authentication, listener.path("authentication").path("type").asText());
+    java.util.regex.Pattern dir = java.util.regex.Pattern.compile("\\$\\{dir:([^}:]+):([^}:]+)\\}");
+    for (Map.Entry<String, String> secret : secrets.entrySet()) {
+      java.util.regex.Matcher m = dir.matcher(secret.getValue());
+      assertTrue(m.matches(), secret.getKey() + " is not a ${dir:DIR:FILE}: " + secret.getValue());
+      // Strimzi's Secret of a SCRAM user holds these two keys.
+      assertTrue(List.of("password", "sasl.jaas.config").contains(m.group(2)), m.group(2));
+      assertEquals(
+          m.group(1),
+          config.kafka.kafkaProperties.get("config.providers.dir.param.allowed.paths"),
+          "the directory provider may read the Secret's directory only");
+      for (String role : List.of("jobManager", "taskManager")) {
+        JsonNode pod = effectivePod(role);
+        JsonNode volume =
+            elements(pod.path("volumes")).stream()
+                .filter(v -> v.path("secret").path("secretName").asText().equals(name(user)))
+                .findFirst()
+                .orElseThrow(
+                    () -> new AssertionError(role + " pods mount no Secret " + name(user)));
+        assertEquals(
+            Path.of(m.group(1)), mountPath(pod, volume.path("name").asText()), role + " mount");
+        assertEquals(
+            0, volume.path("secret").path("defaultMode").asInt(0644) & 07, "world-readable");
+      }
+    }
   }
 
   // --- Kafka topics

@@ -23,6 +23,9 @@ import java.util.concurrent.TimeUnit;
 public final class TlsMaterial {
   private static final String TYPE = "PKCS12";
 
+  /** The environment variable that hands keytool a store's password. */
+  private static final String STORE_PASS = "DYNNIBAL_TEST_STOREPASS";
+
   public final Path brokerKeystore;
   public final Path brokerTruststore;
   public final Path clientKeystore;
@@ -135,14 +138,14 @@ public final class TlsMaterial {
                 TYPE,
                 "-keystore",
                 store.toString(),
-                "-storepass",
-                password,
-                "-keypass",
-                password));
+                "-storepass:env",
+                STORE_PASS,
+                "-keypass:env",
+                STORE_PASS));
     if (san != null) {
       args.addAll(List.of("-ext", san));
     }
-    keytool(args);
+    keytool(args, password);
   }
 
   private Path export(Path store, String password, Path cert)
@@ -157,10 +160,11 @@ public final class TlsMaterial {
             TYPE,
             "-keystore",
             store.toString(),
-            "-storepass",
-            password,
+            "-storepass:env",
+            STORE_PASS,
             "-file",
-            cert.toString()));
+            cert.toString()),
+        password);
     return cert;
   }
 
@@ -178,18 +182,25 @@ public final class TlsMaterial {
             TYPE,
             "-keystore",
             store.toString(),
-            "-storepass",
-            password));
+            "-storepass:env",
+            STORE_PASS),
+        password);
   }
 
-  private static void keytool(List<String> args) throws IOException, InterruptedException {
+  /**
+   * Runs keytool with {@code password} in its environment ({@value #STORE_PASS}), never in its
+   * arguments, which every local user can read.
+   */
+  private static void keytool(List<String> args, String password)
+      throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
     command.addAll(args);
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().put(STORE_PASS, password);
+    Process p = builder.start();
     byte[] output = p.getInputStream().readAllBytes();
     if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      // The arguments hold passwords: name the operation only.
       throw new IOException(
           "keytool " + args.get(0) + " failed: " + new String(output, StandardCharsets.UTF_8));
     }

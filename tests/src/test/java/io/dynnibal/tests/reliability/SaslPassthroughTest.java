@@ -3,6 +3,7 @@ package io.dynnibal.tests.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
@@ -11,6 +12,7 @@ import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
 import io.dynnibal.local.EmbeddedKafkaBroker;
 import io.dynnibal.schemas.TrainingMetrics;
+import io.dynnibal.tests.harness.SecretsAtRest;
 import io.dynnibal.tests.harness.StreamingClusterExtension;
 import io.dynnibal.tests.harness.TrainingJobs;
 import io.dynnibal.tests.training.SyntheticCorpus;
@@ -28,9 +30,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Security passthrough: a broker whose only client listener requires SASL/PLAIN. The job's sources
- * and sinks, and the publisher, get the credentials from {@code kafka.*} settings and train; a
- * client without them is refused; the password appears neither in the printed configuration nor in
- * the logs.
+ * and sinks, and the publisher, get the credentials from {@code kafka.*} settings (the JAAS config
+ * by reference, from a file Kafka's FileConfigProvider reads) and train; a client without them is
+ * refused; the password appears neither in the printed configuration nor in the logs.
  */
 class SaslPassthroughTest {
   @RegisterExtension
@@ -48,9 +50,15 @@ class SaslPassthroughTest {
       TrainingJobConfig config = TrainingJobs.smallConfig(kafka, CLUSTER.workDir(), "sasl");
       config.apply("kafka.security.protocol", "SASL_PLAINTEXT");
       config.apply("kafka.sasl.mechanism", "PLAIN");
-      config.apply("kafka.sasl.jaas.config", EmbeddedKafkaBroker.plainJaas("alice", PASSWORD));
+      Files.createDirectories(CLUSTER.workDir());
+      SecretsAtRest.byReference(
+              CLUSTER.workDir().resolve("sasl-secrets.properties"),
+              Map.of("sasl.jaas.config", EmbeddedKafkaBroker.plainJaas("alice", PASSWORD)))
+          .forEach((k, v) -> config.apply("kafka." + k, v));
       config.validate();
-      assertEquals("[redacted]", config.toProperties().get("kafka.sasl.jaas.config"));
+      assertTrue(
+          config.toProperties().get("kafka.sasl.jaas.config").startsWith("${file:"),
+          "the JAAS config is a reference");
       assertFalse(config.toProperties().toString().contains(PASSWORD));
       kafka.createTopics(JobTopics.all(config, 2, (short) 1));
 
