@@ -16,8 +16,6 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 
@@ -65,7 +63,7 @@ public final class Soak {
   private int controllerPort;
   private boolean filled;
   private PairLedger pairs;
-  private final List<InjectedFault> injected = new ArrayList<>();
+  private final FaultRecoveries injected = new FaultRecoveries(this::seconds, m -> log("%s", m));
   private TrainingMetrics last;
   private long lastStepAt = System.nanoTime(); // when the committed step last advanced
   private FlinkClusterClient rest;
@@ -152,7 +150,8 @@ public final class Soak {
             job, options.faultEvery().toSeconds(), options.length().toMinutes());
         soak(kafka);
         long restores = rest.restarts(job);
-        SoakReport report = pairs.audit(config, injected, restores, seconds(), m -> log("%s", m));
+        SoakReport report =
+            pairs.audit(config, injected.all(), restores, seconds(), m -> log("%s", m));
         rest.cancel(job);
         return report;
       }
@@ -211,16 +210,19 @@ public final class Soak {
         if (!faulting && faultingEnded == 0) {
           faultingEnded = System.nanoTime();
         }
-        if (faulting && backlog() < options.backlogBatches()) {
+        // Publishing goes on while a fault is unrecovered: a freed disk shows recovery by a model
+        // update, which takes steps.
+        if ((faulting || !recovered()) && backlog() < options.backlogBatches()) {
           publishChunk();
         }
         if (!faulting && !filled && recovered()) {
           fillLastBatch();
         }
         if (injector.keepDiskFull()) {
+          injected.diskFreed(System.currentTimeMillis(), modelVersion());
           log(
               "the model versions' disk is free again at step %d (model version %d)",
-              step(), last.getModelVersion());
+              step(), modelVersion());
         }
         if (faulting && System.nanoTime() >= nextFault && recovered()) {
           inject(Fault.values()[faults++ % Fault.values().length]);
@@ -232,19 +234,17 @@ public final class Soak {
               step(), published(), injected.size(), rest.jobState(job));
           nextLine = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         }
-        for (InjectedFault f : injected) {
-          if (f.recoverySeconds() == null
-              && !f.fault().equals(Fault.BAD_RECORDS.name())
-              && seconds() - f.atSeconds() > options.stallLimit().toSeconds()) {
-            throw stalled(
-                String.format(
-                    "%s at %.0f s (step %d) not recovered within %s (Flink recorded %s)",
-                    f.fault(),
-                    f.atSeconds(),
-                    f.stepAtFault(),
-                    options.stallLimit(),
-                    f.sinceEpochMs() > 0 ? "its failure" : "no failure since it"));
-          }
+        Optional<InjectedFault> stuck = injected.unrecoveredAfter(options.stallLimit().toSeconds());
+        if (stuck.isPresent()) {
+          InjectedFault f = stuck.get();
+          throw stalled(
+              String.format(
+                  "%s at %.0f s (step %d) not recovered within %s (Flink recorded %s)",
+                  f.fault(),
+                  f.atSeconds(),
+                  f.stepAtFault(),
+                  options.stallLimit(),
+                  f.sinceEpochMs() > 0 ? "its failure" : "no failure since it"));
         }
         if (!faulting
             && System.nanoTime() - Math.max(faultingEnded, lastStepAt)
@@ -257,38 +257,20 @@ public final class Soak {
   }
 
   private void follow(TopicReader<TrainingMetrics> metrics) throws Exception {
-    for (int i = 0; i < injected.size(); i++) {
-      InjectedFault f = injected.get(i);
-      if (f.sinceEpochMs() == 0 && f.recoverySeconds() == null) {
-        Optional<Long> failed = rest.latestFailureTime(job);
-        if (failed.isPresent() && failed.get() >= f.atEpochMs()) {
-          injected.set(i, f.failedAt(failed.get()));
-        }
-      }
+    if (injected.awaitingFailure()) {
+      injected.latestFailure(rest.latestFailureTime(job));
     }
     for (TrainingMetrics m : metrics.poll(Duration.ofMillis(300))) {
       if (last == null || m.getStep() > last.getStep()) {
         lastStepAt = System.nanoTime();
       }
       last = m;
-      for (int i = 0; i < injected.size(); i++) {
-        InjectedFault f = injected.get(i);
-        if (f.recoverySeconds() == null
-            && !f.fault().equals(Fault.BAD_RECORDS.name())
-            && f.sinceEpochMs() > 0
-            && m.getTimeMs() > f.sinceEpochMs()) {
-          injected.set(i, f.recovered(seconds() - f.atSeconds()));
-          log(
-              "%s: training committed step %d again after %.1f s",
-              f.fault(), m.getStep(), seconds() - f.atSeconds());
-        }
-      }
+      injected.committed(m);
     }
   }
 
   private boolean recovered() {
-    return injected.stream()
-        .allMatch(f -> f.recoverySeconds() != null || f.fault().equals(Fault.BAD_RECORDS.name()));
+    return injected.allRecovered();
   }
 
   /** Training pairs published so far (each pair id once). */
@@ -319,6 +301,10 @@ public final class Soak {
     filled = true;
   }
 
+  private long modelVersion() {
+    return last == null ? 0 : last.getModelVersion();
+  }
+
   private long step() {
     return last == null ? 0 : last.getStep();
   }
@@ -337,10 +323,11 @@ public final class Soak {
     double at = seconds();
     long atEpochMs = System.currentTimeMillis();
     if (injector.inject(fault, atStep, "bad" + injected.size())) {
-      // The broker's kill and a full disk are the disruption themselves (the job may ride them out
-      // without failing); for the others it is the failure Flink records.
-      long since = fault == Fault.BROKER_KILL || fault == Fault.DISK_FULL ? atEpochMs : 0;
-      injected.add(new InjectedFault(fault.name(), at, atEpochMs, since, atStep, null));
+      // The broker's kill is the disruption itself (the job may ride it out without failing), a
+      // full disk's end is its freeing; for the others it is the failure Flink records.
+      long since = fault == Fault.BROKER_KILL ? atEpochMs : 0;
+      injected.add(
+          new InjectedFault(fault.name(), at, atEpochMs, since, atStep, modelVersion(), null));
     }
   }
 

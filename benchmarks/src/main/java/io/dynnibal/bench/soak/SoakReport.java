@@ -44,6 +44,7 @@ public record SoakReport(
       m.put("fault", i.fault());
       m.put("at_seconds", Math.round(i.atSeconds()));
       m.put("step", i.stepAtFault());
+      m.put("model_version", i.modelVersion());
       m.put(
           "recovery_seconds",
           i.recoverySeconds() == null ? null : Math.round(i.recoverySeconds() * 10) / 10.0);

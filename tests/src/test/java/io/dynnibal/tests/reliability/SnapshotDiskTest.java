@@ -44,9 +44,7 @@ class SnapshotDiskTest {
   @Timeout(240)
   void aFullDiskCostsModelUpdatesNotTheJobAndTheyResumeWhenSpaceIsBack(EmbeddedKafkaBroker kafka)
       throws Exception {
-    SmallDisk.Result mounted = SmallDisk.mount(CLUSTER.workDir().resolve("small-disk"), 4);
-    Assumptions.assumeTrue(mounted.disk() != null, mounted.refused());
-    try (SmallDisk disk = mounted.disk()) {
+    try (SmallDisk disk = mount("small-disk", 4)) {
       TrainingJobConfig config = config(kafka, "full-disk");
       config.job.snapshotDir = disk.path().resolve("snapshots").toString();
       Files.createDirectories(disk.path().resolve("snapshots"));
@@ -73,9 +71,7 @@ class SnapshotDiskTest {
   @Timeout(240)
   void aFullCheckpointDiskHoldsCommitsBackUntilSpaceIsBackAndLosesNothing(EmbeddedKafkaBroker kafka)
       throws Exception {
-    SmallDisk.Result mounted = SmallDisk.mount(CLUSTER.workDir().resolve("checkpoint-disk"), 64);
-    Assumptions.assumeTrue(mounted.disk() != null, mounted.refused());
-    try (SmallDisk disk = mounted.disk()) {
+    try (SmallDisk disk = mount("checkpoint-disk", 64)) {
       TrainingJobConfig config = config(kafka, "full-checkpoint-disk");
       config.job.checkpointDir = disk.path().resolve("checkpoints").toUri().toString();
       Run run =
@@ -135,6 +131,13 @@ class SnapshotDiskTest {
     } finally {
       run.close();
     }
+  }
+
+  /** A tmpfs of {@code megabytes} under the class's directory; the test is skipped without root. */
+  private static SmallDisk mount(String name, int megabytes) throws Exception {
+    SmallDisk.Result mounted = SmallDisk.mount(CLUSTER.workDir().resolve(name), megabytes);
+    Assumptions.assumeTrue(mounted.disk() != null, mounted.refused());
+    return mounted.disk();
   }
 
   private static TrainingJobConfig config(EmbeddedKafkaBroker kafka, String name) {
