@@ -42,8 +42,41 @@ public final class VectorMath {
     return VECTORIZED ? VectorizedKernels.dot(a, b) : scalarDot(a, b);
   }
 
+  /**
+   * Every query against every row of a row-major matrix of {@code rows.length / dim} rows: {@code
+   * out[q][r] = dot(queries[q], row r)}, bit for bit as {@link #dot(float[], float[])}. Rows are
+   * taken in tiles that stay in the first-level cache and each row is loaded once for four queries:
+   * scoring every target of a cache for a batch of queries at memory speed, the exact peer of the
+   * index.
+   */
+  public static void dotsAll(float[][] queries, float[] rows, int dim, float[][] out) {
+    if (rows.length % dim != 0) {
+      throw new IllegalArgumentException(rows.length + " floats are not rows of " + dim);
+    }
+    for (float[] q : queries) {
+      if (q.length != dim) {
+        throw new IllegalArgumentException("a query of " + q.length + " floats, rows of " + dim);
+      }
+    }
+    if (VECTORIZED) {
+      VectorizedKernels.dotsAll(queries, rows, dim, out);
+      return;
+    }
+    int n = rows.length / dim;
+    for (int q = 0; q < queries.length; q++) {
+      for (int r = 0; r < n; r++) {
+        out[q][r] = (float) scalarDot(queries[q], rows, r * dim);
+      }
+    }
+  }
+
   /** {@link #dot(float[], float[])}'s scalar loop. */
   static double scalarDot(float[] a, float[] b) {
+    return scalarDot(a, b, 0);
+  }
+
+  /** The scalar loop against {@code b[offset]} to {@code b[offset + a.length - 1]}. */
+  static double scalarDot(float[] a, float[] rows, int offset) {
     float s0 = 0;
     float s1 = 0;
     float s2 = 0;
@@ -55,24 +88,24 @@ public final class VectorMath {
     int n = a.length;
     int i = 0;
     for (int end = n & ~7; i < end; i += 8) {
-      s0 += a[i] * b[i];
-      s1 += a[i + 1] * b[i + 1];
-      s2 += a[i + 2] * b[i + 2];
-      s3 += a[i + 3] * b[i + 3];
-      s4 += a[i + 4] * b[i + 4];
-      s5 += a[i + 5] * b[i + 5];
-      s6 += a[i + 6] * b[i + 6];
-      s7 += a[i + 7] * b[i + 7];
+      s0 += a[i] * rows[offset + i];
+      s1 += a[i + 1] * rows[offset + i + 1];
+      s2 += a[i + 2] * rows[offset + i + 2];
+      s3 += a[i + 3] * rows[offset + i + 3];
+      s4 += a[i + 4] * rows[offset + i + 4];
+      s5 += a[i + 5] * rows[offset + i + 5];
+      s6 += a[i + 6] * rows[offset + i + 6];
+      s7 += a[i + 7] * rows[offset + i + 7];
     }
     // The tail, at most seven coordinates, into the sums of their lanes.
     int tail = n - i;
-    if (tail > 0) s0 += a[i] * b[i];
-    if (tail > 1) s1 += a[i + 1] * b[i + 1];
-    if (tail > 2) s2 += a[i + 2] * b[i + 2];
-    if (tail > 3) s3 += a[i + 3] * b[i + 3];
-    if (tail > 4) s4 += a[i + 4] * b[i + 4];
-    if (tail > 5) s5 += a[i + 5] * b[i + 5];
-    if (tail > 6) s6 += a[i + 6] * b[i + 6];
+    if (tail > 0) s0 += a[i] * rows[offset + i];
+    if (tail > 1) s1 += a[i + 1] * rows[offset + i + 1];
+    if (tail > 2) s2 += a[i + 2] * rows[offset + i + 2];
+    if (tail > 3) s3 += a[i + 3] * rows[offset + i + 3];
+    if (tail > 4) s4 += a[i + 4] * rows[offset + i + 4];
+    if (tail > 5) s5 += a[i + 5] * rows[offset + i + 5];
+    if (tail > 6) s6 += a[i + 6] * rows[offset + i + 6];
     return pairwise(s0, s1, s2, s3, s4, s5, s6, s7);
   }
 

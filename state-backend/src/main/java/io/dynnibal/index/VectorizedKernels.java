@@ -99,6 +99,105 @@ final class VectorizedKernels {
     }
   }
 
+  /** Rows per tile of {@link #dotsAll}: 64 KB of rows at d' = 64, within a first-level cache. */
+  private static final int TILE_FLOATS = 1 << 14;
+
+  /**
+   * {@link VectorMath#dotsAll}: per tile of rows, four queries at a time, each lane as in {@link
+   * #dot}.
+   */
+  static void dotsAll(float[][] queries, float[] rows, int dim, float[][] out) {
+    int n = rows.length / dim;
+    int tile = Math.max(1, TILE_FLOATS / dim);
+    for (int first = 0; first < n; first += tile) {
+      int last = Math.min(n, first + tile);
+      int q = 0;
+      for (; q + 4 <= queries.length; q += 4) {
+        fourQueries(queries, q, rows, dim, first, last, out);
+      }
+      for (; q < queries.length; q++) {
+        for (int r = first; r < last; r++) {
+          out[q][r] = (float) dot(queries[q], rows, r * dim);
+        }
+      }
+    }
+  }
+
+  private static void fourQueries(
+      float[][] queries, int q, float[] rows, int dim, int first, int last, float[][] out) {
+    float[] a0 = queries[q];
+    float[] a1 = queries[q + 1];
+    float[] a2 = queries[q + 2];
+    float[] a3 = queries[q + 3];
+    int bound = FLOATS.loopBound(dim);
+    var inRange = FLOATS.indexInRange(bound, dim);
+    float[] lanes = new float[32];
+    for (int r = first; r < last; r++) {
+      int o = r * dim;
+      FloatVector s0 = FloatVector.zero(FLOATS);
+      FloatVector s1 = s0;
+      FloatVector s2 = s0;
+      FloatVector s3 = s0;
+      int i = 0;
+      for (; i < bound; i += FLOATS.length()) {
+        FloatVector v = FloatVector.fromArray(FLOATS, rows, o + i);
+        s0 = s0.add(FloatVector.fromArray(FLOATS, a0, i).mul(v));
+        s1 = s1.add(FloatVector.fromArray(FLOATS, a1, i).mul(v));
+        s2 = s2.add(FloatVector.fromArray(FLOATS, a2, i).mul(v));
+        s3 = s3.add(FloatVector.fromArray(FLOATS, a3, i).mul(v));
+      }
+      if (i < dim) {
+        FloatVector v = FloatVector.fromArray(FLOATS, rows, o + i, inRange);
+        s0 = s0.add(FloatVector.fromArray(FLOATS, a0, i, inRange).mul(v));
+        s1 = s1.add(FloatVector.fromArray(FLOATS, a1, i, inRange).mul(v));
+        s2 = s2.add(FloatVector.fromArray(FLOATS, a2, i, inRange).mul(v));
+        s3 = s3.add(FloatVector.fromArray(FLOATS, a3, i, inRange).mul(v));
+      }
+      // Stored, then added pairwise: one store per vector instead of eight lane extractions.
+      s0.intoArray(lanes, 0);
+      s1.intoArray(lanes, 8);
+      s2.intoArray(lanes, 16);
+      s3.intoArray(lanes, 24);
+      out[q][r] = (float) pairwise(lanes, 0);
+      out[q + 1][r] = (float) pairwise(lanes, 8);
+      out[q + 2][r] = (float) pairwise(lanes, 16);
+      out[q + 3][r] = (float) pairwise(lanes, 24);
+    }
+  }
+
+  private static double pairwise(float[] lanes, int at) {
+    return VectorMath.pairwise(
+        lanes[at],
+        lanes[at + 1],
+        lanes[at + 2],
+        lanes[at + 3],
+        lanes[at + 4],
+        lanes[at + 5],
+        lanes[at + 6],
+        lanes[at + 7]);
+  }
+
+  /** {@link #dot(float[], float[])} against {@code rows[offset]} onwards. */
+  private static double dot(float[] a, float[] rows, int offset) {
+    int n = a.length;
+    FloatVector sums = FloatVector.zero(FLOATS);
+    int i = 0;
+    for (int end = FLOATS.loopBound(n); i < end; i += FLOATS.length()) {
+      sums =
+          sums.add(
+              FloatVector.fromArray(FLOATS, a, i)
+                  .mul(FloatVector.fromArray(FLOATS, rows, offset + i)));
+    }
+    if (i < n) {
+      var inRange = FLOATS.indexInRange(i, n);
+      sums =
+          sums.add(
+              FloatVector.fromArray(FLOATS, a, i, inRange)
+                  .mul(FloatVector.fromArray(FLOATS, rows, offset + i, inRange)));
+    }
+    return pairwise(sums);
+  }
+
   private static FloatVector codesAt(byte[] codes, int at) {
     return (FloatVector)
         ByteVector.fromArray(BYTES, codes, at).convertShape(VectorOperators.B2F, FLOATS, 0);

@@ -6,11 +6,11 @@ import java.util.random.RandomGenerator;
  * Draws an index with probability proportional to its weight, from running sums (binary search,
  * O(log n)).
  */
-final class CumulativeWeights {
+public final class CumulativeWeights {
   private final double[] cumulative;
 
   /** Weights must be finite and non-negative, with a positive sum. */
-  CumulativeWeights(double[] weights) {
+  public CumulativeWeights(double[] weights) {
     cumulative = new double[weights.length];
     double sum = 0;
     for (int i = 0; i < weights.length; i++) {
@@ -22,7 +22,7 @@ final class CumulativeWeights {
     }
   }
 
-  double total() {
+  public double total() {
     return cumulative[cumulative.length - 1];
   }
 
@@ -30,7 +30,7 @@ final class CumulativeWeights {
    * The first index whose running sum exceeds {@code u * total}: never an index of weight 0 (equal
    * running sums), which a plain {@code Arrays.binarySearch} may return on an exact hit.
    */
-  int draw(RandomGenerator random) {
+  public int draw(RandomGenerator random) {
     double u = random.nextDouble() * total();
     int low = 0;
     int high = cumulative.length - 1;
