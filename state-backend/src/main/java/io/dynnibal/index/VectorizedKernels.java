@@ -27,20 +27,7 @@ final class VectorizedKernels {
   }
 
   static double dot(float[] a, float[] b) {
-    int n = a.length;
-    FloatVector sums = FloatVector.zero(FLOATS);
-    int i = 0;
-    for (int end = FLOATS.loopBound(n); i < end; i += FLOATS.length()) {
-      sums = sums.add(FloatVector.fromArray(FLOATS, a, i).mul(FloatVector.fromArray(FLOATS, b, i)));
-    }
-    if (i < n) {
-      var inRange = FLOATS.indexInRange(i, n);
-      sums =
-          sums.add(
-              FloatVector.fromArray(FLOATS, a, i, inRange)
-                  .mul(FloatVector.fromArray(FLOATS, b, i, inRange)));
-    }
-    return pairwise(sums);
+    return dot(a, b, 0);
   }
 
   static double dot(float[] x, byte[] codes, int offset, float scale) {
@@ -178,7 +165,7 @@ final class VectorizedKernels {
   }
 
   /** {@link #dot(float[], float[])} against {@code rows[offset]} onwards. */
-  private static double dot(float[] a, float[] rows, int offset) {
+  static double dot(float[] a, float[] rows, int offset) {
     int n = a.length;
     FloatVector sums = FloatVector.zero(FLOATS);
     int i = 0;

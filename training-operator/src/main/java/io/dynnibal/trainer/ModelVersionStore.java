@@ -79,13 +79,10 @@ final class ModelVersionStore {
    */
   private URI writeOnce(DualEncoder encoder, String folder, long step) {
     URI dir = ParameterSnapshots.toPath(base).resolve(folder).toUri();
-    if (Files.exists(ParameterSnapshots.toPath(ParameterSnapshots.locate(dir, step)))) {
-      return null;
-    }
     try {
       return ParameterSnapshots.write(encoder, dir, step, seed);
     } catch (SnapshotExistsException written) {
-      return null; // by a superseded trainer still running, at the same step
+      return null; // by this trainer before a restore, or by a superseded one still running
     } catch (UncheckedIOException e) {
       writeFailed.run();
       LOG.warn("step {}: the {} model could not be written: {}", step, folder, e.getMessage());
