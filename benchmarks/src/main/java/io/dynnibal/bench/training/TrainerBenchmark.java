@@ -12,6 +12,7 @@ import io.dynnibal.training.ProgressBar;
 import io.dynnibal.training.StepResult;
 import io.dynnibal.training.TrainerConfig;
 import io.dynnibal.training.TrainingBatch;
+import io.dynnibal.training.local.UniformBatches;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;

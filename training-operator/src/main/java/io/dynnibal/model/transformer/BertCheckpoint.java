@@ -6,12 +6,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -188,61 +184,8 @@ public record BertCheckpoint(
         dir.toString(), BertShape.infer(weights, heads, eps), weights, tokenizer);
   }
 
-  /**
-   * The float32 tensors of a safetensors file (8-byte little-endian header length, a JSON header of
-   * {@code name -> {dtype, shape, data_offsets}}, then the data), named without a {@code bert.}
-   * prefix.
-   */
+  /** The tensors of a safetensors file, as float32 ({@link Safetensors#read}). */
   static Map<String, Tensor> readSafetensors(Path file) throws IOException {
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-      ByteBuffer length = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-      channel.read(length, 0);
-      long headerLength = length.getLong(0);
-      if (headerLength <= 0 || headerLength > 100_000_000 || headerLength + 8 > channel.size()) {
-        throw new IllegalArgumentException(file + " is not a safetensors file");
-      }
-      ByteBuffer header = ByteBuffer.allocate((int) headerLength);
-      channel.read(header, 8);
-      JsonNode entries = new ObjectMapper().readTree(header.array());
-      long dataStart = 8 + headerLength;
-      Map<String, Tensor> tensors = new LinkedHashMap<>();
-      for (Iterator<Map.Entry<String, JsonNode>> it = entries.fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> e = it.next();
-        if (e.getKey().equals("__metadata__")) {
-          continue;
-        }
-        JsonNode entry = e.getValue();
-        String dtype = entry.path("dtype").asText();
-        if (!dtype.equals("F32")) {
-          if (dtype.startsWith("F") || dtype.startsWith("BF")) {
-            throw new IllegalArgumentException(
-                file
-                    + ": tensor "
-                    + e.getKey()
-                    + " is "
-                    + dtype
-                    + "; only float32 checkpoints load");
-          }
-          continue; // integer buffers such as position_ids
-        }
-        long[] shape = new long[entry.path("shape").size()];
-        for (int i = 0; i < shape.length; i++) {
-          shape[i] = entry.path("shape").get(i).asLong();
-        }
-        long from = entry.path("data_offsets").get(0).asLong();
-        long to = entry.path("data_offsets").get(1).asLong();
-        ByteBuffer data = ByteBuffer.allocate((int) (to - from)).order(ByteOrder.LITTLE_ENDIAN);
-        channel.read(data, dataStart + from);
-        data.flip();
-        float[] values = new float[data.remaining() / Float.BYTES];
-        data.asFloatBuffer().get(values);
-        String name = e.getKey().startsWith("bert.") ? e.getKey().substring(5) : e.getKey();
-        name =
-            name.replace("LayerNorm.gamma", "LayerNorm.weight")
-                .replace("LayerNorm.beta", "LayerNorm.bias");
-        tensors.put(name, new Tensor(shape, values));
-      }
-      return tensors;
-    }
+    return Safetensors.read(file);
   }
 }

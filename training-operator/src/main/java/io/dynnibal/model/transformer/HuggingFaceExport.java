@@ -4,13 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -49,14 +45,31 @@ public final class HuggingFaceExport {
       WordPieceTokenizer tokenizer,
       int maxTokens)
       throws IOException {
-    Files.createDirectories(dir);
     Map<String, BertCheckpoint.Tensor> weights = new LinkedHashMap<>();
     weights.put(
         "embeddings.word_embeddings.weight",
         new BertCheckpoint.Tensor(new long[] {shape.vocabulary(), shape.hidden()}, words));
+    weights.putAll(block.weights());
+    write(dir, weights, shape, tokenizer, maxTokens, Safetensors.Precision.F32);
+  }
+
+  /**
+   * Writes a checkpoint's weights (the names {@link BertCheckpoint} gives them, the projection's
+   * among them when there is one) in {@code precision}.
+   */
+  public static void write(
+      Path dir,
+      Map<String, BertCheckpoint.Tensor> checkpointWeights,
+      BertShape shape,
+      WordPieceTokenizer tokenizer,
+      int maxTokens,
+      Safetensors.Precision precision)
+      throws IOException {
+    Files.createDirectories(dir);
+    Map<String, BertCheckpoint.Tensor> weights = new LinkedHashMap<>();
     BertCheckpoint.Tensor projectionWeight = null;
     BertCheckpoint.Tensor projectionBias = null;
-    for (Map.Entry<String, BertCheckpoint.Tensor> e : block.weights().entrySet()) {
+    for (Map.Entry<String, BertCheckpoint.Tensor> e : checkpointWeights.entrySet()) {
       if (e.getKey().equals(BertEncoderBlock.PROJECTION + ".weight")) {
         projectionWeight = e.getValue();
       } else if (e.getKey().equals(BertEncoderBlock.PROJECTION + ".bias")) {
@@ -65,8 +78,8 @@ public final class HuggingFaceExport {
         weights.put(e.getKey(), e.getValue());
       }
     }
-    writeSafetensors(dir.resolve("model.safetensors"), weights);
-    writeJson(dir.resolve("config.json"), config(shape));
+    Safetensors.write(dir.resolve("model.safetensors"), weights, precision);
+    writeJson(dir.resolve("config.json"), config(shape, precision));
     Files.write(dir.resolve("vocab.txt"), tokenizer.tokensById(), StandardCharsets.UTF_8);
     ObjectNode tokenizerConfig = JSON.createObjectNode();
     tokenizerConfig.put("tokenizer_class", "BertTokenizer");
@@ -102,7 +115,7 @@ public final class HuggingFaceExport {
       Map<String, BertCheckpoint.Tensor> linear = new LinkedHashMap<>();
       linear.put("linear.weight", projectionWeight);
       linear.put("linear.bias", projectionBias);
-      writeSafetensors(dense.resolve("model.safetensors"), linear);
+      Safetensors.write(dense.resolve("model.safetensors"), linear, precision);
       normalize = "3_Normalize";
     }
     module(modules, normalize, "Normalize");
@@ -110,7 +123,7 @@ public final class HuggingFaceExport {
     writeJson(dir.resolve("modules.json"), modules);
   }
 
-  private static ObjectNode config(BertShape shape) {
+  private static ObjectNode config(BertShape shape, Safetensors.Precision precision) {
     ObjectNode c = JSON.createObjectNode();
     c.putArray("architectures").add("BertModel");
     c.put("model_type", "bert");
@@ -127,7 +140,7 @@ public final class HuggingFaceExport {
     c.put("attention_probs_dropout_prob", 0.1);
     c.put("pad_token_id", 0);
     c.put("position_embedding_type", "absolute");
-    c.put("torch_dtype", "float32");
+    c.put("torch_dtype", precision == Safetensors.Precision.F16 ? "float16" : "float32");
     return c;
   }
 
@@ -141,50 +154,5 @@ public final class HuggingFaceExport {
 
   private static void writeJson(Path file, Object node) throws IOException {
     Files.writeString(file, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(node) + "\n");
-  }
-
-  /**
-   * A safetensors file of float32 tensors: the 8-byte little-endian length of a JSON header naming
-   * each tensor's dtype, shape and byte range, then the little-endian data, in header order.
-   */
-  static void writeSafetensors(Path file, Map<String, BertCheckpoint.Tensor> tensors)
-      throws IOException {
-    ObjectNode header = JSON.createObjectNode();
-    header.putObject("__metadata__").put("format", "pt");
-    long offset = 0;
-    for (Map.Entry<String, BertCheckpoint.Tensor> e : tensors.entrySet()) {
-      ObjectNode entry = header.putObject(e.getKey());
-      entry.put("dtype", "F32");
-      ArrayNode shape = entry.putArray("shape");
-      for (long d : e.getValue().shape()) {
-        shape.add(d);
-      }
-      long bytes = (long) e.getValue().values().length * Float.BYTES;
-      entry.putArray("data_offsets").add(offset).add(offset + bytes);
-      offset += bytes;
-    }
-    byte[] json = JSON.writeValueAsBytes(header);
-    // The header is padded with spaces to a multiple of 8 bytes, as the reference writer does.
-    int padded = (json.length + 7) / 8 * 8;
-    ByteBuffer head = ByteBuffer.allocate(8 + padded).order(ByteOrder.LITTLE_ENDIAN);
-    head.putLong(padded).put(json);
-    while (head.hasRemaining()) {
-      head.put((byte) ' ');
-    }
-    head.flip();
-    try (FileChannel out =
-        FileChannel.open(
-            file,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
-      out.write(head);
-      for (BertCheckpoint.Tensor t : tensors.values()) {
-        ByteBuffer data =
-            ByteBuffer.allocate(t.values().length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        data.asFloatBuffer().put(t.values());
-        out.write(data);
-      }
-    }
   }
 }

@@ -1,4 +1,4 @@
-package io.dynnibal.bench.training;
+package io.dynnibal.training.local;
 
 import io.dynnibal.data.LabelledQuery;
 import io.dynnibal.data.TargetText;
@@ -11,11 +11,12 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * Training batches for the trainer benchmarks: random pairs with uniform negatives. A step costs
- * the same whichever targets the negatives are, so uniform ones time the trainer as mined ones
- * would.
+ * Training batches of random pairs with uniform negatives, for runs that time or compare the
+ * trainer (benchmarks, the GPU smoke): a step costs the same whichever targets the negatives are,
+ * so uniform ones time the trainer as mined ones would, and one seed gives the same batches on
+ * every device.
  */
-final class UniformBatches {
+public final class UniformBatches {
   private UniformBatches() {}
 
   /**
@@ -23,7 +24,7 @@ final class UniformBatches {
    * index} are drawn again), queries featurized by {@code encoder}, positives and {@code negatives}
    * uniform negatives taken from {@code targetFeatures}.
    */
-  static TrainingBatch draw(
+  public static TrainingBatch draw(
       List<LabelledQuery> train,
       List<TargetText> targets,
       List<Features> targetFeatures,
