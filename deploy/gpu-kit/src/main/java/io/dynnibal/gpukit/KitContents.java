@@ -24,8 +24,9 @@ import java.util.Set;
  * Writes what the kit trains on, on the machine that packs it: a slice of a corpus ({@code
  * data/targets.jsonl}, {@code data/train.jsonl}: at most {@code max-targets} targets and the
  * training pairs that name them) and the checkpoint cut to the word pieces of those texts, in half
- * precision ({@code model/}, a Hugging Face directory; {@link VocabularySubset}). The GPU and the
- * CPU runs of the smoke read the same files, so they start from the same weights.
+ * precision ({@code model/}, a Hugging Face directory; {@link VocabularySubset}), and the DJL
+ * version whose JNI the kit must build ({@code jni/DJL_VERSION}). The GPU and the CPU runs of the
+ * smoke read the same files, so they start from the same weights.
  *
  * <pre>
  * KitContents --targets F --train F --out DIR [--max-targets N] [--checkpoint C] [--seed S]
@@ -64,6 +65,9 @@ public final class KitContents {
         cut.tokenizer(),
         cut.shape().maxPositions(),
         Safetensors.Precision.F16);
+    Files.writeString(
+        Files.createDirectories(out.resolve("jni")).resolve("DJL_VERSION"),
+        ai.djl.engine.Engine.getDjlVersion() + "\n");
     System.out.printf(
         "kit contents: %,d targets, %,d training pairs, %s (%,d tokens) in half precision%n",
         targets.size(), pairs.size(), checkpoint, cut.shape().vocabulary());
