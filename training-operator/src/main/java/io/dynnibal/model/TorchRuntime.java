@@ -70,7 +70,18 @@ public final class TorchRuntime {
 
   /** GPU 0 when libtorch sees a CUDA device, else the CPU. */
   public static Device trainingDevice() {
-    return engine().getGpuCount() > 0 ? Device.gpu() : Device.cpu();
+    return cudaAvailable() ? Device.gpu() : Device.cpu();
+  }
+
+  /**
+   * Whether libtorch can use a CUDA device ({@code torch::cuda::is_available}). DJL's own GPU count
+   * asks the CUDA runtime through JNA as well and reads 0 where JNA finds no {@code libcudart} on
+   * its path, as with a pip install of torch, whose runtime lives beside torch's libraries.
+   */
+  public static boolean cudaAvailable() {
+    Engine engine = engine();
+    return engine.hasCapability(ai.djl.engine.StandardCapabilities.CUDA)
+        || engine.getGpuCount() > 0;
   }
 
   /**
@@ -80,7 +91,10 @@ public final class TorchRuntime {
   public static Description describe() {
     Engine engine = engine();
     return new Description(
-        Engine.getDjlVersion(), engine.getVersion(), engine.getGpuCount(), trainingDevice());
+        Engine.getDjlVersion(),
+        engine.getVersion(),
+        Math.max(engine.getGpuCount(), cudaAvailable() ? 1 : 0),
+        trainingDevice());
   }
 
   private static void setIfAbsent(String key, String value) {

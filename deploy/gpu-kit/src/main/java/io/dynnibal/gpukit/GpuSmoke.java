@@ -63,7 +63,8 @@ public final class GpuSmoke {
     report.put("djl", Engine.getDjlVersion());
     report.put("libtorch", engine.getVersion());
     report.put("libtorch_dir", libtorchDir());
-    report.put("gpus_visible", engine.getGpuCount());
+    report.put("cuda_available", TorchRuntime.cudaAvailable());
+    report.put("gpus_counted_by_djl", engine.getGpuCount());
     report.put("gpu", GpuMemory.name());
     report.put("checkpoint", plan.model().checkpoint());
     report.put("targets", plan.targets().size());
@@ -119,12 +120,11 @@ public final class GpuSmoke {
       case "cpu":
         return Device.cpu();
       case "gpu":
-        if (engine.getGpuCount() < 1) {
+        if (!TorchRuntime.cudaAvailable()) {
           throw new IllegalStateException(
               "--devices names gpu, but libtorch "
                   + engine.getVersion()
-                  + " sees no GPU (a CPU-only libtorch, no driver, or DJL could not load libcudart:"
-                  + " the kit's run sets jna.library.path to the folder that holds it)");
+                  + " sees no GPU (a CPU-only libtorch, or no driver for its CUDA version)");
         }
         return Device.gpu();
       default:
