@@ -14,7 +14,7 @@ public final class SamplerSettings implements Serializable {
       key = "sampler",
       value =
           "negative sampler: in-batch, uniform, stochastic-negative-mining, negative-cache,"
-              + " exhaustive, dynnibal-mh, dynnibal-rejection or bm25")
+              + " exhaustive, dynnibal-mh, dynnibal-rejection, exact-cache or bm25")
   public String name = DynnibalMh.ID;
 
   public final StochasticNegativeMining.Settings snm = new StochasticNegativeMining.Settings();

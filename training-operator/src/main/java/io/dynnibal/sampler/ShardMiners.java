@@ -30,6 +30,11 @@ public interface ShardMiners<M> {
         }
 
         @Override
+        public Boolean exactCache() {
+          return true;
+        }
+
+        @Override
         public Boolean lexical() {
           return true;
         }
@@ -50,6 +55,9 @@ public interface ShardMiners<M> {
 
   /** Exact rejection sampling over the SG tree of Nyström vectors (Alg. 2). */
   M rejection(DynnibalRejection sampler);
+
+  /** The exact softmax over every Nyström cache vector of the shard's tree, scored in one pass. */
+  M exactCache();
 
   /** BM25 over the shard's target texts, the best for each query's text (chosen, not drawn). */
   M lexical();

@@ -37,6 +37,11 @@ class SamplersTest {
         }
 
         @Override
+        public String exactCache() {
+          return "exact cache";
+        }
+
+        @Override
         public String lexical() {
           return "lexical";
         }

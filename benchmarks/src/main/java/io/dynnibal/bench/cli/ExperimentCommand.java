@@ -34,7 +34,7 @@ final class ExperimentCommand implements Callable<Integer> {
           "Samplers, comma-separated (default: all but"
               + " dynnibal-rejection, which is exact but far too slow at beta = 20 on 64-d Nystrom vectors; see docs/experiments.md): "
               + "in-batch, uniform, stochastic-negative-mining, negative-cache, exhaustive, dynnibal-mh, dynnibal-rejection,"
-              + " bm25.")
+              + " exact-cache, bm25.")
   List<String> samplers = new ArrayList<>(DEFAULT_SAMPLERS);
 
   static final List<String> DEFAULT_SAMPLERS = Samplers.comparedByDefault();

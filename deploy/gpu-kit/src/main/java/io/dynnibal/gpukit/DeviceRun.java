@@ -51,7 +51,7 @@ final class DeviceRun {
     figures.put("intra_op_threads", plan.threads());
     int previousThreads = TorchRuntime.useIntraOpThreads(plan.threads());
     long memoryBefore = device.isGpu() ? GpuMemory.usedMebibytes() : -1;
-    try (GpuMemory memory = device.isGpu() ? new GpuMemory(100) : null;
+    try (GpuMemory memory = device.isGpu() ? new GpuMemory(250) : null;
         DualEncoder encoder = DualEncoder.create(plan.model(), plan.seed(), device)) {
       List<Features> features = new ArrayList<>(plan.targets().size());
       Map<String, Integer> index = new HashMap<>();

@@ -125,6 +125,11 @@ interface HardNegativeMiner extends AutoCloseable {
               }
 
               @Override
+              public HardNegativeMiner exactCache() {
+                return TreeMiner.exact(settings, samplingGaveUp);
+              }
+
+              @Override
               public HardNegativeMiner lexical() {
                 return new LexicalMiner(settings);
               }

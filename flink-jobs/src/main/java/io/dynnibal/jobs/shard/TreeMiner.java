@@ -1,6 +1,7 @@
 package io.dynnibal.jobs.shard;
 
 import io.dynnibal.index.VectorMath;
+import io.dynnibal.index.sampling.ExactSampler;
 import io.dynnibal.index.sampling.FindClustering;
 import io.dynnibal.index.sampling.MetropolisHastingsSampler;
 import io.dynnibal.index.sampling.NegativeSampler;
@@ -24,10 +25,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * DyNNIBAL's hard negatives: each query projected into the cache space and sampled from the shard's
- * SG tree by the Metropolis-Hastings or the rejection sampler, {@code negatives.per.example} per
- * query without its own positive: drawn from the softmax (sample mode; a draw of the positive is
- * drawn again) or the best of the draws (top-k mode). Each query's shard mass (the sampler's
- * normaliser estimate, the positive's cache mass taken out) lets the merge weigh the shards.
+ * SG tree by the Metropolis-Hastings or the rejection sampler, or from the exact softmax over all
+ * of its vectors, {@code negatives.per.example} per query without its own positive: drawn from the
+ * softmax (sample mode; a draw of the positive is drawn again) or the best of the draws (top-k
+ * mode). Each query's shard mass (the sampler's normaliser estimate, the positive's cache mass
+ * taken out) lets the merge weigh the shards.
  */
 final class TreeMiner implements HardNegativeMiner {
   private static final Logger LOG = LoggerFactory.getLogger(TreeMiner.class);
@@ -91,6 +93,13 @@ final class TreeMiner implements HardNegativeMiner {
                 s.samplingScale(), r.gamma(), DEEPEST_RADIUS, r.maxClusters()),
             r.maxProposals());
     return new TreeMiner(targets -> rejection, s, topK, true, gaveUp);
+  }
+
+  /** The exact softmax over the shard's caches ({@link ExactSampler}), one pass per query. */
+  static TreeMiner exact(ShardSettings s, Counter gaveUp) {
+    boolean topK = s.negativesMode() == NegativesMode.TOP_K;
+    NegativeSampler exact = new ExactSampler(s.samplingScale(), topK);
+    return new TreeMiner(targets -> exact, s, topK, false, gaveUp);
   }
 
   /**

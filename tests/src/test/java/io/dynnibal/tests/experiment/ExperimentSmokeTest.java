@@ -150,6 +150,7 @@ class ExperimentSmokeTest {
     double dynnibal = 100.0 * ((16 + 64) * OUTPUT_DIM + 16 * 16) / (TARGETS * OUTPUT_DIM);
     assertEquals(dynnibal, mem.get("dynnibal-mh"), 1e-9);
     assertEquals(dynnibal, mem.get("dynnibal-rejection"), 1e-9);
+    assertEquals(dynnibal, mem.get("exact-cache"), 1e-9); // the same caches, scored exhaustively
   }
 
   @Test

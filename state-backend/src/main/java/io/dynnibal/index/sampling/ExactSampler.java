@@ -1,0 +1,144 @@
+package io.dynnibal.index.sampling;
+
+import io.dynnibal.index.sgtree.SgTree;
+import io.dynnibal.index.sgtree.SgTreeSnapshot;
+
+/**
+ * Exact sampling from the softmax {@code P(y|x) ∝ exp(beta <x, y>)} over every target of a tree by
+ * scoring all of them: one pass over the tree's flat snapshot (every node's vector side by side,
+ * {@link SgTreeSnapshot#dots}), then independent draws from the categorical distribution over the
+ * nodes, each node weighted by its own targets, and one of those targets uniformly. It is the
+ * softmax over the shard's caches that the paper's samplers approximate (the paper's Nyström
+ * approximation without the tree's): no partition, no restarts, no chain, and the exact normaliser
+ * as {@link Samples#logMass}. Its cost is the whole tree's inner products for each query.
+ *
+ * <p>The practical variant (top-k mode) returns instead the {@code count} targets of highest logit,
+ * best first (ties: the lower node first), distinct.
+ *
+ * <p>A logit is {@link io.dynnibal.index.sgtree.TreeView#dot}'s, the same number the tree's other
+ * samplers score a target with.
+ */
+public final class ExactSampler implements NegativeSampler {
+  private final double beta;
+  private final boolean best;
+
+  /**
+   * @param best the {@code count} best targets instead of {@code count} draws from the softmax
+   */
+  public ExactSampler(double beta, boolean best) {
+    this.beta = beta;
+    this.best = best;
+  }
+
+  @Override
+  public Prepared prepare(SgTree tree, float[] query, float[] position) {
+    SgTreeSnapshot view = tree.snapshot();
+    if (view == null) {
+      return (count, random) -> new Samples(new int[0], new double[0], 0, 0);
+    }
+    int n = view.nodeCount();
+    double[] logits = new double[n];
+    view.dots(query, 0, n, logits);
+    double max = Double.NEGATIVE_INFINITY;
+    for (int i = 0; i < n; i++) {
+      logits[i] *= beta;
+      if (view.ownTargetCount(i) > 0) {
+        max = Math.max(max, logits[i]);
+      }
+    }
+    double[] weights = new double[n];
+    for (int i = 0; i < n; i++) {
+      int own = view.ownTargetCount(i);
+      weights[i] = own == 0 ? 0 : own * Math.exp(logits[i] - max);
+    }
+    CumulativeWeights nodes = new CumulativeWeights(weights);
+    double logMass = max + Math.log(nodes.total());
+    if (best) {
+      return (count, random) -> best(view, logits, count, logMass);
+    }
+    return (count, random) -> {
+      int[] targets = new int[count];
+      double[] drawn = new double[count];
+      for (int s = 0; s < count; s++) {
+        int node = nodes.draw(random);
+        int own = view.ownTargetCount(node);
+        targets[s] = view.ownTarget(node, own == 1 ? 0 : random.nextInt(own));
+        drawn[s] = logits[node];
+      }
+      return new Samples(targets, drawn, 0, 0, logMass);
+    };
+  }
+
+  /** The {@code count} best targets: the best nodes' own targets, best node first. */
+  private static Samples best(SgTreeSnapshot view, double[] logits, int count, double logMass) {
+    int[] heap = new int[count]; // a min-heap of the best nodes so far
+    int filled = 0;
+    int targets = 0; // own targets of the nodes in the heap
+    for (int i = 0; i < logits.length; i++) {
+      if (view.ownTargetCount(i) == 0) {
+        continue;
+      }
+      if (filled < count) {
+        heap[filled] = i;
+        siftUp(heap, filled++, logits);
+        targets += view.ownTargetCount(i);
+      } else if (better(i, heap[0], logits)) {
+        heap[0] = i;
+        siftDown(heap, filled, logits);
+      }
+    }
+    Integer[] order = new Integer[filled];
+    for (int k = 0; k < filled; k++) {
+      order[k] = heap[k];
+    }
+    java.util.Arrays.sort(
+        order, (a, b) -> better(a, b, logits) ? -1 : better(b, a, logits) ? 1 : 0);
+    int size = Math.min(count, targets);
+    int[] chosen = new int[size];
+    double[] chosenLogits = new double[size];
+    int next = 0;
+    for (int node : order) {
+      for (int k = 0; k < view.ownTargetCount(node) && next < size; k++) {
+        chosen[next] = view.ownTarget(node, k);
+        chosenLogits[next++] = logits[node];
+      }
+    }
+    return new Samples(chosen, chosenLogits, 0, 0, logMass);
+  }
+
+  private static boolean better(int a, int b, double[] logits) {
+    return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
+  }
+
+  private static void siftUp(int[] heap, int i, double[] logits) {
+    while (i > 0) {
+      int parent = (i - 1) / 2;
+      if (!better(heap[parent], heap[i], logits)) {
+        break;
+      }
+      int t = heap[parent];
+      heap[parent] = heap[i];
+      heap[i] = t;
+      i = parent;
+    }
+  }
+
+  private static void siftDown(int[] heap, int n, double[] logits) {
+    int i = 0;
+    while (true) {
+      int worst = i;
+      for (int c = 2 * i + 1; c <= 2 * i + 2 && c < n; c++) {
+        if (better(heap[worst], heap[c], logits)) {
+          worst = c;
+        }
+      }
+      if (worst == i) {
+        return;
+      }
+      int t = heap[worst];
+      heap[worst] = heap[i];
+      heap[i] = t;
+      i = worst;
+    }
+  }
+}
