@@ -46,6 +46,15 @@ public final class ExactSampler implements NegativeSampler {
         max = Math.max(max, logits[i]);
       }
     }
+    if (best) {
+      double sum = 0;
+      for (int i = 0; i < n; i++) {
+        int own = view.ownTargetCount(i);
+        sum += own == 0 ? 0 : own * Math.exp(logits[i] - max);
+      }
+      double logMass = max + Math.log(sum);
+      return (count, random) -> best(view, logits, count, logMass);
+    }
     double[] weights = new double[n];
     for (int i = 0; i < n; i++) {
       int own = view.ownTargetCount(i);
@@ -53,9 +62,6 @@ public final class ExactSampler implements NegativeSampler {
     }
     CumulativeWeights nodes = new CumulativeWeights(weights);
     double logMass = max + Math.log(nodes.total());
-    if (best) {
-      return (count, random) -> best(view, logits, count, logMass);
-    }
     return (count, random) -> {
       int[] targets = new int[count];
       double[] drawn = new double[count];
