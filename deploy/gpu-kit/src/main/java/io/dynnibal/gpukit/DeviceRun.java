@@ -41,7 +41,14 @@ final class DeviceRun {
       int negatives,
       int encodeTargets,
       int threads,
-      long seed) {}
+      long seed) {
+    Plan {
+      if (steps < 1 || warmupSteps < 0 || batch < 1 || negatives < 0 || encodeTargets < 1) {
+        throw new IllegalArgumentException(
+            "--steps, --batch and --encode-targets take at least 1, --warmup and --negatives 0");
+      }
+    }
+  }
 
   private DeviceRun() {}
 

@@ -166,11 +166,11 @@ public record BertCheckpoint(
     } else {
       throw new IllegalArgumentException(dir + " has neither tokenizer.json nor vocab.txt");
     }
-    Map<String, Tensor> weights = readSafetensors(safetensors);
+    Map<String, Tensor> weights = Safetensors.read(safetensors);
     // A sentence-transformers directory's Dense module after the pooling: the projection.
     Path dense = dir.resolve(HuggingFaceExport.DENSE).resolve("model.safetensors");
     if (Files.isRegularFile(dense)) {
-      Map<String, Tensor> linear = readSafetensors(dense);
+      Map<String, Tensor> linear = Safetensors.read(dense);
       weights = new LinkedHashMap<>(weights);
       weights.put(BertEncoderBlock.PROJECTION + ".weight", linear.get("linear.weight"));
       weights.put(BertEncoderBlock.PROJECTION + ".bias", linear.get("linear.bias"));
@@ -182,10 +182,5 @@ public record BertCheckpoint(
     float eps = (float) c.path("layer_norm_eps").asDouble(1e-12);
     return new BertCheckpoint(
         dir.toString(), BertShape.infer(weights, heads, eps), weights, tokenizer);
-  }
-
-  /** The tensors of a safetensors file, as float32 ({@link Safetensors#read}). */
-  static Map<String, Tensor> readSafetensors(Path file) throws IOException {
-    return Safetensors.read(file);
   }
 }
