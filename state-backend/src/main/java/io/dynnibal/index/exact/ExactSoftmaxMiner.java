@@ -1,8 +1,8 @@
 package io.dynnibal.index.exact;
 
+import io.dynnibal.index.TopScores;
 import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.sampling.CumulativeWeights;
-import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
@@ -49,25 +49,7 @@ public final class ExactSoftmaxMiner {
 
   /** The {@code k} rows of highest score, best first (ties: the lower row first). */
   public static int[] topK(float[] scores, int k) {
-    int m = Math.min(k, scores.length);
-    // A min-heap of the best m so far, by (score, -row).
-    int[] heap = new int[m];
-    int filled = 0;
-    for (int r = 0; r < scores.length; r++) {
-      if (filled < m) {
-        heap[filled] = r;
-        siftUp(heap, filled++, scores);
-      } else if (better(r, heap[0], scores)) {
-        heap[0] = r;
-        siftDown(heap, m, scores);
-      }
-    }
-    Integer[] best = new Integer[m];
-    for (int i = 0; i < m; i++) {
-      best[i] = heap[i];
-    }
-    Arrays.sort(best, (a, b) -> better(a, b, scores) ? -1 : better(b, a, scores) ? 1 : 0);
-    return Arrays.stream(best).mapToInt(Integer::intValue).toArray();
+    return TopScores.of(scores.length, k, i -> scores[i]);
   }
 
   /**
@@ -89,46 +71,5 @@ public final class ExactSoftmaxMiner {
       draws[d] = softmax.draw(random);
     }
     return draws;
-  }
-
-  private static boolean better(int a, int b, float[] scores) {
-    return scores[a] > scores[b] || (scores[a] == scores[b] && a < b);
-  }
-
-  private static void siftUp(int[] heap, int i, float[] scores) {
-    while (i > 0) {
-      int parent = (i - 1) / 2;
-      if (!better(heap[parent], heap[i], scores)) {
-        return;
-      }
-      swap(heap, parent, i);
-      i = parent;
-    }
-  }
-
-  private static void siftDown(int[] heap, int n, float[] scores) {
-    int i = 0;
-    while (true) {
-      int worst = i;
-      int left = 2 * i + 1;
-      int right = left + 1;
-      if (left < n && better(heap[worst], heap[left], scores)) {
-        worst = left;
-      }
-      if (right < n && better(heap[worst], heap[right], scores)) {
-        worst = right;
-      }
-      if (worst == i) {
-        return;
-      }
-      swap(heap, i, worst);
-      i = worst;
-    }
-  }
-
-  private static void swap(int[] heap, int a, int b) {
-    int t = heap[a];
-    heap[a] = heap[b];
-    heap[b] = t;
   }
 }

@@ -1,5 +1,6 @@
 package io.dynnibal.index.sampling;
 
+import io.dynnibal.index.TopScores;
 import io.dynnibal.index.sgtree.SgTree;
 import io.dynnibal.index.sgtree.SgTreeSnapshot;
 
@@ -77,74 +78,22 @@ public final class ExactSampler implements NegativeSampler {
 
   /** The {@code count} best targets: the best nodes' own targets, best node first. */
   private static Samples best(SgTreeSnapshot view, double[] logits, int count, double logMass) {
-    int[] heap = new int[count]; // a min-heap of the best nodes so far
-    int filled = 0;
-    int targets = 0; // own targets of the nodes in the heap
-    for (int i = 0; i < logits.length; i++) {
-      if (view.ownTargetCount(i) == 0) {
-        continue;
-      }
-      if (filled < count) {
-        heap[filled] = i;
-        siftUp(heap, filled++, logits);
-        targets += view.ownTargetCount(i);
-      } else if (better(i, heap[0], logits)) {
-        heap[0] = i;
-        siftDown(heap, filled, logits);
-      }
+    int[] nodes =
+        TopScores.of(logits.length, count, i -> logits[i], i -> view.ownTargetCount(i) > 0);
+    int targets = 0;
+    for (int node : nodes) {
+      targets += view.ownTargetCount(node);
     }
-    Integer[] order = new Integer[filled];
-    for (int k = 0; k < filled; k++) {
-      order[k] = heap[k];
-    }
-    java.util.Arrays.sort(
-        order, (a, b) -> better(a, b, logits) ? -1 : better(b, a, logits) ? 1 : 0);
     int size = Math.min(count, targets);
     int[] chosen = new int[size];
     double[] chosenLogits = new double[size];
     int next = 0;
-    for (int node : order) {
+    for (int node : nodes) {
       for (int k = 0; k < view.ownTargetCount(node) && next < size; k++) {
         chosen[next] = view.ownTarget(node, k);
         chosenLogits[next++] = logits[node];
       }
     }
     return new Samples(chosen, chosenLogits, 0, 0, logMass);
-  }
-
-  private static boolean better(int a, int b, double[] logits) {
-    return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
-  }
-
-  private static void siftUp(int[] heap, int i, double[] logits) {
-    while (i > 0) {
-      int parent = (i - 1) / 2;
-      if (!better(heap[parent], heap[i], logits)) {
-        break;
-      }
-      int t = heap[parent];
-      heap[parent] = heap[i];
-      heap[i] = t;
-      i = parent;
-    }
-  }
-
-  private static void siftDown(int[] heap, int n, double[] logits) {
-    int i = 0;
-    while (true) {
-      int worst = i;
-      for (int c = 2 * i + 1; c <= 2 * i + 2 && c < n; c++) {
-        if (better(heap[worst], heap[c], logits)) {
-          worst = c;
-        }
-      }
-      if (worst == i) {
-        return;
-      }
-      int t = heap[worst];
-      heap[worst] = heap[i];
-      heap[i] = t;
-      i = worst;
-    }
   }
 }
