@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.dynnibal.jobs.config.TrainingJobConfig;
 import io.dynnibal.jobs.kafka.DataLossException;
+import io.dynnibal.jobs.kafka.TopicFacts;
 import io.dynnibal.jobs.kafka.TopicReader;
 import io.dynnibal.jobs.training.JobTopics;
 import io.dynnibal.local.CorpusPublisher;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -85,10 +87,10 @@ class LostOffsetsTest {
     String before;
     String after;
     try (Admin admin = Admin.create(kafka.clientProperties())) {
-      before = topicId(admin, config.pairsTopic());
+      before = topicId(kafka.clientProperties(), config.pairsTopic());
       admin.deleteTopics(List.of(config.pairsTopic())).all().get();
       recreate(kafka, config, admin);
-      after = topicId(admin, config.pairsTopic());
+      after = topicId(kafka.clientProperties(), config.pairsTopic());
     }
     try (CorpusPublisher publisher = new CorpusPublisher(kafka.clientProperties())) {
       // More pairs than before: the restored offsets lie inside the new topic's log.
@@ -183,20 +185,15 @@ class LostOffsetsTest {
   }
 
   /**
-   * The topic's id, once its brokers know it (a new topic's metadata spreads in the background).
+   * The topic's id as the job reads it ({@link TopicFacts}), once its brokers know it (a new
+   * topic's metadata spreads in the background).
    */
-  private static String topicId(Admin admin, String topic) throws Exception {
+  private static String topicId(Properties client, String topic) throws Exception {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (true) {
       try {
-        return admin
-            .describeTopics(List.of(topic))
-            .allTopicNames()
-            .get()
-            .get(topic)
-            .topicId()
-            .toString();
-      } catch (ExecutionException e) {
+        return TopicFacts.describe(client, topic).id();
+      } catch (IllegalStateException e) {
         if (!(e.getCause() instanceof UnknownTopicOrPartitionException)
             || System.nanoTime() > deadline) {
           throw e;
