@@ -177,12 +177,18 @@ class ExactlyOnceThroughRocksDbTest {
     }
   }
 
+  /**
+   * Whether {@code file} ends with {@code suffix}; false for a file gone since the walk listed it
+   * (Flink deletes a subsumed checkpoint's shared files while the cancelled job shuts down).
+   */
   private static boolean endsWith(Path file, byte[] suffix) {
     try {
       byte[] bytes = Files.readAllBytes(file);
       return bytes.length >= suffix.length
           && Arrays.equals(
               bytes, bytes.length - suffix.length, bytes.length, suffix, 0, suffix.length);
+    } catch (java.nio.file.NoSuchFileException e) {
+      return false;
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
