@@ -218,6 +218,20 @@ public final class ShardIndex {
   }
 
   /**
+   * {@link #prepare} for each query of a batch, scored together where the sampler can ({@link
+   * NegativeSampler#prepareAll}).
+   */
+  public NegativeSampler.Prepared[] prepareAll(NegativeSampler sampler, float[][] queries) {
+    float[][] inTree = new float[queries.length][];
+    float[][] positions = new float[queries.length][];
+    for (int q = 0; q < queries.length; q++) {
+      inTree[q] = frame.queryInTree(queries[q]);
+      positions[q] = frame.positionInTree(queries[q]);
+    }
+    return sampler.prepareAll(tree, inTree, positions);
+  }
+
+  /**
    * How many ids have joined this index since it was built (each first insert of an id; a slot is
    * never reused), so a holder of a copy of its members can take just the newcomers ({@link
    * #idsJoinedSince}).

@@ -22,7 +22,8 @@ import picocli.CommandLine.Spec;
       TowerReencodeBenchCommand.class,
       SamplerFidelityBenchCommand.class,
       PipelineBenchCommand.class,
-      ScaleBenchCommand.class
+      ScaleBenchCommand.class,
+      MiningBenchCommand.class
     })
 final class BenchCommand implements Runnable {
   @Spec CommandSpec spec;
@@ -32,6 +33,6 @@ final class BenchCommand implements Runnable {
     throw new ParameterException(
         spec.commandLine(),
         "Missing a benchmark: index, shard-heap, maintenance, reencode, trainer, tower-reencode,"
-            + " sampler-fidelity, pipeline or scale.");
+            + " sampler-fidelity, pipeline, scale or mining.");
   }
 }

@@ -95,10 +95,11 @@ final class TreeMiner implements HardNegativeMiner {
     return new TreeMiner(targets -> rejection, s, topK, true, gaveUp);
   }
 
-  /** The exact softmax over the shard's caches ({@link ExactSampler}), one pass per query. */
+  /** The exact softmax over the shard's caches ({@link ExactSampler}), one blocked pass a batch. */
   static TreeMiner exact(ShardSettings s, Counter gaveUp) {
     boolean topK = s.negativesMode() == NegativesMode.TOP_K;
-    NegativeSampler exact = new ExactSampler(s.samplingScale(), topK);
+    // Top-k asks for one more than it keeps: the positive may be among the best.
+    NegativeSampler exact = new ExactSampler(s.samplingScale(), topK, s.minedPerExample() + 1);
     return new TreeMiner(targets -> exact, s, topK, false, gaveUp);
   }
 
@@ -142,6 +143,10 @@ final class TreeMiner implements HardNegativeMiner {
     NegativeSampler sampler =
         samplerForTargets.apply((int) Math.min(Integer.MAX_VALUE, shard.storedTargets()));
     Collected out = new Collected(z.length);
+    // Clustered (or, exactly, scored) once for all rounds and, where the sampler can, for all
+    // queries together: a trained model often draws the query's own positive, and clustering the
+    // tree anew for each round repeated the costliest part of mining.
+    NegativeSampler.Prepared[] prepared = shard.index().prepareAll(sampler, z);
     for (int q = 0; q < z.length; q++) {
       String positive = batch.targetIds[q];
       double positiveLogit = Double.NaN;
@@ -151,15 +156,12 @@ final class TreeMiner implements HardNegativeMiner {
       }
       Map<String, TargetFeatures> best = topK ? new HashMap<>() : null;
       int taken = 0;
-      // Clustered once for all rounds: a trained model often draws the query's own positive, and
-      // clustering the tree anew for each round repeated the costliest part of mining.
-      NegativeSampler.Prepared prepared = shard.index().prepare(sampler, z[q]);
       double drawMass = Double.NaN; // the normaliser of the softmax the draws follow
       for (int round = 0; round < (topK ? 1 : SAMPLE_ROUNDS) && taken < perExample; round++) {
         Samples samples;
         try {
           // Top-k asks for one more than it keeps: the positive may be among the best.
-          samples = prepared.sample(topK ? perExample + 1 : perExample - taken, random);
+          samples = prepared[q].sample(topK ? perExample + 1 : perExample - taken, random);
         } catch (IllegalStateException e) {
           if (!mayGiveUp) {
             throw e; // a bug, not a sampler's documented limit

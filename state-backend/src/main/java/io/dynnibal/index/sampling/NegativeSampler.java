@@ -31,6 +31,19 @@ public interface NegativeSampler {
    */
   Prepared prepare(SgTree tree, float[] query, float[] position);
 
+  /**
+   * {@link #prepare(SgTree, float[], float[])} for each query of a batch ({@code positions} null:
+   * each query is its own position). A sampler that scores a batch together faster than one query
+   * at a time overrides it; what each query gets is the same either way.
+   */
+  default Prepared[] prepareAll(SgTree tree, float[][] queries, float[][] positions) {
+    Prepared[] out = new Prepared[queries.length];
+    for (int q = 0; q < queries.length; q++) {
+      out[q] = prepare(tree, queries[q], positions == null ? queries[q] : positions[q]);
+    }
+    return out;
+  }
+
   /** One query's sampler over one tree, as it stood when prepared. */
   interface Prepared {
     Samples sample(int count, RandomGenerator random);

@@ -1,6 +1,8 @@
 package io.dynnibal.index.sgtree;
 
+import io.dynnibal.index.TileScores;
 import io.dynnibal.index.VectorMath;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -117,6 +119,72 @@ public final class SgTreeSnapshot implements TreeView {
   @Override
   public double dot(float[] x, int i) {
     return VectorMath.dot(x, codes, i * dimension, scale[i]);
+  }
+
+  /**
+   * Nodes {@code first} to {@code first + TileScores.ROWS - 1} as a {@link TileScores} tile: the
+   * 8-bit codes as floats, transposed into {@code tile}, each node's scale in {@code scale} and its
+   * own target count in {@code weight}; rows past the last node are zero.
+   */
+  public void tile(int first, float[] tile, float[] scale, float[] weight) {
+    int rows = Math.max(0, Math.min(TileScores.ROWS, nodes.length - first));
+    for (int j = 0; j < dimension; j++) {
+      int from = first * dimension + j;
+      int to = j * TileScores.ROWS;
+      for (int r = 0; r < rows; r++) {
+        tile[to + r] = codes[from + r * dimension];
+      }
+      Arrays.fill(tile, to + rows, to + TileScores.ROWS, 0f);
+    }
+    for (int r = 0; r < TileScores.ROWS; r++) {
+      scale[r] = r < rows ? this.scale[first + r] : 0f;
+      weight[r] = r < rows ? ownTargetCount[first + r] : 0f;
+    }
+  }
+
+  /**
+   * Node {@code i}'s score as {@link TileScores#dots} scores its row of {@link #tile}, the same
+   * bits.
+   */
+  public float tileScore(float[] x, int i) {
+    float acc = 0;
+    for (int j = 0, at = i * dimension; j < dimension; j++, at++) {
+      acc = Math.fma((float) codes[at], x[j], acc);
+    }
+    return scale[i] * acc;
+  }
+
+  /**
+   * {@link #tileScore} of nodes {@code first} to {@code first + count - 1} into {@code out}, four
+   * nodes at a time (four independent chains of multiply-adds, each in its own order: the same
+   * bits).
+   */
+  public void tileScores(float[] x, int first, int count, float[] out) {
+    int k = 0;
+    for (; k + 4 <= count; k += 4) {
+      int a = (first + k) * dimension;
+      int b = a + dimension;
+      int c = b + dimension;
+      int d = c + dimension;
+      float s0 = 0;
+      float s1 = 0;
+      float s2 = 0;
+      float s3 = 0;
+      for (int j = 0; j < dimension; j++) {
+        float v = x[j];
+        s0 = Math.fma((float) codes[a + j], v, s0);
+        s1 = Math.fma((float) codes[b + j], v, s1);
+        s2 = Math.fma((float) codes[c + j], v, s2);
+        s3 = Math.fma((float) codes[d + j], v, s3);
+      }
+      out[k] = scale[first + k] * s0;
+      out[k + 1] = scale[first + k + 1] * s1;
+      out[k + 2] = scale[first + k + 2] * s2;
+      out[k + 3] = scale[first + k + 3] * s3;
+    }
+    for (; k < count; k++) {
+      out[k] = tileScore(x, first + k);
+    }
   }
 
   /** Nodes side by side (a node's children) scored together ({@link VectorMath#dots}). */

@@ -99,4 +99,36 @@ class ExactSamplerTest {
     }
     assertTrue(rank < 5, "the best by float vectors ranks " + rank);
   }
+
+  /**
+   * A batch scored together gives each query what it gets alone, draws and best alike, and the best
+   * beyond what the pass keeps are the ones a larger pass keeps.
+   */
+  @Test
+  void aBatchGivesEachQueryWhatItGetsAlone() {
+    SamplerFixture f = new SamplerFixture(1_200, 8, 46);
+    float[][] queries = new float[6][];
+    for (int q = 0; q < queries.length; q++) {
+      queries[q] = f.vectors[q * 100];
+    }
+    for (boolean best : new boolean[] {false, true}) {
+      ExactSampler sampler = new ExactSampler(8, best, 4);
+      NegativeSampler.Prepared[] batch = sampler.prepareAll(f.tree, queries, null);
+      for (int q = 0; q < queries.length; q++) {
+        for (int count : new int[] {3, 9}) {
+          Samples together = batch[q].sample(count, new SplittableRandom(q));
+          Samples alone =
+              sampler.prepare(f.tree, queries[q]).sample(count, new SplittableRandom(q));
+          Samples wide =
+              new ExactSampler(8, best, 64)
+                  .prepare(f.tree, queries[q])
+                  .sample(count, new SplittableRandom(q));
+          assertArrayEquals(alone.targets(), together.targets(), "query " + q + ", best " + best);
+          assertArrayEquals(alone.logits(), together.logits(), 0.0);
+          assertArrayEquals(wide.targets(), together.targets(), "query " + q + ", best " + best);
+          assertEquals(alone.logMass(), together.logMass(), 0.0);
+        }
+      }
+    }
+  }
 }

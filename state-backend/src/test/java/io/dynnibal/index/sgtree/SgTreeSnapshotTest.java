@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dynnibal.index.TileScores;
 import io.dynnibal.index.TreeVectors;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -73,6 +74,43 @@ class SgTreeSnapshotTest {
       }
       assertSame(tree.snapshot(), tree.searchView());
       tree.delete(round);
+    }
+  }
+
+  /**
+   * Its tiles hold every node's codes, scale and own targets, the last one padded with weightless
+   * rows, and score each node as {@link SgTreeSnapshot#tileScore} and {@link
+   * SgTreeSnapshot#tileScores} do, bit for bit.
+   */
+  @Test
+  void itsTilesScoreEachNodeAsTileScoreDoes() {
+    SgTree tree = TreeRepairTest.tree(700, 3);
+    SgTreeSnapshot s = tree.snapshot();
+    int rows = TileScores.ROWS;
+    float[][] queries = TreeVectors.clustered(5, DIM, 4);
+    float[] tile = new float[DIM * rows];
+    float[] scale = new float[rows];
+    float[] weight = new float[rows];
+    float[][] scores = new float[queries.length][rows];
+    for (int first = 0; first < s.nodeCount(); first += rows) {
+      s.tile(first, tile, scale, weight);
+      TileScores.dots(tile, scale, queries, scores);
+      float[] alone = new float[rows];
+      s.tileScores(queries[0], first, Math.min(rows, s.nodeCount() - first), alone);
+      for (int r = 0; r < rows; r++) {
+        int node = first + r;
+        assertEquals(node < s.nodeCount() ? s.ownTargetCount(node) : 0, weight[r], "row " + node);
+        for (int q = 0; node < s.nodeCount() && q < queries.length; q++) {
+          assertEquals(
+              Float.floatToIntBits(s.tileScore(queries[q], node)),
+              Float.floatToIntBits(scores[q][r]),
+              "node " + node + ", query " + q);
+          assertEquals(s.dot(queries[q], node), scores[q][r], 1e-5);
+          if (q == 0) {
+            assertEquals(Float.floatToIntBits(alone[r]), Float.floatToIntBits(scores[q][r]));
+          }
+        }
+      }
     }
   }
 

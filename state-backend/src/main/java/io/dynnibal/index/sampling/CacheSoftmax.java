@@ -1,0 +1,119 @@
+package io.dynnibal.index.sampling;
+
+import io.dynnibal.index.TileScores;
+import io.dynnibal.index.sgtree.SgTreeSnapshot;
+
+/**
+ * The exact softmax {@code P(node | x) ∝ own(node) exp(beta <x, node>)} over every node of a tree's
+ * snapshot, for a batch of queries in one pass: the nodes are taken {@link TileScores#ROWS} at a
+ * time, each tile loaded once for every query, and per query and tile only what a draw or a top-k
+ * needs is kept, the tile's log mass and the best nodes so far; no query's scores of all nodes are
+ * ever held. A node's score is {@link SgTreeSnapshot#tileScore}'s, bit for bit.
+ */
+final class CacheSoftmax {
+  /** One query's pass: its log mass per tile and in all, and its best nodes if asked for. */
+  static final class Scored {
+    final float[] query;
+    final double[] tileLogMass;
+    final int[] bestNodes;
+    final float[] bestScores;
+    double logMass;
+    int best;
+
+    private Scored(float[] query, int tiles, int keep) {
+      this.query = query;
+      this.tileLogMass = new double[tiles];
+      this.bestNodes = new int[keep];
+      this.bestScores = new float[keep];
+    }
+
+    /** What a node must score above to be offered: the worst kept, once {@code keep} are. */
+    private float bound() {
+      return best < bestNodes.length ? Float.NEGATIVE_INFINITY : bestScores[best - 1];
+    }
+
+    /**
+     * Node {@code node} of score {@code score}, if it is among the best so far (ties: lower node).
+     */
+    private void offer(int node, float score) {
+      int keep = bestNodes.length;
+      if (best == keep && !(score > bestScores[keep - 1])) {
+        return;
+      }
+      int at = Math.min(best, keep - 1);
+      while (at > 0 && bestScores[at - 1] < score) {
+        bestScores[at] = bestScores[at - 1];
+        bestNodes[at] = bestNodes[at - 1];
+        at--;
+      }
+      bestScores[at] = score;
+      bestNodes[at] = node;
+      best = Math.min(keep, best + 1);
+    }
+  }
+
+  private CacheSoftmax() {}
+
+  /** Tiles a snapshot of {@code nodes} nodes is scored in. */
+  static int tiles(int nodes) {
+    return (nodes + TileScores.ROWS - 1) / TileScores.ROWS;
+  }
+
+  /**
+   * Every query against every node of {@code view}, keeping the {@code keep} best nodes holding a
+   * target of each (none for {@code keep = 0}).
+   */
+  static Scored[] score(SgTreeSnapshot view, float[][] queries, double beta, int keep) {
+    int tiles = tiles(view.nodeCount());
+    Scored[] out = new Scored[queries.length];
+    for (int q = 0; q < queries.length; q++) {
+      out[q] = new Scored(queries[q], tiles, keep);
+    }
+    int rows = TileScores.ROWS;
+    float[] tile = new float[queries.length == 0 ? 0 : queries[0].length * rows];
+    float[] scale = new float[rows];
+    float[] weight = new float[rows];
+    float[][] scores = new float[queries.length][rows];
+    float floatBeta = (float) beta;
+    for (int t = 0; t < tiles; t++) {
+      int first = t * rows;
+      view.tile(first, tile, scale, weight);
+      TileScores.dots(tile, scale, queries, scores);
+      for (int q = 0; q < queries.length; q++) {
+        Scored s = out[q];
+        float[] row = scores[q];
+        float max = TileScores.max(row, weight);
+        if (max == Float.NEGATIVE_INFINITY) {
+          s.tileLogMass[t] = Double.NEGATIVE_INFINITY; // no node of the tile holds a target
+          continue;
+        }
+        float shift = floatBeta * max;
+        s.tileLogMass[t] = shift + Math.log(TileScores.expSum(row, weight, floatBeta, shift));
+        for (int r = keep == 0 ? rows : TileScores.firstAbove(row, weight, s.bound(), 0);
+            r < rows;
+            r = TileScores.firstAbove(row, weight, s.bound(), r + 1)) {
+          s.offer(first + r, row[r]);
+        }
+      }
+    }
+    for (Scored s : out) {
+      s.logMass = logSumExp(s.tileLogMass);
+    }
+    return out;
+  }
+
+  static double logSumExp(double[] logs) {
+    double max = Double.NEGATIVE_INFINITY;
+    for (double l : logs) {
+      max = Math.max(max, l);
+    }
+    if (max == Double.NEGATIVE_INFINITY) {
+      return max;
+    }
+    double sum = 0;
+    for (double l : logs) {
+      sum += Math.exp(l - max);
+    }
+    return max + Math.log(sum);
+  }
+}
