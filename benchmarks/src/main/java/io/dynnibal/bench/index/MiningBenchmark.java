@@ -33,6 +33,12 @@ public final class MiningBenchmark {
   /** Rows of the float peers' score matrix at once: a batch's queries against the whole cache. */
   private static final int FLOAT_PEER_QUERIES = 16;
 
+  /** The shard every method runs on once before the timed ones. */
+  private static final int WARM_UP_TARGETS = 32_768;
+
+  /** Draws per query that fidelity is measured from. */
+  static final int FIDELITY_DRAWS = 16;
+
   /** What to run. */
   public record Config(
       int[] targets,
@@ -61,11 +67,14 @@ public final class MiningBenchmark {
   private MiningBenchmark() {}
 
   public static Map<String, Object> run(Config config, PrintStream progress) {
-    Stages stages = new Stages(progress, "mining", config.targets().length);
+    Stages stages = new Stages(progress, "mining", config.targets().length + 1);
+    // Every method compiled before any is timed: a first shard's figures were the JIT's otherwise.
+    stages.next("warming up on a shard of " + WARM_UP_TARGETS + " targets (not reported)");
+    shard(config, Math.min(WARM_UP_TARGETS, Arrays.stream(config.targets()).min().orElse(1)));
     List<Map<String, Object>> shards = new ArrayList<>();
     for (int n : config.targets()) {
       stages.next(String.format("a shard of %,d targets", n));
-      shards.add(shard(config, n, progress));
+      shards.add(shard(config, n));
     }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("dim", config.dim());
@@ -86,7 +95,7 @@ public final class MiningBenchmark {
     return out;
   }
 
-  private static Map<String, Object> shard(Config config, int n, PrintStream progress) {
+  private static Map<String, Object> shard(Config config, int n) {
     float[][] vectors = ClusteredVectors.generate(n, config.dim(), config.seed());
     int[] ids = new int[n];
     Arrays.setAll(ids, i -> i);
@@ -116,14 +125,14 @@ public final class MiningBenchmark {
             batches,
             1,
             exact,
-            (b, r) -> {
+            (b, c, r) -> {
               Samples[] out = new Samples[b.length];
               float[] scores = new float[n];
               for (int q = 0; q < b.length; q++) {
                 for (int row = 0; row < n; row++) {
                   scores[row] = (float) VectorMath.dot(b[q], vectors[row]);
                 }
-                out[q] = draws(scores, config, r);
+                out[q] = draws(scores, config.beta(), c, r);
               }
               return out;
             }));
@@ -134,14 +143,14 @@ public final class MiningBenchmark {
             batches,
             config.batches(),
             exact,
-            (b, r) -> {
+            (b, c, r) -> {
               Samples[] out = new Samples[b.length];
               for (int from = 0; from < b.length; from += FLOAT_PEER_QUERIES) {
                 float[][] part =
                     Arrays.copyOfRange(b, from, Math.min(b.length, from + FLOAT_PEER_QUERIES));
                 float[][] scores = floats.scores(part);
                 for (int q = 0; q < part.length; q++) {
-                  out[from + q] = draws(scores[q], config, r);
+                  out[from + q] = draws(scores[q], config.beta(), c, r);
                 }
               }
               return out;
@@ -154,7 +163,7 @@ public final class MiningBenchmark {
             batches,
             config.batches(),
             exact,
-            (b, r) -> sampleAll(exactCache.prepareAll(tree, b, null), config, r)));
+            (b, c, r) -> sampleAll(exactCache.prepareAll(tree, b, null), c, r)));
     int[] budgets =
         java.util.stream.IntStream.concat(
                 Arrays.stream(config.budgets()), java.util.stream.IntStream.of(config.jobBudget(n)))
@@ -177,7 +186,7 @@ public final class MiningBenchmark {
               batches,
               config.batches(),
               exact,
-              (b, r) -> sampleAll(mh.prepareAll(tree, b, null), config, r)));
+              (b, c, r) -> sampleAll(mh.prepareAll(tree, b, null), c, r)));
     }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("targets", n);
@@ -189,20 +198,29 @@ public final class MiningBenchmark {
 
   /** A method mining one batch: each query's draws. */
   private interface Miner {
-    Samples[] mine(float[][] batch, SplittableRandom random);
+    Samples[] mine(float[][] batch, int count, SplittableRandom random);
   }
 
-  /** Timed over {@code timed} batches after one warm-up batch; fidelity over the timed ones. */
+  /**
+   * Timed over {@code timed} batches, drawing the job's {@code negatives} per query, after two
+   * warm-up batches; fidelity over the same batches, untimed, from {@link #FIDELITY_DRAWS} draws
+   * per query (one draw's figures vary too much from query to query to compare methods).
+   */
   private static Map<String, Object> measure(
       Config config, float[][][] batches, int timed, Reference exact, Miner miner) {
-    miner.mine(batches[0], new SplittableRandom(config.seed()));
-    SoftmaxFidelity.Mean mean = new SoftmaxFidelity.Mean();
+    for (int w = 0; w < 2; w++) {
+      miner.mine(batches[0], config.negatives(), new SplittableRandom(config.seed() - w));
+    }
     long nanos = 0;
     for (int b = 1; b <= timed; b++) {
       SplittableRandom random = new SplittableRandom(config.seed() + b);
       long start = System.nanoTime();
-      Samples[] mined = miner.mine(batches[b], random);
+      miner.mine(batches[b], config.negatives(), random);
       nanos += System.nanoTime() - start;
+    }
+    SoftmaxFidelity.Mean mean = new SoftmaxFidelity.Mean();
+    for (int b = 1; b <= timed; b++) {
+      Samples[] mined = miner.mine(batches[b], FIDELITY_DRAWS, new SplittableRandom(-b));
       for (int q = 0; q < mined.length; q++) {
         List<String> picks = new ArrayList<>();
         float[] logits = new float[mined[q].size()];
@@ -217,7 +235,7 @@ public final class MiningBenchmark {
                 List.of(exact.parts[b][q]),
                 picks,
                 logits,
-                config.negatives(),
+                FIDELITY_DRAWS,
                 NegativesMode.SAMPLE,
                 mined[q].logMass()));
       }
@@ -253,7 +271,7 @@ public final class MiningBenchmark {
             for (int r = 0; r < logits.length; r++) {
               logits[r] *= (float) config.beta();
             }
-            parts[b][from + q] = SoftmaxFidelity.Part.of(names, logits, -1, config.negatives());
+            parts[b][from + q] = SoftmaxFidelity.Part.of(names, logits, -1, FIDELITY_DRAWS);
           }
         }
       }
@@ -264,28 +282,28 @@ public final class MiningBenchmark {
   /**
    * {@code negatives} exact draws from the softmax of {@code beta * scores}, with its normaliser.
    */
-  private static Samples draws(float[] scores, Config config, SplittableRandom random) {
-    int[] drawn = ExactSoftmaxMiner.sample(scores, config.beta(), config.negatives(), random);
+  private static Samples draws(float[] scores, double beta, int count, SplittableRandom random) {
+    int[] drawn = ExactSoftmaxMiner.sample(scores, beta, count, random);
     double max = Double.NEGATIVE_INFINITY;
     for (float s : scores) {
-      max = Math.max(max, config.beta() * s);
+      max = Math.max(max, beta * s);
     }
     double sum = 0;
     for (float s : scores) {
-      sum += Math.exp(config.beta() * s - max);
+      sum += Math.exp(beta * s - max);
     }
     double[] logits = new double[drawn.length];
     for (int i = 0; i < drawn.length; i++) {
-      logits[i] = config.beta() * scores[drawn[i]];
+      logits[i] = beta * scores[drawn[i]];
     }
     return new Samples(drawn, logits, 0, 0, max + Math.log(sum));
   }
 
   private static Samples[] sampleAll(
-      NegativeSampler.Prepared[] prepared, Config config, SplittableRandom random) {
+      NegativeSampler.Prepared[] prepared, int count, SplittableRandom random) {
     Samples[] out = new Samples[prepared.length];
     for (int q = 0; q < prepared.length; q++) {
-      out[q] = prepared[q].sample(config.negatives(), random);
+      out[q] = prepared[q].sample(count, random);
     }
     return out;
   }
