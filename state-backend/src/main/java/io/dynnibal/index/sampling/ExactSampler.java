@@ -9,11 +9,12 @@ import java.util.random.RandomGenerator;
  * Exact sampling from the softmax {@code P(y|x) ∝ exp(beta <x, y>)} over every target of a tree by
  * scoring all of them: a batch of queries against the tree's flat snapshot in one blocked pass
  * ({@link CacheSoftmax}), then independent draws, each a tile of nodes by its exact mass, a node of
- * the tile by its own targets' mass (the tile scored again for that query alone, the same bits),
- * and one of the node's targets uniformly. It is the softmax over the shard's caches that the
- * paper's samplers approximate (the paper's Nyström approximation without the tree's): no
- * partition, no restarts, no chain, and the exact normaliser as {@link Samples#logMass}. Its cost
- * is the whole tree's inner products for each query, at the speed of blocked matrix products.
+ * the tile by its own targets' mass (the tile scored again for that query alone, the same bits,
+ * once for all the draws that fall in it), and one of the node's targets uniformly. It is the
+ * softmax over the shard's caches that the paper's samplers approximate (the paper's Nyström
+ * approximation without the tree's): no partition, no restarts, no chain, and the exact normaliser
+ * as {@link Samples#logMass}. Its cost is the whole tree's inner products for each query, at the
+ * speed of blocked matrix products.
  *
  * <p>The practical variant (top-k mode) returns instead the {@code count} targets of highest logit,
  * best first (ties: the lower node first), distinct; the pass keeps the {@code keep} best nodes of
@@ -121,8 +122,15 @@ public final class ExactSampler implements NegativeSampler {
       }
       int[] targets = new int[count];
       double[] drawn = new double[count];
+      // The draws' tiles first, then each tile scored once for all the draws that fell in it.
+      long[] byTile = new long[count];
       for (int s = 0; s < count; s++) {
-        int tile = tiles.draw(random);
+        byTile[s] = ((long) tiles.draw(random) << 32) | s;
+      }
+      java.util.Arrays.sort(byTile);
+      for (long entry : byTile) {
+        int tile = (int) (entry >>> 32);
+        int s = (int) entry;
         if (tile != lastTile) {
           scoreTile(tile);
         }
