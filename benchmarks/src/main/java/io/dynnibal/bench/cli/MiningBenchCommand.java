@@ -17,8 +17,8 @@ import picocli.CommandLine.Spec;
     name = "mining",
     defaultValueProvider = JobSettingDefaults.class,
     description = {
-      "A shard's mining of a trainer's batches in sample mode, for shards of each size: microseconds per query and",
-      "fidelity to the exact softmax for brute force (one query at a time, and blocked over float rows), the",
+      "A shard's mining per query and its fidelity to the exact softmax, exact and by the tree, by shard size.",
+      "Sample mode, batches of the job's size: brute force (one query at a time, and blocked over float rows), the",
       "exact-cache sampler (blocked over the tree's 8-bit cache) and DyNNIBAL-MH at each cluster budget and the",
       "job's. Synthetic clustered vectors, one JVM, one thread."
     })
