@@ -206,20 +206,13 @@ public final class ShardIndex {
 
   /** Negatives for one query (cache-space vector), as ids with their logits. */
   public Samples sample(NegativeSampler sampler, float[] query, int count, RandomGenerator random) {
-    return prepare(sampler, query).sample(count, random);
+    return prepareAll(sampler, new float[][] {query})[0].sample(count, random);
   }
 
   /**
-   * One query's sampler over this shard, for several rounds of draws: the tree is clustered for the
-   * query once. Valid until the index changes.
-   */
-  public NegativeSampler.Prepared prepare(NegativeSampler sampler, float[] query) {
-    return sampler.prepare(tree, frame.queryInTree(query), frame.positionInTree(query));
-  }
-
-  /**
-   * {@link #prepare} for each query of a batch, scored together where the sampler can ({@link
-   * NegativeSampler#prepareAll}).
+   * Each query's sampler over this shard, for several rounds of draws: the tree is clustered for a
+   * query once, and scored for all of them together where the sampler can ({@link
+   * NegativeSampler#prepareAll}). Valid until the index changes.
    */
   public NegativeSampler.Prepared[] prepareAll(NegativeSampler sampler, float[][] queries) {
     float[][] inTree = new float[queries.length][];
