@@ -14,13 +14,14 @@ public final class SamplerSettings implements Serializable {
       key = "sampler",
       value =
           "negative sampler: in-batch, uniform, stochastic-negative-mining, negative-cache,"
-              + " exhaustive, dynnibal-mh, dynnibal-rejection, exact-cache or bm25")
+              + " exhaustive, dynnibal-mh, dynnibal-rejection, exact-cache, auto or bm25")
   public String name = DynnibalMh.ID;
 
   public final StochasticNegativeMining.Settings snm = new StochasticNegativeMining.Settings();
   public final NegativeCacheSampler.Settings negativeCache = new NegativeCacheSampler.Settings();
   public final DynnibalMh.Settings mh = new DynnibalMh.Settings();
   public final DynnibalRejection.Settings rejection = new DynnibalRejection.Settings();
+  public final Auto.Settings auto = new Auto.Settings();
 
   /** The chosen sampler, built from these settings (check {@link #problem} first). */
   public Sampler chosen() {

@@ -19,6 +19,7 @@ public final class Samplers {
           new Registration(DynnibalMh.ID, DynnibalMh::of),
           new Registration(DynnibalRejection.ID, DynnibalRejection::of),
           new Registration(ExactCache.ID, s -> new ExactCache()),
+          new Registration(Auto.ID, Auto::of),
           new Registration(Bm25Negatives.ID, s -> new Bm25Negatives()));
 
   /** Every sampler's name, in the order of the paper's comparison. */

@@ -35,6 +35,11 @@ public interface ShardMiners<M> {
         }
 
         @Override
+        public Boolean auto(Auto sampler) {
+          return true;
+        }
+
+        @Override
         public Boolean lexical() {
           return true;
         }
@@ -58,6 +63,11 @@ public interface ShardMiners<M> {
 
   /** The exact softmax over every Nyström cache vector of the shard's tree, scored in one pass. */
   M exactCache();
+
+  /**
+   * {@link #exactCache} below the sampler's bound of targets, {@link #metropolisHastings} above.
+   */
+  M auto(Auto sampler);
 
   /** BM25 over the shard's target texts, the best for each query's text (chosen, not drawn). */
   M lexical();

@@ -58,6 +58,13 @@ public final class JobMetrics {
    */
   public static final String INDEX_TREES_FROM_SHAPE = "indexTreesFromShape";
 
+  /**
+   * Shard keys of a subtask whose last batch was mined by the exact softmax over their caches
+   * ({@code exact-cache}, or {@code auto} below its bound); the subtask's other mining keys used
+   * their tree.
+   */
+  public static final String SHARDS_MINED_EXACTLY = "shardsMinedExactly";
+
   /** Every name, trainer's first. */
   public static final List<String> ALL =
       List.of(
@@ -81,7 +88,8 @@ public final class JobMetrics {
           REPAIR_TARGETS_MOVED,
           SAMPLING_GAVE_UP,
           INDEX_BUILD_MILLIS,
-          INDEX_TREES_FROM_SHAPE);
+          INDEX_TREES_FROM_SHAPE,
+          SHARDS_MINED_EXACTLY);
 
   /** The Prometheus name of one of {@link #ALL}. */
   public static String prometheusName(String name) {

@@ -42,6 +42,11 @@ class SamplersTest {
         }
 
         @Override
+        public String auto(Auto sampler) {
+          return "auto " + sampler.exactMaxTargets() + " else " + metropolisHastings(sampler.mh());
+        }
+
+        @Override
         public String lexical() {
           return "lexical";
         }
@@ -84,6 +89,7 @@ class SamplersTest {
     s.snm.snmRefreshEvery = 7;
     s.mh.mhChainLength = 3;
     s.rejection.rejectionGamma = 50;
+    s.auto.autoExactMaxTargets = 5_000;
     assertEquals("none", Samplers.of(InBatch.ID, s).shardMiner(NAMED));
     assertEquals("none", Samplers.of(Uniform.ID, s).shardMiner(NAMED));
     assertEquals("none", Samplers.of(NegativeCacheSampler.ID, s).shardMiner(NAMED));
@@ -92,6 +98,15 @@ class SamplersTest {
     assertEquals("lexical", Samplers.of(Bm25Negatives.ID, s).shardMiner(NAMED));
     assertEquals("mh 3", Samplers.of(DynnibalMh.ID, s).shardMiner(NAMED));
     assertEquals("rejection 50.0", Samplers.of(DynnibalRejection.ID, s).shardMiner(NAMED));
+    assertEquals("auto 5000 else mh 3", Samplers.of(Auto.ID, s).shardMiner(NAMED));
+  }
+
+  @Test
+  void autoMinesExactlyUpToItsBoundOfTargetsAndByTheTreeAbove() {
+    Auto auto = (Auto) Samplers.of(Auto.ID);
+    assertTrue(auto.exactFor(0));
+    assertTrue(auto.exactFor(auto.exactMaxTargets()));
+    assertFalse(auto.exactFor(auto.exactMaxTargets() + 1L));
   }
 
   @Test
@@ -113,6 +128,8 @@ class SamplersTest {
     assertEquals(20, Samplers.of(NegativeCacheSampler.ID).miningFloats(f));
     assertEquals(3, Samplers.of(DynnibalMh.ID).miningFloats(f));
     assertEquals(3, Samplers.of(DynnibalRejection.ID).miningFloats(f));
+    assertEquals(3, Samplers.of(ExactCache.ID).miningFloats(f));
+    assertEquals(3, Samplers.of(Auto.ID).miningFloats(f));
     assertEquals(0, Samplers.of(Bm25Negatives.ID).miningFloats(f));
     assertEquals((4 + 16) * 8 + 4 * 4, MiningFloats.reencodingMap(4, 16, 8));
   }
@@ -129,12 +146,13 @@ class SamplersTest {
   }
 
   @Test
-  void onlyInBatchSkipsModelUpdatesAndOnlyRejectionIsLeftOutOfTheDefaultComparison() {
+  void onlyInBatchSkipsModelUpdatesAndOnlyRejectionAndAutoAreLeftOutOfTheDefaultComparison() {
     for (String id : Samplers.NAMES) {
       assertEquals(!id.equals(InBatch.ID), Samplers.of(id).publishesModelUpdates(), id);
     }
     assertFalse(Samplers.comparedByDefault().contains(DynnibalRejection.ID));
-    assertEquals(Samplers.NAMES.size() - 1, Samplers.comparedByDefault().size());
+    assertFalse(Samplers.comparedByDefault().contains(Auto.ID));
+    assertEquals(Samplers.NAMES.size() - 2, Samplers.comparedByDefault().size());
     assertEquals(List.copyOf(Samplers.NAMES), Samplers.NAMES);
   }
 

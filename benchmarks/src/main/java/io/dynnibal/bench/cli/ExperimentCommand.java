@@ -32,9 +32,10 @@ final class ExperimentCommand implements Callable<Integer> {
       split = ",",
       description =
           "Samplers, comma-separated (default: all but"
-              + " dynnibal-rejection, which is exact but far too slow at beta = 20 on 64-d Nystrom vectors; see docs/experiments.md): "
+              + " dynnibal-rejection, which is exact but far too slow at beta = 20 on 64-d Nystrom vectors (see"
+              + " docs/experiments.md), and auto, which mines as exact-cache or dynnibal-mh do): "
               + "in-batch, uniform, stochastic-negative-mining, negative-cache, exhaustive, dynnibal-mh, dynnibal-rejection,"
-              + " exact-cache, bm25.")
+              + " exact-cache, auto, bm25.")
   List<String> samplers = new ArrayList<>(DEFAULT_SAMPLERS);
 
   static final List<String> DEFAULT_SAMPLERS = Samplers.comparedByDefault();

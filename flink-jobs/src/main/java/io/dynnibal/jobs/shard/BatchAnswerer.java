@@ -38,7 +38,7 @@ final class BatchAnswerer implements AutoCloseable {
     this.targets = targets;
     this.pool = pool;
     this.metrics = metrics;
-    this.miner = HardNegativeMiner.of(settings, metrics.samplingGaveUp);
+    this.miner = HardNegativeMiner.of(settings, metrics.samplingGaveUp, metrics::mined);
     this.fidelity = miner == null ? null : FidelityProbe.of(settings, miner);
   }
 

@@ -1,6 +1,7 @@
 package io.dynnibal.jobs.shard;
 
 import io.dynnibal.model.features.Features;
+import io.dynnibal.sampler.Auto;
 import io.dynnibal.sampler.DynnibalMh;
 import io.dynnibal.sampler.DynnibalRejection;
 import io.dynnibal.sampler.ShardMiners;
@@ -98,8 +99,21 @@ interface HardNegativeMiner extends AutoCloseable {
   @Override
   default void close() {}
 
-  /** The miner of the configured sampler, or null when the shards mine nothing. */
+  /** How each shard key's last batch was mined, for the metrics. */
+  @FunctionalInterface
+  interface MiningChoices {
+    /** Shard {@code key} mined its batch by the exact softmax over its caches, or by its tree. */
+    void mined(int key, boolean exactly);
+  }
+
+  /** {@link #of(ShardSettings, Counter, MiningChoices)}, the choices not reported. */
   static HardNegativeMiner of(ShardSettings settings, Counter samplingGaveUp) {
+    return of(settings, samplingGaveUp, (key, exactly) -> {});
+  }
+
+  /** The miner of the configured sampler, or null when the shards mine nothing. */
+  static HardNegativeMiner of(
+      ShardSettings settings, Counter samplingGaveUp, MiningChoices choices) {
     return settings
         .sampler()
         .shardMiner(
@@ -116,17 +130,22 @@ interface HardNegativeMiner extends AutoCloseable {
 
               @Override
               public HardNegativeMiner metropolisHastings(DynnibalMh sampler) {
-                return TreeMiner.metropolisHastings(settings, sampler, samplingGaveUp);
+                return TreeMiner.metropolisHastings(settings, sampler, samplingGaveUp, choices);
               }
 
               @Override
               public HardNegativeMiner rejection(DynnibalRejection sampler) {
-                return TreeMiner.rejection(settings, sampler, samplingGaveUp);
+                return TreeMiner.rejection(settings, sampler, samplingGaveUp, choices);
               }
 
               @Override
               public HardNegativeMiner exactCache() {
-                return TreeMiner.exact(settings, samplingGaveUp);
+                return TreeMiner.exact(settings, samplingGaveUp, choices);
+              }
+
+              @Override
+              public HardNegativeMiner auto(Auto sampler) {
+                return TreeMiner.auto(settings, sampler, samplingGaveUp, choices);
               }
 
               @Override

@@ -1,6 +1,8 @@
 package io.dynnibal.jobs.shard;
 
 import io.dynnibal.stream.JobMetrics;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
@@ -18,6 +20,7 @@ final class ShardMetrics {
   private volatile double lastSamplingMillis;
   private volatile double indexBuildMillis;
   private volatile int treesFromShape;
+  private final Set<Integer> minedExactly = ConcurrentHashMap.newKeySet();
 
   final Counter updatesApplied;
   final Counter duplicateUpdates;
@@ -33,6 +36,7 @@ final class ShardMetrics {
     metrics.gauge(JobMetrics.SAMPLING_MILLIS, () -> lastSamplingMillis);
     metrics.gauge(JobMetrics.INDEX_BUILD_MILLIS, () -> indexBuildMillis);
     metrics.gauge(JobMetrics.INDEX_TREES_FROM_SHAPE, () -> treesFromShape);
+    metrics.gauge(JobMetrics.SHARDS_MINED_EXACTLY, minedExactly::size);
     updatesApplied = metrics.counter(JobMetrics.MODEL_UPDATES_APPLIED);
     duplicateUpdates = metrics.counter(JobMetrics.MODEL_UPDATES_IGNORED);
     targetsRepaired = metrics.counter(JobMetrics.REPAIR_TARGETS_MOVED);
@@ -42,6 +46,17 @@ final class ShardMetrics {
   /** {@code delta} targets joined (positive) or left (negative) one of the subtask's indexes. */
   void indexed(long delta) {
     indexedTargets.addAndGet(delta);
+  }
+
+  /**
+   * Shard {@code key} mined its last batch exactly (the softmax over its caches) or by its tree.
+   */
+  void mined(int key, boolean exactly) {
+    if (exactly) {
+      minedExactly.add(key);
+    } else {
+      minedExactly.remove(key);
+    }
   }
 
   /** A key's tree was rebuilt from its checkpointed shape. */

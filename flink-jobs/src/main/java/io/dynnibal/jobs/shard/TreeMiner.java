@@ -9,6 +9,7 @@ import io.dynnibal.index.sampling.RejectionSampler;
 import io.dynnibal.index.sampling.Samples;
 import io.dynnibal.model.features.Features;
 import io.dynnibal.negatives.NegativesMode;
+import io.dynnibal.sampler.Auto;
 import io.dynnibal.sampler.DynnibalMh;
 import io.dynnibal.sampler.DynnibalRejection;
 import io.dynnibal.state.TargetFeatures;
@@ -58,25 +59,29 @@ final class TreeMiner implements HardNegativeMiner {
   private final double beta;
   private final boolean mayGiveUp;
   private final Counter gaveUp;
+  private final MiningChoices choices;
 
   private TreeMiner(
       IntFunction<NegativeSampler> samplerForTargets,
       ShardSettings settings,
       boolean topK,
       boolean mayGiveUp,
-      Counter gaveUp) {
+      Counter gaveUp,
+      MiningChoices choices) {
     this.samplerForTargets = samplerForTargets;
     this.perExample = settings.minedPerExample();
     this.topK = topK;
     this.beta = settings.samplingScale();
     this.mayGiveUp = mayGiveUp;
     this.gaveUp = gaveUp;
+    this.choices = choices;
   }
 
   /** Metropolis-Hastings over the tree, its cluster budget a share of the shard (Alg. 3). */
-  static TreeMiner metropolisHastings(ShardSettings s, DynnibalMh mh, Counter gaveUp) {
+  static TreeMiner metropolisHastings(
+      ShardSettings s, DynnibalMh mh, Counter gaveUp, MiningChoices choices) {
     boolean topK = s.negativesMode() == NegativesMode.TOP_K;
-    return new TreeMiner(mhByBudget(s, mh, topK), s, topK, false, gaveUp);
+    return new TreeMiner(mhByBudget(s, mh, topK), s, topK, false, gaveUp, choices);
   }
 
   /**
@@ -85,22 +90,44 @@ final class TreeMiner implements HardNegativeMiner {
    * after {@link DynnibalRejection#maxProposals}; in top-k mode it keeps the best of its exact
    * samples.
    */
-  static TreeMiner rejection(ShardSettings s, DynnibalRejection r, Counter gaveUp) {
+  static TreeMiner rejection(
+      ShardSettings s, DynnibalRejection r, Counter gaveUp, MiningChoices choices) {
     boolean topK = s.negativesMode() == NegativesMode.TOP_K;
     NegativeSampler rejection =
         new RejectionSampler(
             new FindClustering.Options(
                 s.samplingScale(), r.gamma(), DEEPEST_RADIUS, r.maxClusters()),
             r.maxProposals());
-    return new TreeMiner(targets -> rejection, s, topK, true, gaveUp);
+    return new TreeMiner(targets -> rejection, s, topK, true, gaveUp, choices);
   }
 
   /** The exact softmax over the shard's caches ({@link ExactSampler}), one blocked pass a batch. */
-  static TreeMiner exact(ShardSettings s, Counter gaveUp) {
+  static TreeMiner exact(ShardSettings s, Counter gaveUp, MiningChoices choices) {
     boolean topK = s.negativesMode() == NegativesMode.TOP_K;
+    NegativeSampler exact = exactSampler(s, topK);
+    return new TreeMiner(targets -> exact, s, topK, false, gaveUp, choices);
+  }
+
+  /**
+   * {@link #exact} for a shard of at most {@link Auto#exactMaxTargets} targets, {@link
+   * #metropolisHastings} for a larger one: chosen again for every batch.
+   */
+  static TreeMiner auto(ShardSettings s, Auto auto, Counter gaveUp, MiningChoices choices) {
+    boolean topK = s.negativesMode() == NegativesMode.TOP_K;
+    NegativeSampler exact = exactSampler(s, topK);
+    IntFunction<NegativeSampler> mh = mhByBudget(s, auto.mh(), topK);
+    return new TreeMiner(
+        targets -> auto.exactFor(targets) ? exact : mh.apply(targets),
+        s,
+        topK,
+        false,
+        gaveUp,
+        choices);
+  }
+
+  private static NegativeSampler exactSampler(ShardSettings s, boolean topK) {
     // Top-k asks for one more than it keeps: the positive may be among the best.
-    NegativeSampler exact = new ExactSampler(s.samplingScale(), topK, s.minedPerExample() + 1);
-    return new TreeMiner(targets -> exact, s, topK, false, gaveUp);
+    return new ExactSampler(s.samplingScale(), topK, s.minedPerExample() + 1);
   }
 
   /**
@@ -142,6 +169,7 @@ final class TreeMiner implements HardNegativeMiner {
     // clusters for most of a run.
     NegativeSampler sampler =
         samplerForTargets.apply((int) Math.min(Integer.MAX_VALUE, shard.storedTargets()));
+    choices.mined(shard.key(), sampler instanceof ExactSampler);
     Collected out = new Collected(z.length);
     // Clustered (or, exactly, scored) once for all rounds and, where the sampler can, for all
     // queries together: a trained model often draws the query's own positive, and clustering the

@@ -13,6 +13,7 @@ import io.dynnibal.state.ShardIndex;
 import io.dynnibal.state.TargetFeatures;
 import io.dynnibal.stream.QueryBatch;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,6 +23,8 @@ import java.util.SplittableRandom;
 import org.apache.flink.metrics.SimpleCounter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Both miners on one shard of real encodings (the version-0 model): what they offer is never a
@@ -373,6 +376,39 @@ class HardNegativeMinersTest {
   void theExactCacheMinerGivesEveryQueryTheDoseInTopKMode() throws Exception {
     theTreeMinerNeverOffersThePositiveAndItsNegativesBeatUniformDraws(
         settings("exact-cache", 2, "top-k"), "exact-cache, top-k");
+  }
+
+  /**
+   * Auto mines a shard of at most its bound of targets as exact-cache does and a larger one as
+   * DyNNIBAL-MH does, the same draws from the same generator, and reports which it used.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {TARGETS, TARGETS - 1})
+  void autoMinesAsExactCacheUpToItsBoundAndAsMhAbove(int bound) throws Exception {
+    ShardSettings auto =
+        ShardSettings.of(
+            config("auto", 2, "sample", 0)
+                .apply("auto.exact.max.targets", Integer.toString(bound))
+                .validate());
+    boolean exactly = bound >= TARGETS;
+    ShardSettings alone = settings(exactly ? "exact-cache" : "dynnibal-mh", 2, "sample");
+    ShardModel model = ShardModel.initial(auto);
+    closing.add(model);
+    HardNegativeMiner.Shard shard = shard(model);
+    List<Features> queries = new ArrayList<>();
+    QueryBatch batch = batch(model, new SplittableRandom(3), queries);
+    Map<Integer, Boolean> reported = new HashMap<>();
+    HardNegativeMiner.Mined byAuto =
+        HardNegativeMiner.of(auto, new SimpleCounter(), reported::put)
+            .mine(shard, queries, batch, new SplittableRandom(9));
+    HardNegativeMiner.Mined byItself =
+        HardNegativeMiner.of(alone, new SimpleCounter())
+            .mine(shard, queries, batch, new SplittableRandom(9));
+    assertEquals(Map.of(shard.key(), exactly), reported);
+    assertEquals(byItself.queryOf(), byAuto.queryOf());
+    assertEquals(
+        byItself.targets().stream().map(t -> t.id).toList(),
+        byAuto.targets().stream().map(t -> t.id).toList());
   }
 
   private void theTreeMinerNeverOffersThePositiveAndItsNegativesBeatUniformDraws(String mode)
