@@ -1,5 +1,7 @@
 package io.dynnibal.index;
 
+import java.util.Objects;
+
 /**
  * Scores of a batch of queries against a tile of {@link #ROWS} rows stored transposed (coordinate
  * {@code j} of row {@code r} at {@code tile[j * ROWS + r]}), with what a softmax over them needs:
@@ -47,6 +49,28 @@ public final class TileScores {
         }
         out[q][r] = scale[r] * acc;
       }
+    }
+  }
+
+  /**
+   * {@code out.length} codes from {@code codes[offset]} on, as floats ({@code out.length} whole
+   * rows of a tile): a tile of codes stored transposed, made ready for {@link #dots}.
+   */
+  public static void widen(byte[] codes, int offset, float[] out) {
+    if (out.length % ROWS != 0) {
+      throw new IllegalArgumentException(out.length + " floats are not whole rows of a tile");
+    }
+    Objects.checkFromIndexSize(offset, out.length, codes.length);
+    if (VectorMath.VECTORIZED) {
+      VectorizedTiles.widen(codes, offset, out);
+    } else {
+      scalarWiden(codes, offset, out);
+    }
+  }
+
+  static void scalarWiden(byte[] codes, int offset, float[] out) {
+    for (int i = 0; i < out.length; i++) {
+      out[i] = codes[offset + i];
     }
   }
 

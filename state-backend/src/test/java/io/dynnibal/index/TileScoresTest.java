@@ -12,11 +12,11 @@ class TileScoresTest {
   private static final int ROWS = TileScores.ROWS;
 
   /**
-   * Four queries at a time and the rest alone, at any dimension: every row's score has the scalar
-   * loop's bits, so a query scores the same in any batch and on any JVM.
+   * Eight or four queries at a time and the rest alone, at any dimension: every row's score has the
+   * scalar loop's bits, so a query scores the same in any batch and on any JVM.
    */
   @ParameterizedTest
-  @ValueSource(ints = {1, 3, 4, 5, 9})
+  @ValueSource(ints = {1, 3, 4, 5, 8, 9, 13, 17})
   void theVectorKernelIsTheScalarLoopBitForBit(int queryCount) {
     assumeTrue(VectorMath.VECTORIZED);
     SplittableRandom random = new SplittableRandom(queryCount);
@@ -39,6 +39,24 @@ class TileScoresTest {
               "dim " + dim + ", query " + q + ", row " + r);
         }
       }
+    }
+  }
+
+  /**
+   * Codes widen to the floats they are, on the Vector API as in the scalar loop, from any offset.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 37})
+  void codesWidenToTheirValues(int offset) {
+    byte[] codes = new byte[offset + 3 * ROWS];
+    new java.util.Random(offset).nextBytes(codes);
+    float[] vector = new float[3 * ROWS];
+    float[] scalar = new float[3 * ROWS];
+    TileScores.widen(codes, offset, vector);
+    TileScores.scalarWiden(codes, offset, scalar);
+    for (int i = 0; i < vector.length; i++) {
+      assertEquals(codes[offset + i], vector[i], "code " + i);
+      assertEquals(codes[offset + i], scalar[i], "code " + i);
     }
   }
 

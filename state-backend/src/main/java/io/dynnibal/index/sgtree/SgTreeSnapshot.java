@@ -31,6 +31,13 @@ public final class SgTreeSnapshot implements TreeView {
   private final float[] scale;
   private final byte[] codes;
 
+  /**
+   * {@link #codes} a tile at a time, each tile transposed as {@link #tile} hands it out, the last
+   * one padded with zeros: made on the first {@link #tile}, so only an exact pass over the cache
+   * holds it (a byte a code again), and every later pass widens each tile in one sequential sweep.
+   */
+  private volatile byte[] tiledCodes;
+
   /** Copies {@code tree}, which must not be empty. */
   SgTreeSnapshot(SgTree tree) {
     List<SgNode> order = tree.nodes();
@@ -127,19 +134,40 @@ public final class SgTreeSnapshot implements TreeView {
    * own target count in {@code weight}; rows past the last node are zero.
    */
   public void tile(int first, float[] tile, float[] scale, float[] weight) {
+    if (first < 0 || first % TileScores.ROWS != 0 || tile.length != dimension * TileScores.ROWS) {
+      throw new IllegalArgumentException(
+          "a tile starts at a multiple of " + TileScores.ROWS + " and holds its rows' codes");
+    }
     int rows = Math.max(0, Math.min(TileScores.ROWS, nodes.length - first));
-    for (int j = 0; j < dimension; j++) {
-      int from = first * dimension + j;
-      int to = j * TileScores.ROWS;
-      for (int r = 0; r < rows; r++) {
-        tile[to + r] = codes[from + r * dimension];
-      }
-      Arrays.fill(tile, to + rows, to + TileScores.ROWS, 0f);
+    if (rows == 0) {
+      Arrays.fill(tile, 0f);
+    } else {
+      TileScores.widen(tiledCodes(), first * dimension, tile);
     }
     for (int r = 0; r < TileScores.ROWS; r++) {
       scale[r] = r < rows ? this.scale[first + r] : 0f;
       weight[r] = r < rows ? ownTargetCount[first + r] : 0f;
     }
+  }
+
+  private byte[] tiledCodes() {
+    byte[] tiled = tiledCodes;
+    if (tiled == null) { // threads that race each make the same bytes
+      int tiles = (nodes.length + TileScores.ROWS - 1) / TileScores.ROWS;
+      tiled = new byte[Math.multiplyExact(tiles * TileScores.ROWS, dimension)];
+      for (int first = 0; first < nodes.length; first += TileScores.ROWS) {
+        int rows = Math.min(TileScores.ROWS, nodes.length - first);
+        int base = first * dimension;
+        for (int j = 0; j < dimension; j++) {
+          int to = base + j * TileScores.ROWS;
+          for (int r = 0, from = base + j; r < rows; r++, from += dimension) {
+            tiled[to + r] = codes[from];
+          }
+        }
+      }
+      tiledCodes = tiled;
+    }
+    return tiled;
   }
 
   /**
