@@ -1,6 +1,7 @@
 package io.dynnibal.index.sampling;
 
 import io.dynnibal.index.TileScores;
+import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.sgtree.SgTreeSnapshot;
 
 /**
@@ -60,10 +61,37 @@ final class CacheSoftmax {
   }
 
   /**
+   * How far below its bound a query's log mass may fall before its pass is redone with each tile's
+   * own maximum as the shift: a term more than 87 nats under the shift underflows a float, and
+   * within 30 nats of the bound every term that does is at least 57 nats under the query's mass.
+   */
+  static final double FARTHEST_BELOW_BOUND = 30;
+
+  /**
    * Every query against every node of {@code view}, keeping the {@code keep} best nodes holding a
    * target of each (none for {@code keep = 0}).
+   *
+   * <p>Each query's exponentials are shifted by {@code beta} times a bound on all its scores, the
+   * query's norm times the largest node's: no term overflows, and no tile is read twice for its
+   * maximum. A query whose mass lies far under its bound is scored again with each tile's maximum.
    */
   static Scored[] score(SgTreeSnapshot view, float[][] queries, double beta, int keep) {
+    float[] shift = new float[queries.length];
+    for (int q = 0; q < queries.length; q++) {
+      shift[q] = (float) (beta * VectorMath.norm(queries[q]) * view.maxNorm());
+    }
+    Scored[] out = score(view, queries, beta, keep, shift);
+    for (int q = 0; q < out.length; q++) {
+      if (out[q].logMass - shift[q] < -FARTHEST_BELOW_BOUND) {
+        out[q] = score(view, new float[][] {queries[q]}, beta, keep, null)[0];
+      }
+    }
+    return out;
+  }
+
+  /** The pass: each query's terms shifted by {@code shift}, or by each tile's maximum if null. */
+  static Scored[] score(
+      SgTreeSnapshot view, float[][] queries, double beta, int keep, float[] shift) {
     int tiles = tiles(view.nodeCount());
     Scored[] out = new Scored[queries.length];
     for (int q = 0; q < queries.length; q++) {
@@ -82,13 +110,12 @@ final class CacheSoftmax {
       for (int q = 0; q < queries.length; q++) {
         Scored s = out[q];
         float[] row = scores[q];
-        float max = TileScores.max(row, weight);
-        if (max == Float.NEGATIVE_INFINITY) {
-          s.tileLogMass[t] = Double.NEGATIVE_INFINITY; // no node of the tile holds a target
-          continue;
-        }
-        float shift = floatBeta * max;
-        s.tileLogMass[t] = shift + Math.log(TileScores.expSum(row, weight, floatBeta, shift));
+        float by = shift != null ? shift[q] : floatBeta * TileScores.max(row, weight);
+        // No node of the tile holds a target: a sum of no terms, whatever the shift.
+        s.tileLogMass[t] =
+            by == Float.NEGATIVE_INFINITY
+                ? Double.NEGATIVE_INFINITY
+                : by + Math.log(TileScores.expSum(row, weight, floatBeta, by));
         for (int r = keep == 0 ? rows : TileScores.firstAbove(row, weight, s.bound(), 0);
             r < rows;
             r = TileScores.firstAbove(row, weight, s.bound(), r + 1)) {

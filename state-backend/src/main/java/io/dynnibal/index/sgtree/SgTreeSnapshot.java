@@ -38,6 +38,9 @@ public final class SgTreeSnapshot implements TreeView {
    */
   private volatile byte[] tiledCodes;
 
+  /** The largest {@link #squaredNorm} of any node. */
+  private final double maxSquaredNorm;
+
   /** Copies {@code tree}, which must not be empty. */
   SgTreeSnapshot(SgTree tree) {
     List<SgNode> order = tree.nodes();
@@ -69,6 +72,19 @@ public final class SgTreeSnapshot implements TreeView {
       System.arraycopy(node.codes, 0, codes, i * dimension, dimension);
     }
     firstChild[n] = next;
+    double max = 0;
+    for (int i = 0; i < n; i++) {
+      max = Math.max(max, squaredNorm(i));
+    }
+    maxSquaredNorm = max;
+  }
+
+  /**
+   * The largest norm of any node's vector as its codes hold it: with a query's norm, a bound on
+   * every score the snapshot gives it (Cauchy-Schwarz).
+   */
+  public double maxNorm() {
+    return Math.sqrt(maxSquaredNorm);
   }
 
   /** Nodes in the tree: indexes {@code 0} to {@code nodeCount() - 1}. */

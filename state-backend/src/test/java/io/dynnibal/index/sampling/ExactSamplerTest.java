@@ -24,6 +24,35 @@ class ExactSamplerTest {
     assertTrue(chi[0] < critical, "chi2 " + chi[0] + " >= " + critical + " at df " + chi[1]);
   }
 
+  /**
+   * Shifting a query's exponentials by its bound gives every tile the mass that shifting by the
+   * tile's own maximum gives, to float rounding; a query far under its bound (a sharp softmax) is
+   * scored with the tiles' maxima.
+   */
+  @Test
+  void theBoundsShiftGivesEachTileTheMassItsOwnMaximumGives() {
+    SamplerFixture f = new SamplerFixture(3_000, 8, 44);
+    io.dynnibal.index.sgtree.SgTreeSnapshot view = f.tree.snapshot();
+    float[][] queries = {f.query, f.vectors[7], f.vectors[2_000]};
+    for (double beta : new double[] {1, 8}) {
+      CacheSoftmax.Scored[] bound = CacheSoftmax.score(view, queries, beta, 3);
+      CacheSoftmax.Scored[] tileMax = CacheSoftmax.score(view, queries, beta, 3, null);
+      for (int q = 0; q < queries.length; q++) {
+        assertEquals(tileMax[q].logMass, bound[q].logMass, 1e-5, "beta " + beta + ", query " + q);
+        for (int t = 0; t < tileMax[q].tileLogMass.length; t++) {
+          assertEquals(tileMax[q].tileLogMass[t], bound[q].tileLogMass[t], 1e-4, "tile " + t);
+        }
+        assertArrayEquals(tileMax[q].bestNodes, bound[q].bestNodes);
+      }
+    }
+    double sharp = 1e4; // every query's mass far under its bound: all scored again
+    CacheSoftmax.Scored[] bound = CacheSoftmax.score(view, queries, sharp, 3);
+    CacheSoftmax.Scored[] tileMax = CacheSoftmax.score(view, queries, sharp, 3, null);
+    for (int q = 0; q < queries.length; q++) {
+      assertArrayEquals(tileMax[q].tileLogMass, bound[q].tileLogMass, "query " + q);
+    }
+  }
+
   /** The normaliser is the softmax's (the tree's vectors are 8-bit codes of the fixture's). */
   @Test
   void itsMassIsTheSoftmaxNormaliser() {
