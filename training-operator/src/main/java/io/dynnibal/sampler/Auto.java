@@ -4,12 +4,13 @@ import io.dynnibal.settings.Setting;
 import java.io.Serializable;
 
 /**
- * {@code auto}: each shard mines by the exact softmax over its Nyström caches ({@link ExactCache})
- * while it stores at most {@code exactMaxTargets} targets, and by DyNNIBAL-MH at its cluster budget
- * ({@link DynnibalMh}) once it stores more, deciding again with every batch as it grows or shrinks.
- * The exact pass costs in proportion to the shard's targets and MH in proportion to its budget,
- * which is capped: below the bound the exact pass is both the cheaper and the faithful one, above
- * it the tree is the cheaper. The metric {@code shardsMinedExactly} says which each shard used.
+ * {@code auto}, the default: each shard mines by the exact softmax over its Nyström caches ({@link
+ * ExactCache}) while it stores at most {@code exactMaxTargets} targets, and by DyNNIBAL-MH at its
+ * cluster budget ({@link DynnibalMh}) once it stores more, deciding again with every batch as it
+ * grows or shrinks. The exact pass costs in proportion to the shard's targets and MH in proportion
+ * to its budget, which is capped: below the bound the exact pass is both the cheaper and the
+ * faithful one, above it the tree is the cheaper. The metric {@code shardsMinedExactly} says which
+ * each shard used.
  *
  * @param mh the tree sampler of shards above the bound
  * @param exactMaxTargets the most targets a shard mines exactly
@@ -22,16 +23,16 @@ public record Auto(DynnibalMh mh, int exactMaxTargets) implements Sampler {
     private static final long serialVersionUID = 1L;
 
     /**
-     * Where the two costs cross on this project's reference machine ({@code ./dynnibal bench
-     * mining} measures them on another): the exact pass over a shard's 8-bit cache against MH at
-     * its capped budget.
+     * Where the two costs cross at the job's d' on the machine this project is measured on ({@code
+     * ./dynnibal bench mining} measures them on another): the exact pass over a shard's 8-bit cache
+     * against MH at its capped budget.
      */
     @Setting(
         value =
             "auto: a shard storing at most this many targets mines by the exact softmax over its"
                 + " caches (exact-cache), a larger one by dynnibal-mh",
         min = 0)
-    public int autoExactMaxTargets = 100_000;
+    public int autoExactMaxTargets = 131_072;
   }
 
   static Auto of(SamplerSettings s) {

@@ -15,7 +15,7 @@ public final class SamplerSettings implements Serializable {
       value =
           "negative sampler: in-batch, uniform, stochastic-negative-mining, negative-cache,"
               + " exhaustive, dynnibal-mh, dynnibal-rejection, exact-cache, auto or bm25")
-  public String name = DynnibalMh.ID;
+  public String name = Auto.ID;
 
   public final StochasticNegativeMining.Settings snm = new StochasticNegativeMining.Settings();
   public final NegativeCacheSampler.Settings negativeCache = new NegativeCacheSampler.Settings();
