@@ -11,8 +11,9 @@ class ShardSettingsTest {
 
   /** The MH sampler the shards get from the settings. */
   private static DynnibalMh settings(String... overrides) throws Exception {
-    return (DynnibalMh)
-        ShardSettings.of(TrainingJobConfig.load(null, List.of(overrides)).validate()).sampler();
+    List<String> all = new java.util.ArrayList<>(List.of("sampler=dynnibal-mh"));
+    all.addAll(List.of(overrides));
+    return (DynnibalMh) ShardSettings.of(TrainingJobConfig.load(null, all).validate()).sampler();
   }
 
   /** The settings reach the shard's sampler: its cluster budget is a share of the shard, capped. */
