@@ -18,6 +18,9 @@ import java.io.Serializable;
 public record Auto(DynnibalMh mh, int exactMaxTargets) implements Sampler {
   public static final String ID = "auto";
 
+  /** The d' at which {@code exactMaxTargets} holds as it is. */
+  public static final int REFERENCE_DIMENSION = 64;
+
   /** Its settings. */
   public static final class Settings implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -29,8 +32,9 @@ public record Auto(DynnibalMh mh, int exactMaxTargets) implements Sampler {
      */
     @Setting(
         value =
-            "auto: a shard storing at most this many targets mines by the exact softmax over its"
-                + " caches (exact-cache), a larger one by dynnibal-mh",
+            "auto: a shard storing at most this many targets (at d' = 64; at another d', this"
+                + " times 64/d') mines by the exact softmax over its caches (exact-cache), a larger one"
+                + " by dynnibal-mh",
         min = 0)
     public int autoExactMaxTargets = 131_072;
   }
@@ -39,9 +43,9 @@ public record Auto(DynnibalMh mh, int exactMaxTargets) implements Sampler {
     return new Auto(DynnibalMh.of(s), s.auto.autoExactMaxTargets);
   }
 
-  /** Whether a shard storing {@code targets} mines exactly. */
-  public boolean exactFor(long targets) {
-    return targets <= exactMaxTargets;
+  /** Whether a shard storing {@code targets} vectors of {@code dimension} mines exactly. */
+  public boolean exactFor(long targets, int dimension) {
+    return targets * dimension <= (long) exactMaxTargets * REFERENCE_DIMENSION;
   }
 
   @Override

@@ -102,11 +102,16 @@ class SamplersTest {
   }
 
   @Test
-  void autoMinesExactlyUpToItsBoundOfTargetsAndByTheTreeAbove() {
+  void autoMinesExactlyUpToItsBoundOfTargetsTimesDimensionAndByTheTreeAbove() {
     Auto auto = (Auto) Samplers.of(Auto.ID);
-    assertTrue(auto.exactFor(0));
-    assertTrue(auto.exactFor(auto.exactMaxTargets()));
-    assertFalse(auto.exactFor(auto.exactMaxTargets() + 1L));
+    int bound = auto.exactMaxTargets();
+    assertTrue(auto.exactFor(0, 64));
+    assertTrue(auto.exactFor(bound, Auto.REFERENCE_DIMENSION));
+    assertFalse(auto.exactFor(bound + 1L, Auto.REFERENCE_DIMENSION));
+    // The pass costs targets x d': twice the dimension, half the targets.
+    assertTrue(auto.exactFor(bound / 2, 2 * Auto.REFERENCE_DIMENSION));
+    assertFalse(auto.exactFor(bound / 2 + 1L, 2 * Auto.REFERENCE_DIMENSION));
+    assertTrue(auto.exactFor(2L * bound, Auto.REFERENCE_DIMENSION / 2));
   }
 
   @Test

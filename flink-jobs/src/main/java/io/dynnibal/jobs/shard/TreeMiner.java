@@ -109,15 +109,15 @@ final class TreeMiner implements HardNegativeMiner {
   }
 
   /**
-   * {@link #exact} for a shard of at most {@link Auto#exactMaxTargets} targets, {@link
-   * #metropolisHastings} for a larger one: chosen again for every batch.
+   * {@link #exact} for a shard within {@link Auto#exactFor} at the cache's d' ({@code landmarks}),
+   * {@link #metropolisHastings} for a larger one: chosen again for every batch.
    */
   static TreeMiner auto(ShardSettings s, Auto auto, Counter gaveUp, MiningChoices choices) {
     boolean topK = s.negativesMode() == NegativesMode.TOP_K;
     NegativeSampler exact = exactSampler(s, topK);
     IntFunction<NegativeSampler> mh = mhByBudget(s, auto.mh(), topK);
     return new TreeMiner(
-        targets -> auto.exactFor(targets) ? exact : mh.apply(targets),
+        targets -> auto.exactFor(targets, s.landmarks()) ? exact : mh.apply(targets),
         s,
         topK,
         false,
