@@ -185,7 +185,8 @@ final class VectorizedKernels {
     return pairwise(sums);
   }
 
-  private static FloatVector codesAt(byte[] codes, int at) {
+  /** Eight codes from {@code at} on, as floats (the tiles widen theirs with it too). */
+  static FloatVector codesAt(byte[] codes, int at) {
     return (FloatVector)
         ByteVector.fromArray(BYTES, codes, at).convertShape(VectorOperators.B2F, FLOATS, 0);
   }

@@ -1,6 +1,5 @@
 package io.dynnibal.index;
 
-import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
@@ -21,9 +20,6 @@ import jdk.incubator.vector.VectorSpecies;
 final class VectorizedTiles {
   private static final VectorSpecies<Float> FLOATS = FloatVector.SPECIES_256;
   private static final int LANES = FLOATS.length();
-
-  /** The codes of a vector of {@link #FLOATS}, widened by {@link #widen}. */
-  private static final VectorSpecies<Byte> BYTES = ByteVector.SPECIES_64;
 
   /**
    * Whether sixteen accumulators fit the registers: processors with 512-bit vectors have 32 of
@@ -189,10 +185,7 @@ final class VectorizedTiles {
 
   static void widen(byte[] codes, int offset, float[] out) {
     for (int i = 0; i < out.length; i += LANES) {
-      ((FloatVector)
-              ByteVector.fromArray(BYTES, codes, offset + i)
-                  .convertShape(VectorOperators.B2F, FLOATS, 0))
-          .intoArray(out, i);
+      VectorizedKernels.codesAt(codes, offset + i).intoArray(out, i);
     }
   }
 

@@ -3,6 +3,8 @@ package io.dynnibal.index.sampling;
 import io.dynnibal.index.TileScores;
 import io.dynnibal.index.VectorMath;
 import io.dynnibal.index.sgtree.SgTreeSnapshot;
+import java.util.Arrays;
+import java.util.stream.IntStream;
 
 /**
  * The exact softmax {@code P(node | x) ∝ own(node) exp(beta <x, node>)} over every node of a tree's
@@ -81,9 +83,16 @@ final class CacheSoftmax {
       shift[q] = (float) (beta * VectorMath.norm(queries[q]) * view.maxNorm());
     }
     Scored[] out = score(view, queries, beta, keep, shift);
-    for (int q = 0; q < out.length; q++) {
-      if (out[q].logMass - shift[q] < -FARTHEST_BELOW_BOUND) {
-        out[q] = score(view, new float[][] {queries[q]}, beta, keep, null)[0];
+    int[] far =
+        IntStream.range(0, out.length)
+            .filter(q -> out[q].logMass - shift[q] < -FARTHEST_BELOW_BOUND)
+            .toArray();
+    if (far.length > 0) { // all of them in one more pass
+      float[][] again = new float[far.length][];
+      Arrays.setAll(again, i -> queries[far[i]]);
+      Scored[] rescored = score(view, again, beta, keep, null);
+      for (int i = 0; i < far.length; i++) {
+        out[far[i]] = rescored[i];
       }
     }
     return out;

@@ -58,6 +58,7 @@ public final class SgTreeSnapshot implements TreeView {
     squaredCodes = new int[n];
     scale = new float[n];
     codes = new byte[Math.multiplyExact(n, dimension)];
+    double max = 0;
     int next = 1; // SgTree.nodes() lists each node's children together, in order, after it
     for (int i = 0; i < n; i++) {
       SgNode node = nodes[i];
@@ -70,12 +71,9 @@ public final class SgTreeSnapshot implements TreeView {
       squaredCodes[i] = node.squaredCodes;
       scale[i] = node.scale;
       System.arraycopy(node.codes, 0, codes, i * dimension, dimension);
-    }
-    firstChild[n] = next;
-    double max = 0;
-    for (int i = 0; i < n; i++) {
       max = Math.max(max, squaredNorm(i));
     }
+    firstChild[n] = next;
     maxSquaredNorm = max;
   }
 
