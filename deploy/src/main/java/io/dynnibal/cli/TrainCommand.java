@@ -56,6 +56,15 @@ final class TrainCommand implements Callable<Integer> {
   int maxSteps;
 
   @Option(
+      names = "--max-minutes",
+      defaultValue = "0",
+      description =
+          "Stop once the steps have taken this much wall time (0: no limit); the learning rate"
+              + " decays over the steps the time holds at the pace so far, within --epochs and"
+              + " --max-steps.")
+  double maxMinutes;
+
+  @Option(
       names = "--batch",
       descriptionKey = "batch.size",
       description = "Queries per step (default ${DEFAULT-VALUE}).")
@@ -263,6 +272,7 @@ final class TrainCommand implements Callable<Integer> {
             eval,
             epochs,
             maxSteps,
+            maxMinutes,
             batch,
             uniform,
             pool(),

@@ -26,7 +26,7 @@ import java.util.List;
  */
 public final class DualEncoderTrainer {
   private final DualEncoder encoder;
-  private final TrainerConfig config;
+  private TrainerConfig config;
   private final List<DenseAdam> networkOptimizers = new ArrayList<>();
   private int step;
   private double totalMillis;
@@ -46,6 +46,20 @@ public final class DualEncoderTrainer {
 
   public TrainerConfig config() {
     return config;
+  }
+
+  /**
+   * Replaces the learning-rate schedule from the next step on, as a run with a time budget does
+   * once it knows how many steps the budget holds. Adam's moments and the step count are kept.
+   */
+  public void reschedule(LearningRateSchedule schedule) {
+    config =
+        new TrainerConfig(
+            schedule,
+            config.embeddingRateFactor(),
+            config.adam(),
+            config.clipNorm(),
+            config.falseNegativeMargin());
   }
 
   /** Steps taken so far (restored with a snapshot). */

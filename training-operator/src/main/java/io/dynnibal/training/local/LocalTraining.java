@@ -40,6 +40,9 @@ public final class LocalTraining {
   /**
    * @param eval evaluation queries, or null to skip evaluation
    * @param maxSteps stop after this many steps even within an epoch (0: no limit)
+   * @param maxMinutes stop once this much wall time has gone into steps (0: no limit); the learning
+   *     rate then decays over the steps the budget is expected to hold, re-estimated from the
+   *     steps' own pace as they run
    * @param evalLimit evaluate on at most this many queries (0: all)
    * @param snapshotBase where to write the final snapshot, or null
    * @param maxTargets keep at most this many targets (0: all): the evaluation queries' targets,
@@ -58,6 +61,7 @@ public final class LocalTraining {
       Path eval,
       int epochs,
       int maxSteps,
+      double maxMinutes,
       int batchSize,
       int uniformNegatives,
       NegativesPool negativesPool,
@@ -77,12 +81,13 @@ public final class LocalTraining {
           || batchSize < 1
           || uniformNegatives < 0
           || maxSteps < 0
+          || !(maxMinutes >= 0)
           || warmupSteps < 0
           || evalLimit < 0
           || maxTargets < 0
           || !(unnamedShare >= 0 && unnamedShare <= 1)) {
         throw new IllegalArgumentException(
-            "need epochs >= 1, batch >= 1, non-negative negatives, steps, warm-up"
+            "need epochs >= 1, batch >= 1, non-negative negatives, steps, minutes, warm-up"
                 + " and eval limit, and an unnamed share in [0, 1]");
       }
     }
@@ -151,25 +156,28 @@ public final class LocalTraining {
       }
       RetrievalMetrics before =
           eval == null ? null : RetrievalEvaluator.evaluate(encoder, targets, eval);
-      TrainerConfig config =
-          new TrainerConfig(
-              new LearningRateSchedule(
-                  options.learningRate(), options.warmupSteps(), plannedSteps, 0.05f, 1f),
-              options.embeddingRateFactor(),
-              io.dynnibal.model.AdamSettings.DEFAULT,
-              TrainerConfig.DEFAULT_CLIP_NORM);
-      DualEncoderTrainer trainer = new DualEncoderTrainer(encoder, config);
+      DualEncoderTrainer trainer =
+          new DualEncoderTrainer(
+              encoder,
+              new TrainerConfig(
+                  schedule(options, plannedSteps),
+                  options.embeddingRateFactor(),
+                  io.dynnibal.model.AdamSettings.DEFAULT,
+                  TrainerConfig.DEFAULT_CLIP_NORM));
+      TimeBudget budget = new TimeBudget(options.maxMinutes(), plannedSteps);
       Random random = new Random(options.seed());
       float[] losses = new float[plannedSteps];
-      ProgressBar bar = new ProgressBar(progress, "training", plannedSteps);
-      long start = System.nanoTime();
+      ProgressBar bar =
+          budget.limited()
+              ? new ProgressBar(progress, "training (s)", budget.seconds())
+              : new ProgressBar(progress, "training", plannedSteps);
       int step = 0;
       int skipped = 0;
-      while (step < plannedSteps) {
+      while (step < budget.steps()) {
         List<LabelledQuery> epoch = new ArrayList<>(usable);
         Collections.shuffle(epoch, random);
         for (int from = 0;
-            from + options.batchSize() <= epoch.size() && step < plannedSteps;
+            from + options.batchSize() <= epoch.size() && step < budget.steps();
             from += options.batchSize()) {
           TrainingBatch batch =
               batch(
@@ -196,15 +204,16 @@ public final class LocalTraining {
             continue;
           }
           losses[step++] = result.loss();
-          bar.draw(
-              step,
-              String.format(
-                  "loss %.3f  %.1f steps/s",
-                  result.loss(), step / Math.max(1e-9, (System.nanoTime() - start) / 1e9)));
+          if (budget.replan(step)) {
+            trainer.reschedule(schedule(options, budget.steps()));
+          }
+          String detail =
+              String.format("loss %.3f  %.1f steps/s", result.loss(), step / budget.elapsed());
+          bar.draw(budget.limited() ? (long) budget.elapsed() : step, detail);
         }
       }
-      double seconds = (System.nanoTime() - start) / 1e9;
-      bar.finish(step, "");
+      double seconds = budget.elapsed();
+      bar.finish(budget.limited() ? (long) seconds : step, "");
       RetrievalMetrics after =
           eval == null ? null : RetrievalEvaluator.evaluate(encoder, targets, eval);
       URI snapshot =
@@ -227,6 +236,11 @@ public final class LocalTraining {
           snapshot,
           encoder.device().toString());
     }
+  }
+
+  private static LearningRateSchedule schedule(Options options, int totalSteps) {
+    return new LearningRateSchedule(
+        options.learningRate(), options.warmupSteps(), totalSteps, 0.05f, 1f);
   }
 
   /**
