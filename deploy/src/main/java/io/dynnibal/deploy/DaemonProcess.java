@@ -30,9 +30,9 @@ import java.util.stream.Stream;
  * output is appended to a log file.
  *
  * <p>Invariant: the PID file names a live process that started when the file says, or the next
- * {@link #find} or {@link #stop} removes it. The start time is what tells our process from a
- * recycled PID (the JDK cannot read a command line longer than a page, and a Flink process's is far
- * longer, classpath included).
+ * {@link #find} or {@link #stop} removes it. The start time (within {@link
+ * #START_TOLERANCE_MILLIS}) is what tells our process from a recycled PID (the JDK cannot read a
+ * command line longer than a page, and a Flink process's is far longer, classpath included).
  *
  * <p>The process runs in a session of its own ({@code setsid}), so a terminal's Ctrl-C or hang-up
  * reaches the command that started it and never the server. Its command line and environment are
@@ -123,6 +123,22 @@ final class DaemonProcess {
     return pidFile.getFileName().toString().replaceFirst("\\.pid$", "");
   }
 
+  /**
+   * How far apart two JVMs may see one process's start. The JDK adds the process's start, counted
+   * from boot, to the boot time the kernel reports in whole seconds, derived from the wall clock: a
+   * JVM started after the clock was adjusted (a supervisor, a second command) can see the same
+   * start a second off. A PID reused within this window by another process would be taken for ours.
+   */
+  static final long START_TOLERANCE_MILLIS = 2_000;
+
+  private static boolean startedAt(ProcessHandle process, long startedMillis) {
+    return process
+        .info()
+        .startInstant()
+        .map(i -> Math.abs(i.toEpochMilli() - startedMillis) <= START_TOLERANCE_MILLIS)
+        .orElse(false);
+  }
+
   /** The live process of the PID file, if any; a stale file (its process died) is removed. */
   Optional<ProcessHandle> find() throws IOException {
     if (!Files.exists(pidFile)) {
@@ -135,8 +151,7 @@ final class DaemonProcess {
       process =
           ProcessHandle.of(Long.parseLong(fields[0]))
               .filter(ProcessHandle::isAlive)
-              .filter(
-                  p -> p.info().startInstant().map(i -> i.toEpochMilli() == started).orElse(false));
+              .filter(p -> startedAt(p, started));
     }
     if (process.isEmpty()) { // dead, recycled, or a file this class did not write
       Files.deleteIfExists(pidFile);

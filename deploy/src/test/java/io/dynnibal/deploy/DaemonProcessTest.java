@@ -91,6 +91,25 @@ class DaemonProcessTest {
   }
 
   @Test
+  void aStartSeenASecondOffByAnotherJvmIsStillOurs(@TempDir Path dir) throws Exception {
+    Process server = new ProcessBuilder("sleep", "60").start();
+    try {
+      long started = server.info().startInstant().orElseThrow().toEpochMilli();
+      // As a JVM started after a clock adjustment sees it: the kernel's boot time a second off.
+      Files.writeString(dir.resolve("p.pid"), server.pid() + " " + (started - 1_000));
+      DaemonProcess daemon = new DaemonProcess(dir.resolve("p.pid"), dir.resolve("p.log"), "sleep");
+      assertEquals(server.pid(), daemon.find().orElseThrow().pid());
+      assertTrue(Files.exists(dir.resolve("p.pid")), "the file is kept");
+      Files.writeString(
+          dir.resolve("p.pid"),
+          server.pid() + " " + (started - DaemonProcess.START_TOLERANCE_MILLIS - 1_000));
+      assertTrue(daemon.find().isEmpty(), "further off: another process's PID");
+    } finally {
+      server.destroyForcibly();
+    }
+  }
+
+  @Test
   void oneCommandAtATimeStartsOrStopsTheServersOfADirectory(@TempDir Path dir) throws Exception {
     try (java.io.Closeable held = DaemonProcess.lock(dir)) {
       IllegalStateException e =
