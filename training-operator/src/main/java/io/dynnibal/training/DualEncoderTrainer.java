@@ -53,13 +53,7 @@ public final class DualEncoderTrainer {
    * once it knows how many steps the budget holds. Adam's moments and the step count are kept.
    */
   public void reschedule(LearningRateSchedule schedule) {
-    config =
-        new TrainerConfig(
-            schedule,
-            config.embeddingRateFactor(),
-            config.adam(),
-            config.clipNorm(),
-            config.falseNegativeMargin());
+    config = config.withSchedule(schedule);
   }
 
   /** Steps taken so far (restored with a snapshot). */

@@ -22,6 +22,11 @@ public record TrainerConfig(
     float clipNorm,
     float falseNegativeMargin) {
 
+  /** These settings with {@code schedule} in place of {@link #schedule}. */
+  public TrainerConfig withSchedule(LearningRateSchedule schedule) {
+    return new TrainerConfig(schedule, embeddingRateFactor, adam, clipNorm, falseNegativeMargin);
+  }
+
   /** Without a false-negative filter. */
   public TrainerConfig(
       LearningRateSchedule schedule, float embeddingRateFactor, AdamSettings adam, float clipNorm) {
