@@ -34,6 +34,7 @@ import java.util.random.RandomGenerator;
 public final class ClusterProposal {
   private final Partition partition;
   private final int[] clusterOf; // proposal cluster index -> partition index
+  private final int clusters; // proposal clusters: the first entries of the arrays by their index
   private final double[] logWeights; // by proposal cluster index, unnormalised
   private final CumulativeWeights weights;
   private final double logNormaliser;
@@ -41,6 +42,7 @@ public final class ClusterProposal {
   private final double beta;
   private final int exactInside;
   private final Inside[] inside; // by proposal cluster index, filled when a cluster is first drawn
+  private final ProposalWorkspace workspace; // null: arrays of its own
   private Members members; // scratch for gathering a small cluster, made on first use
 
   /** {@code Math.log(n)} for the counts most clusters hold, read instead of computed. */
@@ -66,7 +68,7 @@ public final class ClusterProposal {
    * mass outside them, so it is an approximation, not a valid proposal for the full softmax.
    */
   public ClusterProposal(Partition partition, double beta, int[] clusters) {
-    this(partition, beta, clusters, null, 0, 0);
+    this(partition, beta, clusters, clusters.length, null, 0, 0, null);
   }
 
   /**
@@ -78,17 +80,41 @@ public final class ClusterProposal {
    */
   public ClusterProposal(
       Partition partition, double beta, float[] query, int exactInside, int exactTargets) {
-    this(partition, beta, allClusters(partition.size()), query, exactInside, exactTargets);
+    this(partition, beta, query, exactInside, exactTargets, null);
+  }
+
+  /**
+   * As {@link #ClusterProposal(Partition, double, float[], int, int)}, in {@code workspace}'s
+   * arrays (null: arrays of its own): the proposal holds until the workspace's next one.
+   */
+  public ClusterProposal(
+      Partition partition,
+      double beta,
+      float[] query,
+      int exactInside,
+      int exactTargets,
+      ProposalWorkspace workspace) {
+    this(
+        partition,
+        beta,
+        workspace == null ? allClusters(partition.size()) : workspace.identity(partition.size()),
+        partition.size(),
+        query,
+        exactInside,
+        exactTargets,
+        workspace);
   }
 
   private ClusterProposal(
       Partition partition,
       double beta,
-      int[] clusters,
+      int[] clusterOf,
+      int clusters,
       float[] query,
       int exactInside,
-      int exactTargets) {
-    if (clusters.length == 0) {
+      int exactTargets,
+      ProposalWorkspace workspace) {
+    if (clusters == 0) {
       throw new IllegalArgumentException("a proposal needs at least one cluster");
     }
     if (exactInside < 0 || exactTargets < 0 || (exactInside > 0 && query == null)) {
@@ -106,27 +132,33 @@ public final class ClusterProposal {
     }
     this.partition = partition;
     this.beta = beta;
-    this.clusterOf = clusters;
+    this.clusterOf = clusterOf;
+    this.clusters = clusters;
     this.query = query;
     this.exactInside = exactInside;
-    this.inside = exactInside > 0 ? new Inside[clusters.length] : null;
-    logWeights = new double[clusters.length];
-    for (int i = 0; i < clusters.length; i++) {
-      int c = clusters[i];
+    this.workspace = workspace;
+    if (exactInside == 0) {
+      inside = null;
+    } else {
+      inside = workspace == null ? new Inside[clusters] : workspace.inside(clusters);
+    }
+    logWeights = workspace == null ? new double[clusters] : workspace.logWeights(clusters);
+    for (int i = 0; i < clusters; i++) {
+      int c = clusterOf[i];
       logWeights[i] = logOf(partition.size(c)) + beta * partition.representativeScores()[c];
     }
     if (exactInside > 0 && exactTargets > 0) {
       weighHeaviestExactly(exactTargets);
     }
     double max = Double.NEGATIVE_INFINITY;
-    for (double w : logWeights) {
-      max = Math.max(max, w);
+    for (int i = 0; i < clusters; i++) {
+      max = Math.max(max, logWeights[i]);
     }
-    double[] w = new double[clusters.length];
-    for (int i = 0; i < clusters.length; i++) {
+    double[] w = workspace == null ? new double[clusters] : workspace.weights(clusters);
+    for (int i = 0; i < clusters; i++) {
       w[i] = Math.exp(logWeights[i] - max);
     }
-    this.weights = new CumulativeWeights(w);
+    this.weights = CumulativeWeights.inPlace(w, clusters);
     this.logNormaliser = max + Math.log(weights.total());
   }
 
@@ -141,9 +173,9 @@ public final class ClusterProposal {
     // (and a primitive key cheaper than a boxed sort with a comparator). The order only decides
     // which clusters are scored, so the weight's float precision is enough; the index makes every
     // key distinct.
-    long[] heap = new long[clusterOf.length];
+    long[] heap = workspace == null ? new long[clusters] : workspace.heap(clusters);
     int n = 0;
-    for (int i = 0; i < clusterOf.length; i++) {
+    for (int i = 0; i < clusters; i++) {
       int size = partition.size(clusterOf[i]);
       if (size > 0 && size <= exactInside) {
         int bits = Float.floatToIntBits((float) logWeights[i]);
@@ -223,7 +255,7 @@ public final class ClusterProposal {
   /** Block {@code c}'s members, in the scratch arrays (valid until the next gather). */
   private Members gather(int c) {
     if (members == null) {
-      members = new Members(exactInside);
+      members = workspace == null ? new Members(exactInside) : workspace.members(exactInside);
     }
     return members.gather(partition, c, query, beta);
   }
@@ -235,7 +267,7 @@ public final class ClusterProposal {
    * by side there, and the block's own node was scored by FindClustering a moment ago: its logit is
    * the block's score. Reused from cluster to cluster.
    */
-  private static final class Members {
+  static final class Members {
     TreeView tree;
     int[] nodes;
     int[] counts;
@@ -248,6 +280,10 @@ public final class ClusterProposal {
       nodes = new int[capacity];
       counts = new int[capacity];
       logits = new double[capacity];
+    }
+
+    int capacity() {
+      return nodes.length;
     }
 
     /** Gathers and scores block {@code c} of {@code partition}; returns this. */
@@ -311,7 +347,7 @@ public final class ClusterProposal {
    * uniformly (they share its vector). Its mass is the one the cluster was weighed with, bit for
    * bit: the same weights summed in the same order.
    */
-  private static final class Inside {
+  static final class Inside {
     private final TreeView tree;
     private final int[] nodes;
     private final int[] counts;

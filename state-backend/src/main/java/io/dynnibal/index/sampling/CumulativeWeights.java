@@ -8,22 +8,36 @@ import java.util.random.RandomGenerator;
  */
 public final class CumulativeWeights {
   private final double[] cumulative;
+  private final int length;
 
   /** Weights must be finite and non-negative, with a positive sum. */
   public CumulativeWeights(double[] weights) {
-    cumulative = new double[weights.length];
+    this(new double[weights.length], weights, weights.length);
+  }
+
+  private CumulativeWeights(double[] cumulative, double[] weights, int length) {
     double sum = 0;
-    for (int i = 0; i < weights.length; i++) {
+    for (int i = 0; i < length; i++) {
       sum += weights[i];
       cumulative[i] = sum;
     }
     if (!(sum > 0) || Double.isInfinite(sum)) {
       throw new IllegalArgumentException("weights must have a positive finite sum, got " + sum);
     }
+    this.cumulative = cumulative;
+    this.length = length;
+  }
+
+  /**
+   * Over the first {@code length} weights, which are replaced by their running sums: the array is
+   * the draws' from then on (a caller that reuses it for the next weights makes this one invalid).
+   */
+  public static CumulativeWeights inPlace(double[] weights, int length) {
+    return new CumulativeWeights(weights, weights, length);
   }
 
   public double total() {
-    return cumulative[cumulative.length - 1];
+    return cumulative[length - 1];
   }
 
   /**
@@ -33,7 +47,7 @@ public final class CumulativeWeights {
   public int draw(RandomGenerator random) {
     double u = random.nextDouble() * total();
     int low = 0;
-    int high = cumulative.length - 1;
+    int high = length - 1;
     while (low < high) {
       int mid = (low + high) >>> 1;
       if (cumulative[mid] > u) {

@@ -73,7 +73,7 @@ public final class FindClustering {
   }
 
   /** The root's index in a {@link TreeView}. */
-  private static final int ROOT = 0;
+  static final int ROOT = 0;
 
   private FindClustering() {}
 
@@ -89,6 +89,17 @@ public final class FindClustering {
    * differ unless the frame is a rotation, and only the refinement is about nearness.
    */
   public static Partition find(SgTree tree, float[] query, float[] position, Options options) {
+    return find(tree, query, position, options, null);
+  }
+
+  /**
+   * As {@link #find(SgTree, float[], float[], Options)}, in {@code workspace}'s arrays: the
+   * partition borrows them and holds until the workspace's next use. A shard clustering a batch
+   * query after query allocates no partition's worth of arrays per query. Null: the partition gets
+   * arrays of its own.
+   */
+  public static Partition find(
+      SgTree tree, float[] query, float[] position, Options options, Workspace workspace) {
     TreeView view = tree.searchView();
     if (view == null) {
       return new Partition(List.of(), new double[0], 1);
@@ -100,16 +111,17 @@ public final class FindClustering {
             : Math.log(options.gamma()) / (2 * options.beta() * queryNorm);
 
     long cap = view.childCount(ROOT) + 1L + options.maxClusters();
-    Candidates open =
-        new Candidates(
-            view,
-            cap,
-            (int) Math.min(cap, tree.size()) + 1,
-            query,
-            position,
-            queryNorm,
-            startRadius,
-            options);
+    ClusteringCandidates open =
+        workspace == null ? new ClusteringCandidates() : workspace.candidates;
+    open.reset(
+        view,
+        cap,
+        (int) Math.min(cap, tree.size()) + 1,
+        query,
+        position,
+        queryNorm,
+        startRadius,
+        options);
     // The root's split does not count against the budget.
     open.push(ROOT, view.dot(query, ROOT), 1);
     int total = 1; // clusters closed + open
@@ -135,14 +147,33 @@ public final class FindClustering {
       }
     }
     int n = open.closedCount;
+    double gammaBound = Math.exp(2 * options.beta() * queryNorm * open.widestRadius);
+    if (workspace != null) {
+      return new Partition(
+          new Blocks(view, open.closedNodes, open.closedOwnOnly, n),
+          open.closedScores,
+          gammaBound,
+          open.closedSizes,
+          view,
+          open.closedNodes);
+    }
     int[] blockNodes = Arrays.copyOf(open.closedNodes, n);
     return new Partition(
-        new Blocks(view, blockNodes, Arrays.copyOf(open.closedOwnOnly, n)),
+        new Blocks(view, blockNodes, Arrays.copyOf(open.closedOwnOnly, n), n),
         Arrays.copyOf(open.closedScores, n),
-        Math.exp(2 * options.beta() * queryNorm * open.widestRadius),
+        gammaBound,
         Arrays.copyOf(open.closedSizes, n),
         view,
         blockNodes);
+  }
+
+  /**
+   * FindClustering's arrays, kept from one query to the next ({@link #find(SgTree, float[],
+   * float[], Options, Workspace)}). They grow to the largest partition found with it and are never
+   * shrunk. One thread at a time.
+   */
+  public static final class Workspace {
+    private final ClusteringCandidates candidates = new ClusteringCandidates();
   }
 
   /**
@@ -154,11 +185,13 @@ public final class FindClustering {
     private final TreeView view;
     private final int[] nodes;
     private final boolean[] ownOnly;
+    private final int count; // the first count entries of the arrays are the blocks
 
-    Blocks(TreeView view, int[] nodes, boolean[] ownOnly) {
+    Blocks(TreeView view, int[] nodes, boolean[] ownOnly, int count) {
       this.view = view;
       this.nodes = nodes;
       this.ownOnly = ownOnly;
+      this.count = count;
     }
 
     @Override
@@ -168,210 +201,7 @@ public final class FindClustering {
 
     @Override
     public int size() {
-      return nodes.length;
-    }
-  }
-
-  /**
-   * The open subtrees that may still be split, as a binary max-heap of candidate indexes by
-   * priority, the log of the subtree's envelope mass {@code log size + beta (<x, rep> + |x| maxd)}
-   * (an upper bound on the softmax mass it can hold), ties broken by the order of the pushes; and
-   * the closed blocks with their scores. Subtrees are nodes of a {@link TreeView} of the tree, by
-   * index.
-   *
-   * <p>Whether a subtree is wide or near does not change while the partition grows, and the budget
-   * only shrinks, so a subtree that cannot be split when it is pushed (a leaf, neither wide nor
-   * near, or more children than the budget left) is closed at once and never enters the heap: far
-   * more subtrees are pushed per query than split, and the heap holds only those that may split.
-   * The blocks come out in another order than a heap of all candidates would close them; the
-   * partition is the same, because the order among the subtrees that may split is.
-   */
-  private static final class Candidates {
-    private final TreeView tree;
-    int[] nodes;
-    double[] scores;
-    double[] priorities;
-    private int[] heap;
-    private int count; // candidates pushed into the heap so far
-    int size; // candidates in the heap
-
-    int closedCount;
-    boolean[] closedOwnOnly;
-    double[] closedScores;
-    int[] closedSizes;
-    int[] closedNodes;
-    double widestRadius; // of the closed blocks
-    private double[] childScores = new double[64];
-
-    private final float[] query;
-    private final float[] position; // null when it is the query itself
-    private final double queryNorm;
-    private final double positionSquaredNorm;
-    private final double startRadius;
-    private final Options options;
-    private final long cap;
-
-    Candidates(
-        TreeView tree,
-        long cap,
-        int expectedClusters,
-        float[] query,
-        float[] position,
-        double queryNorm,
-        double startRadius,
-        Options options) {
-      this.tree = tree;
-      this.query = query;
-      this.position = position == query ? null : position;
-      this.queryNorm = queryNorm;
-      double positionNorm = position == query ? queryNorm : VectorMath.norm(position);
-      this.positionSquaredNorm = positionNorm * positionNorm;
-      this.startRadius = startRadius;
-      this.options = options;
-      this.cap = cap;
-      // Sized for every cluster the partition may hold: no candidate array grows while it fills.
-      int n = Math.max(16, expectedClusters);
-      nodes = new int[n];
-      scores = new double[n];
-      priorities = new double[n];
-      heap = new int[n];
-      closedScores = new double[Math.max(2, expectedClusters)];
-      closedOwnOnly = new boolean[closedScores.length];
-      closedSizes = new int[closedScores.length];
-      closedNodes = new int[closedScores.length];
-    }
-
-    /**
-     * Pushes every child of a split node. The children are scored first, all together: in a
-     * snapshot their vectors lie back to back.
-     */
-    void pushChildren(int node, long total) {
-      int n = tree.childCount(node);
-      int first = tree.firstChild(node);
-      if (childScores.length < n) {
-        childScores = new double[Math.max(n, 2 * childScores.length)];
-      }
-      tree.dots(query, first, n, childScores);
-      for (int i = 0; i < n; i++) {
-        push(first + i, childScores[i], total);
-      }
-    }
-
-    /**
-     * Closes a scored subtree, or opens it when it may be split: it has children, it is wide or
-     * near the query, and they fit in the budget left after {@code total} clusters.
-     */
-    void push(int node, double score, long total) {
-      double maxd = tree.maxDistance(node);
-      int children = tree.childCount(node);
-      boolean mayBeSplit =
-          children > 0
-              && (node == ROOT || total + children <= cap)
-              && (maxd > startRadius
-                  || maxd > options.deepestRadius()
-                      && distance(node, score) - maxd <= options.deepestRadius());
-      if (!mayBeSplit) {
-        addClosed(node, false, score);
-        return;
-      }
-      if (count == nodes.length) {
-        int n = nodes.length * 2;
-        nodes = Arrays.copyOf(nodes, n);
-        scores = Arrays.copyOf(scores, n);
-        priorities = Arrays.copyOf(priorities, n);
-      }
-      if (size == heap.length) {
-        heap = Arrays.copyOf(heap, heap.length * 2);
-      }
-      int c = count++;
-      nodes[c] = node;
-      scores[c] = score;
-      priorities[c] = Math.log(tree.size(node)) + options.beta() * (score + queryNorm * maxd);
-      int k = size++;
-      while (k > 0) {
-        int parent = (k - 1) >>> 1;
-        if (!before(c, heap[parent])) {
-          break;
-        }
-        heap[k] = heap[parent];
-        k = parent;
-      }
-      heap[k] = c;
-    }
-
-    /** Closes candidate {@code c}: its whole subtree, or only its own targets when split. */
-    void close(int c, boolean split) {
-      addClosed(nodes[c], split, scores[c]);
-    }
-
-    private void addClosed(int node, boolean ownOnly, double score) {
-      int k = closedCount++;
-      if (k == closedScores.length) {
-        closedOwnOnly = Arrays.copyOf(closedOwnOnly, 2 * k);
-        closedScores = Arrays.copyOf(closedScores, 2 * k);
-        closedSizes = Arrays.copyOf(closedSizes, 2 * k);
-        closedNodes = Arrays.copyOf(closedNodes, 2 * k);
-      }
-      closedOwnOnly[k] = ownOnly;
-      closedScores[k] = score;
-      closedNodes[k] = node;
-      if (ownOnly) {
-        closedSizes[k] = tree.ownTargetCount(node);
-      } else {
-        closedSizes[k] = tree.size(node);
-        widestRadius = Math.max(widestRadius, tree.maxDistance(node));
-      }
-    }
-
-    /** Higher priority first; of equal priorities, the one pushed first. */
-    private boolean before(int a, int b) {
-      return priorities[a] > priorities[b] || (priorities[a] == priorities[b] && a < b);
-    }
-
-    /** The distance from the query's position to a subtree's representative. */
-    private double distance(int node, double score) {
-      double dot = position == null ? score : tree.dot(position, node);
-      return VectorMath.distanceFromDot(dot, positionSquaredNorm, tree.squaredNorm(node));
-    }
-
-    /** The fewest children among the candidates in the heap. */
-    int fewestChildren() {
-      int fewest = Integer.MAX_VALUE;
-      for (int k = 0; k < size; k++) {
-        fewest = Math.min(fewest, tree.childCount(nodes[heap[k]]));
-      }
-      return fewest;
-    }
-
-    /** Closes every candidate in the heap unsplit, in the heap's order. */
-    void closeAll() {
-      for (int k = 0; k < size; k++) {
-        close(heap[k], false);
-      }
-      size = 0;
-    }
-
-    int poll() {
-      int top = heap[0];
-      int last = heap[--size];
-      if (size > 0) {
-        int k = 0;
-        int half = size >>> 1;
-        while (k < half) {
-          int child = 2 * k + 1;
-          int right = child + 1;
-          if (right < size && before(heap[right], heap[child])) {
-            child = right;
-          }
-          if (!before(heap[child], last)) {
-            break;
-          }
-          heap[k] = heap[child];
-          k = child;
-        }
-        heap[k] = last;
-      }
-      return top;
+      return count;
     }
   }
 }

@@ -122,13 +122,60 @@ public final class MetropolisHastingsSampler implements NegativeSampler {
 
   @Override
   public Prepared prepare(SgTree tree, float[] query, float[] position) {
-    Partition partition = FindClustering.find(tree, query, position, options.clustering());
+    return prepare(tree, query, position, null, null);
+  }
+
+  /**
+   * Each query of the batch clustered and proposed over in one pair of workspaces, so that mining a
+   * batch allocates no partition's worth of arrays per query: a query is prepared when it is first
+   * sampled, and again (the same partition and proposal) when it is sampled after another query of
+   * the batch was. The draws are those of {@link #prepare}, in any order of the queries. The
+   * returned samplers share the workspaces: one thread at a time.
+   */
+  @Override
+  public Prepared[] prepareAll(SgTree tree, float[][] queries, float[][] positions) {
+    Batch batch = new Batch();
+    Prepared[] out = new Prepared[queries.length];
+    for (int q = 0; q < queries.length; q++) {
+      float[] query = queries[q];
+      float[] position = positions == null ? query : positions[q];
+      out[q] =
+          new Prepared() {
+            @Override
+            public Samples sample(int count, RandomGenerator random) {
+              if (batch.current != this) {
+                batch.current = this;
+                batch.prepared = prepare(tree, query, position, batch.clustering, batch.proposal);
+              }
+              return batch.prepared.sample(count, random);
+            }
+          };
+    }
+    return out;
+  }
+
+  /** The workspaces of a batch and the query that holds them. */
+  private static final class Batch {
+    final FindClustering.Workspace clustering = new FindClustering.Workspace();
+    final ProposalWorkspace proposal = new ProposalWorkspace();
+    Prepared current;
+    Prepared prepared;
+  }
+
+  private Prepared prepare(
+      SgTree tree,
+      float[] query,
+      float[] position,
+      FindClustering.Workspace clustering,
+      ProposalWorkspace proposals) {
+    Partition partition =
+        FindClustering.find(tree, query, position, options.clustering(), clustering);
     double beta = options.clustering().beta();
     // The proposal over every cluster serves any count; the practical variant's depends on it.
     ClusterProposal all =
         options.candidatesPerSample() == 0 && partition.size() > 0
             ? new ClusterProposal(
-                partition, beta, query, options.exactInside(), options.exactTargets())
+                partition, beta, query, options.exactInside(), options.exactTargets(), proposals)
             : null;
     return (count, random) -> {
       if (partition.size() == 0 || count == 0) {

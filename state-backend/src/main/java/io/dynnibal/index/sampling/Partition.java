@@ -7,6 +7,9 @@ import java.util.List;
  * A clustering of all targets of a tree for one query: every target lies in exactly one cluster.
  * Like its clusters' nodes, the view it was found on holds until the tree changes.
  *
+ * <p>The arrays may be longer than the partition: their first {@link #size()} entries are its
+ * blocks' (a partition found in a {@link FindClustering.Workspace} borrows the workspace's arrays).
+ *
  * @param clusters the blocks
  * @param representativeScores {@code <x, rep>} of each block's representative, in the same order
  * @param gammaBound the guarantee reached: for every target, {@code P(y|x) / Q(y|x) <= gammaBound}
@@ -48,8 +51,8 @@ public record Partition(
   /** Number of targets covered (the tree's size). */
   public long targetCount() {
     long n = 0;
-    for (int size : sizes) {
-      n += size;
+    for (int c = 0; c < size(); c++) {
+      n += sizes[c];
     }
     return n;
   }
