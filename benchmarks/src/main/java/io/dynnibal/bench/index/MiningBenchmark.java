@@ -13,6 +13,7 @@ import io.dynnibal.index.sgtree.SgTree;
 import io.dynnibal.negatives.NegativesMode;
 import io.dynnibal.negatives.SoftmaxFidelity;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -25,9 +26,11 @@ import java.util.SplittableRandom;
  * the exact softmax, as a shard of each size mines a trainer's batches in sample mode: brute force
  * one query at a time over float rows, brute force blocked over float rows ({@link
  * ExactSoftmaxMiner}), the exact softmax over the tree's 8-bit cache blocked ({@link ExactSampler},
- * the {@code exact-cache} sampler) and DyNNIBAL-MH one query at a time at each cluster budget, on
- * the same vectors and batches in one JVM, one thread. Fidelity is {@link SoftmaxFidelity}'s
- * against the exact softmax over the float vectors.
+ * the {@code exact-cache} sampler) and DyNNIBAL-MH at each cluster budget, a batch at a time (as
+ * the shards mine) and, at the job's budget, one query at a time ({@code _per_query}), on the same
+ * vectors and batches in one JVM, one thread. Fidelity is {@link SoftmaxFidelity}'s against the
+ * exact softmax over the float vectors; {@code kb_allocated_per_query} is the heap the timed
+ * batches allocated.
  */
 public final class MiningBenchmark {
   /** Rows of the float peers' score matrix at once: a batch's queries against the whole cache. */
@@ -187,6 +190,22 @@ public final class MiningBenchmark {
               config.batches(),
               exact,
               (b, c, r) -> sampleAll(mh.prepareAll(tree, b, null), c, r)));
+      if (budget == config.jobBudget(n)) {
+        methods.put(
+            "mh_" + budget + "_per_query",
+            measure(
+                config,
+                batches,
+                config.batches(),
+                exact,
+                (b, c, r) -> {
+                  Samples[] out = new Samples[b.length];
+                  for (int q = 0; q < b.length; q++) {
+                    out[q] = mh.prepare(tree, b[q], b[q]).sample(c, r);
+                  }
+                  return out;
+                }));
+      }
     }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("targets", n);
@@ -212,12 +231,14 @@ public final class MiningBenchmark {
       miner.mine(batches[0], config.negatives(), new SplittableRandom(config.seed() - w));
     }
     long nanos = 0;
+    long allocated = allocatedBytes();
     for (int b = 1; b <= timed; b++) {
       SplittableRandom random = new SplittableRandom(config.seed() + b);
       long start = System.nanoTime();
       miner.mine(batches[b], config.negatives(), random);
       nanos += System.nanoTime() - start;
     }
+    allocated = allocatedBytes() - allocated;
     SoftmaxFidelity.Mean mean = new SoftmaxFidelity.Mean();
     for (int b = 1; b <= timed; b++) {
       Samples[] mined = miner.mine(batches[b], FIDELITY_DRAWS, new SplittableRandom(-b));
@@ -242,6 +263,7 @@ public final class MiningBenchmark {
     }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("us_per_query", nanos / 1e3 / ((long) timed * config.batch()));
+    out.put("kb_allocated_per_query", allocated / 1024.0 / ((long) timed * config.batch()));
     SoftmaxFidelity.Figures f = mean.mean();
     out.put("overlap_topk", f.overlapTopk());
     out.put("logit_ratio", f.logitRatio());
@@ -297,6 +319,13 @@ public final class MiningBenchmark {
       logits[i] = beta * scores[drawn[i]];
     }
     return new Samples(drawn, logits, 0, 0, max + Math.log(sum));
+  }
+
+  /** The heap this thread has allocated so far (-1 where the JVM does not count it). */
+  private static long allocatedBytes() {
+    return ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
+        ? t.getCurrentThreadAllocatedBytes()
+        : -1;
   }
 
   private static Samples[] sampleAll(
