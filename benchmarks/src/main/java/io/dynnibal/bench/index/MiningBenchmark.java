@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.function.Function;
 
 /**
  * {@code dynnibal bench mining}: what a shard's mining costs per query, and how close it comes to
@@ -120,6 +121,8 @@ public final class MiningBenchmark {
     Reference exact = Reference.of(floats, vectors, names, batches, config);
 
     Map<String, Object> methods = new LinkedHashMap<>();
+    Function<Miner, Map<String, Object>> timed =
+        miner -> measure(config, batches, config.batches(), exact, miner);
     // One query at a time over float rows: the first timed batch only (it is the slowest by far).
     methods.put(
         "bruteforce",
@@ -141,11 +144,7 @@ public final class MiningBenchmark {
             }));
     methods.put(
         "blocked_float",
-        measure(
-            config,
-            batches,
-            config.batches(),
-            exact,
+        timed.apply(
             (b, c, r) -> {
               Samples[] out = new Samples[b.length];
               for (int from = 0; from < b.length; from += FLOAT_PEER_QUERIES) {
@@ -161,12 +160,7 @@ public final class MiningBenchmark {
     ExactSampler exactCache = new ExactSampler(config.beta(), false);
     methods.put(
         "exact_cache",
-        measure(
-            config,
-            batches,
-            config.batches(),
-            exact,
-            (b, c, r) -> sampleAll(exactCache.prepareAll(tree, b, null), c, r)));
+        timed.apply((b, c, r) -> sampleAll(exactCache.prepareAll(tree, b, null), c, r)));
     int[] budgets =
         java.util.stream.IntStream.concat(
                 Arrays.stream(config.budgets()), java.util.stream.IntStream.of(config.jobBudget(n)))
@@ -183,21 +177,11 @@ public final class MiningBenchmark {
                   config.exactInside(),
                   config.exactTargets()));
       methods.put(
-          "mh_" + budget,
-          measure(
-              config,
-              batches,
-              config.batches(),
-              exact,
-              (b, c, r) -> sampleAll(mh.prepareAll(tree, b, null), c, r)));
+          "mh_" + budget, timed.apply((b, c, r) -> sampleAll(mh.prepareAll(tree, b, null), c, r)));
       if (budget == config.jobBudget(n)) {
         methods.put(
             "mh_" + budget + "_per_query",
-            measure(
-                config,
-                batches,
-                config.batches(),
-                exact,
+            timed.apply(
                 (b, c, r) -> {
                   Samples[] out = new Samples[b.length];
                   for (int q = 0; q < b.length; q++) {
