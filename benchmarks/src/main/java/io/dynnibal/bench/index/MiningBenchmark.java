@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 
 /**
  * {@code dynnibal bench mining}: what a shard's mining costs per query, and how close it comes to
@@ -162,8 +163,7 @@ public final class MiningBenchmark {
         "exact_cache",
         timed.apply((b, c, r) -> sampleAll(exactCache.prepareAll(tree, b, null), c, r)));
     int[] budgets =
-        java.util.stream.IntStream.concat(
-                Arrays.stream(config.budgets()), java.util.stream.IntStream.of(config.jobBudget(n)))
+        IntStream.concat(Arrays.stream(config.budgets()), IntStream.of(config.jobBudget(n)))
             .filter(b -> b > 0 && b <= n)
             .distinct()
             .sorted()
@@ -182,13 +182,13 @@ public final class MiningBenchmark {
         methods.put(
             "mh_" + budget + "_per_query",
             timed.apply(
-                (b, c, r) -> {
-                  Samples[] out = new Samples[b.length];
-                  for (int q = 0; q < b.length; q++) {
-                    out[q] = mh.prepare(tree, b[q], b[q]).sample(c, r);
-                  }
-                  return out;
-                }));
+                (b, c, r) ->
+                    sampleAll(
+                        Arrays.stream(b)
+                            .map(q -> mh.prepare(tree, q, q))
+                            .toArray(NegativeSampler.Prepared[]::new),
+                        c,
+                        r)));
       }
     }
     Map<String, Object> out = new LinkedHashMap<>();
@@ -215,14 +215,14 @@ public final class MiningBenchmark {
       miner.mine(batches[0], config.negatives(), new SplittableRandom(config.seed() - w));
     }
     long nanos = 0;
-    long allocated = allocatedBytes();
+    long allocatedBefore = allocatedBytes();
     for (int b = 1; b <= timed; b++) {
       SplittableRandom random = new SplittableRandom(config.seed() + b);
       long start = System.nanoTime();
       miner.mine(batches[b], config.negatives(), random);
       nanos += System.nanoTime() - start;
     }
-    allocated = allocatedBytes() - allocated;
+    long allocated = allocatedBefore < 0 ? -1 : allocatedBytes() - allocatedBefore;
     SoftmaxFidelity.Mean mean = new SoftmaxFidelity.Mean();
     for (int b = 1; b <= timed; b++) {
       Samples[] mined = miner.mine(batches[b], FIDELITY_DRAWS, new SplittableRandom(-b));
@@ -247,7 +247,9 @@ public final class MiningBenchmark {
     }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("us_per_query", nanos / 1e3 / ((long) timed * config.batch()));
-    out.put("kb_allocated_per_query", allocated / 1024.0 / ((long) timed * config.batch()));
+    if (allocated >= 0) { // not where the JVM cannot count a thread's allocation
+      out.put("kb_allocated_per_query", allocated / 1024.0 / ((long) timed * config.batch()));
+    }
     SoftmaxFidelity.Figures f = mean.mean();
     out.put("overlap_topk", f.overlapTopk());
     out.put("logit_ratio", f.logitRatio());
