@@ -14,6 +14,7 @@ import io.dynnibal.model.DualEncoder;
 import io.dynnibal.model.features.Features;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.snapshot.ParameterSnapshots;
+import io.dynnibal.training.ProgressBar;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Files;
@@ -156,7 +157,11 @@ public final class Experiment {
         long seed = base.job.seed + s;
         try (DualEncoder encoder = DualEncoder.create(base.model(), seed)) {
           if (untrained == null || encoder.initialisationUsesSeed()) {
+            out.printf(
+                "evaluating the untrained encoder (seed %d) over %,d targets...%n",
+                seed, targetIds.size());
             untrained = evaluation.on(encoder, curveQueries);
+            out.printf("untrained: R@1 %.3f%n", untrained.recallAt(1));
           }
         }
         for (String sampler : options.samplers()) {
@@ -233,6 +238,13 @@ public final class Experiment {
     TrainingMetrics last;
     URI model;
     try {
+      ProgressBar indexing = new ProgressBar(out, label + " indexing", evaluation.size());
+      LocalJob.awaitTargetsRead(
+          kafka,
+          config,
+          job,
+          () -> indexing.draw(-1, String.format("%.0f s", (System.nanoTime() - start) / 1e9)));
+      indexing.finish(evaluation.size(), "");
       last = LocalJob.follow(kafka, config, job, config.job.maxSteps, label, out).last();
       model = LocalJob.awaitFinalModel(config, config.job.maxSteps, job);
     } finally {
@@ -251,6 +263,7 @@ public final class Experiment {
         }
       }
     }
+    out.printf("%s: evaluating the final model over %,d targets...%n", label, evaluation.size());
     RetrievalMetrics metrics;
     try (DualEncoder encoder = ParameterSnapshots.readEncoder(model)) {
       List<RetrievalMetrics> finals =
@@ -314,6 +327,10 @@ public final class Experiment {
    * once per model for all its query sets.
    */
   private record Evaluation(List<String> targetIds, List<Features> targetFeatures) {
+    int size() {
+      return targetIds.size();
+    }
+
     RetrievalMetrics on(DualEncoder encoder, List<LabelledQuery> queries) {
       return onEach(encoder, List.of(queries)).get(0);
     }
