@@ -14,7 +14,6 @@ import io.dynnibal.model.DualEncoder;
 import io.dynnibal.model.features.Features;
 import io.dynnibal.schemas.TrainingMetrics;
 import io.dynnibal.snapshot.ParameterSnapshots;
-import io.dynnibal.training.ProgressBar;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Files;
@@ -238,19 +237,16 @@ public final class Experiment {
     TrainingMetrics last;
     URI model;
     try {
-      ProgressBar indexing = new ProgressBar(out, label + " indexing", evaluation.size());
-      LocalJob.awaitTargetsRead(
-          kafka,
-          config,
-          job,
-          () -> indexing.draw(-1, String.format("%.0f s", (System.nanoTime() - start) / 1e9)));
-      indexing.finish(evaluation.size(), "");
+      out.printf(
+          "%s: indexing %,d targets, then %,d steps...%n",
+          label, evaluation.size(), config.job.maxSteps);
       last = LocalJob.follow(kafka, config, job, config.job.maxSteps, label, out).last();
       model = LocalJob.awaitFinalModel(config, config.job.maxSteps, job);
     } finally {
       LocalJob.stop(job);
     }
     double wall = (System.nanoTime() - start) / 1e9;
+    out.printf("%s: evaluating its models over %,d targets...%n", label, evaluation.size());
     List<RecallPlot.Point> curve = new ArrayList<>();
     curve.add(new RecallPlot.Point(0, untrained.recallAt(1)));
     for (long step = config.job.keepModelEvery;
@@ -263,7 +259,6 @@ public final class Experiment {
         }
       }
     }
-    out.printf("%s: evaluating the final model over %,d targets...%n", label, evaluation.size());
     RetrievalMetrics metrics;
     try (DualEncoder encoder = ParameterSnapshots.readEncoder(model)) {
       List<RetrievalMetrics> finals =
