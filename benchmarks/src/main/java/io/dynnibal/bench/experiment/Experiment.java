@@ -158,7 +158,7 @@ public final class Experiment {
           if (untrained == null || encoder.initialisationUsesSeed()) {
             out.printf(
                 "evaluating the untrained encoder (seed %d) over %,d targets...%n",
-                seed, targetIds.size());
+                seed, evaluation.size());
             untrained = evaluation.on(encoder, curveQueries);
             out.printf("untrained: R@1 %.3f%n", untrained.recallAt(1));
           }
