@@ -1,6 +1,7 @@
 package io.dynnibal.local;
 
 import io.dynnibal.data.LabelledQuery;
+import io.dynnibal.data.TargetText;
 import io.dynnibal.eval.Bm25Baseline;
 import io.dynnibal.eval.RetrievalEvaluator;
 import io.dynnibal.eval.RetrievalMetrics;
@@ -93,9 +94,14 @@ public final class Demo {
     out.printf(
         "BM25: R@1 %.3f, R@10 %.3f, R@100 %.3f%n",
         bm25.recallAt(1), bm25.recallAt(10), bm25.recallAt(100));
-    out.print("evaluating the untrained encoder... ");
     RetrievalMetrics before;
     try (DualEncoder untrained = DualEncoder.create(config.model(), config.job.seed)) {
+      untrained
+          .describeTokenBudgets(
+              corpus.targets().stream().map(TargetText::text).toList(),
+              eval.stream().map(LabelledQuery::text).toList())
+          .forEach(out::println);
+      out.print("evaluating the untrained encoder... ");
       before = RetrievalEvaluator.evaluate(untrained, corpus.targets(), eval);
     }
     out.printf(

@@ -7,6 +7,7 @@ import io.dynnibal.model.features.Features;
 import io.dynnibal.model.features.HashedFeaturizer;
 import io.dynnibal.model.transformer.BertCheckpoint;
 import io.dynnibal.model.transformer.BertEncoderBlock;
+import io.dynnibal.model.transformer.TokenBudget;
 import io.dynnibal.model.transformer.WordPieceTokenizer;
 import java.util.ArrayList;
 import java.util.List;
@@ -166,6 +167,20 @@ public final class DualEncoder implements AutoCloseable {
   /** The features of a target: as a query's, at most {@link DualEncoderConfig#maxTokens()}. */
   public Features featurizeTarget(String text) {
     return featurize(text, config.maxTokens());
+  }
+
+  /**
+   * What the transformer's token budgets cut of these texts, a line for the targets (at {@link
+   * DualEncoderConfig#maxTokens()}) and one for the queries (at {@link
+   * DualEncoderConfig#queryMaxTokens()}); none for the bag tower, which reads every word.
+   */
+  public List<String> describeTokenBudgets(List<String> targetTexts, List<String> queryTexts) {
+    if (tokenizer == null) {
+      return List.of();
+    }
+    return List.of(
+        TokenBudget.measure(tokenizer, targetTexts, config.maxTokens()).describe("targets"),
+        TokenBudget.measure(tokenizer, queryTexts, config.queryMaxTokens()).describe("queries"));
   }
 
   private Features featurize(String text, int maxTokens) {

@@ -135,6 +135,11 @@ public final class Experiment {
       for (TargetText t : corpus.targets()) {
         targetIds.add(t.targetId());
       }
+      featurizer
+          .describeTokenBudgets(
+              corpus.targets().stream().map(TargetText::text).toList(),
+              corpus.eval().stream().map(LabelledQuery::text).toList())
+          .forEach(out::println);
       targetFeatures = RetrievalEvaluator.features(featurizer, corpus.targets());
     }
     Evaluation evaluation = new Evaluation(targetIds, targetFeatures);

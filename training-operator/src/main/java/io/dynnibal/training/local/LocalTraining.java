@@ -137,6 +137,11 @@ public final class LocalTraining {
           usable.add(q);
         }
       }
+      encoder
+          .describeTokenBudgets(
+              targets.stream().map(TargetText::text).toList(),
+              (eval == null ? usable : eval).stream().map(LabelledQuery::text).toList())
+          .forEach(progress::println);
       if (usable.size() < options.batchSize()) {
         throw new IllegalArgumentException(
             "only "
