@@ -3,6 +3,8 @@ package io.dynnibal.model.transformer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.dynnibal.model.DualEncoder;
+import io.dynnibal.model.DualEncoderConfig;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -43,5 +45,24 @@ class TokenBudgetTest {
   void refusesABudgetWithoutRoomForTheMarkers() {
     assertThrows(
         IllegalArgumentException.class, () -> TokenBudget.measure(tokenizer(), List.of("cat"), 1));
+  }
+
+  @Test
+  void aTransformerDescribesItsTargetAndQueryBudgetsAndTheBagTowerNone() {
+    List<String> texts =
+        List.of("the cat sat on the mat"); // six word pieces in MiniLM's vocabulary
+    DualEncoderConfig transformer =
+        DualEncoderConfig.transformer(BertCheckpoint.MINILM, 0, 8, 4, 0, true, 20f);
+    try (DualEncoder encoder = DualEncoder.create(transformer, 1)) {
+      assertEquals(
+          List.of(
+              "1 targets: 6 word pieces at the median, 6 at the 90th percentile; 0.0 % cut at 8 tokens",
+              "1 queries: 6 word pieces at the median, 6 at the 90th percentile; 100.0 % cut at 4"
+                  + " tokens"),
+          encoder.describeTokenBudgets(texts, texts));
+    }
+    try (DualEncoder bag = DualEncoder.create(DualEncoderConfig.DEFAULT, 1)) {
+      assertEquals(List.of(), bag.describeTokenBudgets(texts, texts));
+    }
   }
 }
